@@ -1,0 +1,90 @@
+import type { JsonValue, KubeObject, Policy } from "@kyverno-ts/api";
+import type { PolicyResponse } from "./response/types.js";
+
+/** Source of the current time; injected so evaluation is deterministic in tests. */
+export interface Clock {
+  now(): Date;
+}
+
+/** Admission operation of a request. Background evaluation uses `CREATE` semantics unless told otherwise. */
+export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
+
+/** Kubernetes `UserInfo` of the requester. */
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** Result of a context loader: a value or an error message. Loaders never throw. */
+export type LoadResult = { ok: true; value: JsonValue } | { ok: false; error: string };
+
+/**
+ * Supplies external data to context entries (`configMap`, `apiCall`, `globalReference`, `imageRegistry`).
+ * The CLI answers from values files; the server from informers and HTTP clients. Omitted loaders make
+ * such entries fail with a clear error, as upstream does when the data is unavailable.
+ */
+export interface ContextLoader {
+  configMap?(namespace: string, name: string): LoadResult;
+  apiCall?(call: { urlPath?: string; url?: string; method: string; data?: JsonValue }): LoadResult;
+  globalReference?(name: string): LoadResult;
+  imageRegistry?(reference: string): LoadResult;
+}
+
+/** What to evaluate: a resource and the admission request around it. */
+export interface EngineRequest {
+  resource: KubeObject;
+  /** For UPDATE / DELETE; on DELETE `request.object` is this object, as upstream. */
+  oldResource?: KubeObject;
+  /** Defaults to CREATE. */
+  operation?: Operation;
+  userInfo?: UserInfo;
+  roles?: string[];
+  clusterRoles?: string[];
+  /** Labels of the resource's namespace; when unset the engine's `namespaceLabels` lookup is asked. */
+  namespaceLabels?: Record<string, string>;
+  /** Subresource of the request (e.g. `status`, `ephemeralcontainers`); empty for the main resource. */
+  subresource?: string;
+  dryRun?: boolean;
+  /**
+   * Variables set before context entries are evaluated, with dotted keys (`request.operation`,
+   * `element.name`). A value here overrides a context entry of the same name, as in `kyverno test`.
+   */
+  values?: Record<string, JsonValue>;
+  /** Per-rule values, same form as `values`, taking precedence over them. */
+  ruleValues?: (ruleName: string) => Record<string, JsonValue> | undefined;
+  /** True for background scans: rules that need admission-only data are skipped as upstream. */
+  background?: boolean;
+}
+
+/** A policy compiled once: defaults applied, autogen rules expanded, expressions parsed. */
+export interface CompiledPolicy {
+  readonly policy: Policy;
+  /** Rule names after autogen expansion, in evaluation order. */
+  readonly ruleNames: readonly string[];
+}
+
+/** A problem found while compiling a policy, with the field path it concerns. */
+export interface CompileIssue {
+  path: string;
+  message: string;
+}
+
+/** Outcome of compiling a policy. */
+export type CompileResult = { ok: true; policy: CompiledPolicy } | { ok: false; issues: CompileIssue[] };
+
+/** Options of `createEngine`. */
+export interface EngineOptions {
+  clock?: Clock;
+  /** Labels of a namespace, for `namespaceSelector`; return undefined when unknown. */
+  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  contextLoader?: ContextLoader;
+}
+
+/** The policy engine: compile policies once, then evaluate resources against them many times. */
+export interface Engine {
+  compile(policy: Policy): CompileResult;
+  /** Evaluates the validate rules of a compiled policy. Never throws: problems become `error` results. */
+  validate(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
+}

@@ -1,0 +1,15 @@
+export type {
+  Clock,
+  CompiledPolicy,
+  CompileIssue,
+  CompileResult,
+  ContextLoader,
+  Engine,
+  EngineOptions,
+  EngineRequest,
+  LoadResult,
+  Operation,
+  UserInfo,
+} from "./engine-types.js";
+export type { PolicyResponse, ResourceRef, RuleResponse, RuleStatus, RuleType } from "./response/types.js";
+export { hasWildcard, matchWildcard } from "./wildcard/wildcard.js";

@@ -1,0 +1,55 @@
+import type { FailureAction, JsonValue } from "@kyverno-ts/api";
+
+/**
+ * Outcome of one rule, exactly as upstream defines it:
+ * - `pass`: the resource satisfies the rule;
+ * - `fail`: the resource violates the rule (pattern mismatch, deny true, negation anchor);
+ * - `warn`: a failure reported as a warning (e.g. `--audit-warn`);
+ * - `error`: the rule could not be evaluated (variable, context or JMESPath failure);
+ * - `skip`: the rule matched but did not apply (preconditions false, conditional anchor, exception).
+ * A rule that does not match the resource produces no response at all.
+ */
+export type RuleStatus = "pass" | "fail" | "warn" | "error" | "skip";
+
+/** Kind of rule a response comes from, with upstream's spelling. */
+export type RuleType = "Validation" | "Mutation" | "Generation" | "ImageVerify";
+
+/** A reference to the resource a response is about. */
+export interface ResourceRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  uid: string;
+}
+
+/** One rule's result: what a PolicyReport result line needs. */
+export interface RuleResponse {
+  name: string;
+  type: RuleType;
+  status: RuleStatus;
+  message: string;
+  /** Effective failure action for this resource (overrides applied). Only meaningful for validate rules. */
+  failureAction: FailureAction;
+  /** `reportProperties` of the rule with variables substituted. */
+  properties?: Record<string, string>;
+  /** Set when a PolicyException turned the result into `skip`. */
+  exception?: { namespace: string; name: string };
+}
+
+/** All rule results of one policy for one resource. */
+export interface PolicyResponse {
+  policy: { kind: "ClusterPolicy" | "Policy"; name: string; namespace?: string };
+  resource: ResourceRef;
+  rules: RuleResponse[];
+  /** From the `policies.kyverno.io/category` annotation, when present. */
+  category?: string;
+  /** From the `policies.kyverno.io/severity` annotation, when present. */
+  severity?: string;
+  /** Whether the policy runs in background scans (`spec.background`). */
+  background: boolean;
+  /** Milliseconds since epoch, from the injected clock. */
+  timestamp: number;
+  /** The resource after mutation, when mutate rules ran; unset otherwise. */
+  patchedResource?: JsonValue;
+}

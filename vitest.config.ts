@@ -1,0 +1,17 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@kyverno-ts/api": pkg("api"),
+      "@kyverno-ts/engine": pkg("engine"),
+    },
+  },
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "scripts/**/*.test.ts"],
+    pool: "threads",
+  },
+});
