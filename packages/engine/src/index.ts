@@ -13,3 +13,6 @@ export type {
 } from "./engine-types.js";
 export type { PolicyResponse, ResourceRef, RuleResponse, RuleStatus, RuleType } from "./response/types.js";
 export { hasWildcard, matchWildcard } from "./wildcard/wildcard.js";
+export { createEngine } from "./engine.js";
+export { parseImage } from "./images/images.js";
+export type { ImageInfo } from "./images/images.js";

@@ -1,0 +1,31 @@
+import type { Policy } from "@kyverno-ts/api";
+import { compilePolicy } from "./compile/compile.js";
+import { internalView } from "./compile/compiled.js";
+import type { CompiledPolicy, CompileResult, Engine, EngineOptions, EngineRequest } from "./engine-types.js";
+import { evaluatePolicy } from "./evaluation/policy.js";
+import { createJmespath } from "./jmespath/index.js";
+import type { PolicyResponse } from "./response/types.js";
+
+const systemClock = { now: () => new Date() };
+
+/**
+ * Creates a policy engine. Compile each policy once with `compile` when it changes, then call
+ * `validate` per request; the engine holds no per-request state and performs no I/O itself
+ * (external data comes through `options.contextLoader`).
+ */
+export function createEngine(options: EngineOptions = {}): Engine {
+  const clock = options.clock ?? systemClock;
+  const jp = createJmespath({ clock });
+  const loader = options.contextLoader ?? {};
+  const namespaceLabels = options.namespaceLabels ?? (() => undefined);
+  return {
+    compile(policy: Policy): CompileResult {
+      return compilePolicy(jp, policy);
+    },
+    validate(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
+      const policy = internalView(compiled);
+      if (!policy) throw new TypeError("validate() needs a policy returned by compile()");
+      return evaluatePolicy(policy, request, { jp, loader, now: clock.now().getTime(), namespaceLabels });
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import type { JsonValue, Rule } from "@kyverno-ts/api";
+import type { CompiledRule, CompiledPolicyImpl } from "../compile/compiled.js";
+import type { ContextLoader, EngineRequest } from "../engine-types.js";
+import type { Jmespath } from "../jmespath/index.js";
+import { matchesRule, resourceGvk } from "../match/index.js";
+import { unsupportedRuleMessage } from "../response/messages.js";
+import type { PolicyResponse, ResourceRef, RuleResponse } from "../response/types.js";
+import { evaluateBlock, type Outcome } from "../validate/validate-rule.js";
+import { effectiveFailureAction } from "./failure-action.js";
+import { type JsonContext, withValues } from "./json-context.js";
+import { requestContext } from "./request-context.js";
+import { substitute } from "./variables.js";
+
+/** What evaluating one policy needs from the engine. */
+export interface PolicyEvalEnv {
+  jp: Jmespath;
+  loader: ContextLoader;
+  now: number;
+  namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+}
+
+function resourceRef(req: EngineRequest): ResourceRef {
+  const obj = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
+  return {
+    apiVersion: obj.apiVersion ?? "",
+    kind: obj.kind ?? "",
+    name: obj.metadata?.name ?? "",
+    namespace: obj.metadata?.namespace ?? "",
+    uid: typeof obj.metadata?.uid === "string" ? obj.metadata.uid : "",
+  };
+}
+
+function validateOutcome(rule: Rule, base: JsonContext, req: EngineRequest, env: PolicyEvalEnv, preset: ReadonlySet<string>): Outcome | undefined {
+  const validation = rule.validate;
+  if (!validation) return undefined;
+  const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE" };
+  const object = (req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource) as unknown as JsonValue;
+  const ruleValues = req.ruleValues?.(rule.name);
+  const validateEnv = { ruleName: rule.name, message: validation.message, loader: env.loader, preset, resource: object, ...(ruleValues ? { values: ruleValues } : {}) };
+  const block = { ...validation, ...(rule.context ? { context: rule.context } : {}), ...(rule.preconditions ? { preconditions: rule.preconditions } : {}) };
+  if (validation.podSecurity || validation.cel || validation.manifests) {
+    const feature = validation.podSecurity ? "validate.podSecurity" : validation.cel ? "validate.cel" : "validate.manifests";
+    return { status: "error", message: unsupportedRuleMessage(rule.name, feature) };
+  }
+  return evaluateBlock(scope, block, validateEnv, "/validate", undefined, 0);
+}
+
+function properties(rule: Rule, base: JsonContext, env: PolicyEvalEnv): Record<string, string> | undefined {
+  if (!rule.reportProperties) return undefined;
+  const r = substitute({ jp: env.jp, ctx: base, isDelete: false }, rule.reportProperties, "/reportProperties", "lenient");
+  if (!r.ok || r.value === null || typeof r.value !== "object" || Array.isArray(r.value)) return rule.reportProperties;
+  return Object.fromEntries(Object.entries(r.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+}
+
+/**
+ * Evaluates the validate rules of one compiled policy against one request, in rule order, honouring
+ * match/exclude, a namespaced Policy's namespace, `applyRules: One` and the effective failure action.
+ */
+export function evaluatePolicy(policy: CompiledPolicyImpl, req: EngineRequest, env: PolicyEvalEnv): PolicyResponse {
+  const spec = policy.policy.spec;
+  const resource = resourceRef(req);
+  const response: PolicyResponse = {
+    policy: {
+      kind: policy.policy.kind,
+      name: policy.policy.metadata.name,
+      ...(policy.namespace !== undefined ? { namespace: policy.namespace } : {}),
+    },
+    resource,
+    rules: [],
+    background: spec.background,
+    timestamp: env.now,
+    ...(policy.category !== undefined ? { category: policy.category } : {}),
+    ...(policy.severity !== undefined ? { severity: policy.severity } : {}),
+  };
+  if (req.background && !spec.background) return response;
+  if (policy.namespace !== undefined && resource.namespace !== policy.namespace) return response;
+  const subject = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
+  const gvk = resourceGvk(subject);
+  const nsName = resource.kind === "Namespace" ? resource.name : resource.namespace;
+  const namespaceLabels =
+    resource.kind === "Namespace" ? (subject.metadata?.labels ?? {}) : (req.namespaceLabels ?? (nsName ? env.namespaceLabels(nsName) : undefined));
+  const matchReq = {
+    resource: subject,
+    kind: gvk.kind,
+    group: gvk.group,
+    version: gvk.version,
+    subresource: req.subresource ?? "",
+    operation: req.operation ?? "CREATE",
+    ...(namespaceLabels ? { namespaceLabels } : {}),
+    ...(req.userInfo ? { userInfo: req.userInfo } : {}),
+    ...(req.roles ? { roles: req.roles } : {}),
+    ...(req.clusterRoles ? { clusterRoles: req.clusterRoles } : {}),
+    ...(policy.namespace !== undefined ? { policyNamespace: policy.namespace } : {}),
+  };
+  let base: JsonContext | undefined;
+  const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
+  for (const { rule } of policy.rules as CompiledRule[]) {
+    if (!rule.validate) continue;
+    if (!matchesRule(rule.match, rule.exclude, matchReq)) continue;
+    base ??= withValues(requestContext(req, gvk), req.values);
+    const outcome = validateOutcome(rule, base, req, env, preset);
+    if (!outcome) continue;
+    const action = effectiveFailureAction(
+      rule.validate.failureAction ?? spec.validationFailureAction,
+      rule.validate.failureActionOverrides ?? spec.validationFailureActionOverrides,
+      resource.namespace,
+      namespaceLabels,
+    );
+    const props = properties(rule, base, env);
+    const r: RuleResponse = { name: rule.name, type: "Validation", status: outcome.status, message: outcome.message, failureAction: action };
+    if (props) r.properties = props;
+    response.rules.push(r);
+    if (spec.applyRules === "One" && outcome.status !== "skip") break;
+  }
+  return response;
+}

@@ -1,0 +1,62 @@
+import type { JsonValue } from "@kyverno-ts/api";
+import type { Jmespath } from "../jmespath/index.js";
+import { type SubstituteResult, substituteAll, type VariableResolver } from "../variables/substitute.js";
+import type { JsonContext } from "./json-context.js";
+
+/** How unresolved variables are treated: an error, or (in preconditions) an empty string as upstream. */
+export type ResolveMode = "strict" | "lenient";
+
+/** What variable substitution needs: the JMESPath instance, the context and the operation. */
+export interface Scope {
+  readonly jp: Jmespath;
+  readonly ctx: JsonContext;
+  readonly isDelete: boolean;
+}
+
+/** Converts the part of a JSON pointer after the rule prefix (`/validate/pattern`) into a JMESPath path. */
+function pointerToJmespath(pointer: string): string {
+  const parts = pointer.split("/").slice(1);
+  // Skip the two segments naming the rule field (e.g. `validate`, `pattern`), as upstream does.
+  let rest = parts.slice(2);
+  if (rest[0] === "foreach" || /^\d+$/.test(rest[0] ?? "")) rest = rest.slice(rest[0] === "foreach" ? 2 : 0);
+  let out = "request.object";
+  for (const raw of rest) {
+    const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (/^\d+$/.test(part)) out += `[${part}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(part)) out += `.${part}`;
+    else out += `."${part.replace(/"/g, '\\"')}"`;
+  }
+  return out;
+}
+
+/** Builds the resolver for `{{ }}` expressions of one scope. */
+export function resolverFor(scope: Scope, mode: ResolveMode): VariableResolver {
+  return (expression, path) => {
+    let expr = expression;
+    if (expr === "@") expr = pointerToJmespath(path);
+    if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
+    const result = scope.jp.search(expr, scope.ctx);
+    if (!result.ok) {
+      if (mode === "lenient") return { ok: true, value: "" };
+      return { ok: false, error: `failed to resolve ${expression} at path ${path}: ${result.error}` };
+    }
+    if (result.value === null) {
+      if (mode === "lenient") return { ok: true, value: "" };
+      return { ok: false, error: `variable ${expression} could not be resolved at path ${path}` };
+    }
+    return result;
+  };
+}
+
+/** Substitutes all variables of a document in a scope. */
+export function substitute(scope: Scope, doc: JsonValue, basePath: string, mode: ResolveMode = "strict"): SubstituteResult {
+  return substituteAll(doc, basePath, resolverFor(scope, mode));
+}
+
+/** Evaluates a bare JMESPath expression (a foreach `list`, a context `jmesPath`) in a scope. */
+export function evaluateExpression(scope: Scope, expression: string): SubstituteResult {
+  let expr = expression;
+  if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
+  const r = scope.jp.search(expr, scope.ctx);
+  return r.ok ? r : { ok: false, error: `failed to evaluate ${expression}: ${r.error}` };
+}

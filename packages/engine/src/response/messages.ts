@@ -1,0 +1,62 @@
+/**
+ * Every user-visible rule message format, in one place: reports, the CLI and tests compare them,
+ * and they follow upstream Kyverno's wording.
+ */
+
+function withPeriod(message: string): string {
+  return message.endsWith(".") ? message : `${message}.`;
+}
+
+/** `validation rule 'X' passed.` */
+export function passMessage(rule: string): string {
+  return `validation rule '${rule}' passed.`;
+}
+
+/** `validation rule 'X' anyPattern[i] passed.` */
+export function anyPatternPassMessage(rule: string, index: number): string {
+  return `validation rule '${rule}' anyPattern[${index}] passed.`;
+}
+
+/** `validation error: <message>. rule X failed at path /a/b/` (the message part only when set). */
+export function patternFailMessage(rule: string, message: string | undefined, path: string): string {
+  return message ? `validation error: ${withPeriod(message)} rule ${rule} failed at path ${path}` : `validation error: rule ${rule} failed at path ${path}`;
+}
+
+/** anyPattern failure: each failing alternative with its path. */
+export function anyPatternFailMessage(rule: string, message: string | undefined, failures: Array<{ index: number; path: string }>): string {
+  const parts = failures.map((f) => `rule ${rule}[anyPattern[${f.index}]] failed at path ${f.path}`).join(" ");
+  return message ? `validation error: ${withPeriod(message)} ${parts}` : `validation error: ${parts}`;
+}
+
+/** A deny rule that fired: the rule's message, or upstream's default. */
+export function denyFailMessage(rule: string, message: string | undefined): string {
+  return message ? message : `validation error: rule ${rule} failed`;
+}
+
+/** Preconditions did not hold. */
+export const PRECONDITIONS_NOT_MET = "preconditions not met";
+
+/** A conditional or global anchor did not match, so the rule is skipped. */
+export function anchorSkipMessage(rule: string, detail: string): string {
+  return `rule ${rule} skipped: ${detail}`;
+}
+
+/** Every anyPattern alternative was skipped. */
+export function anyPatternSkipMessage(rule: string): string {
+  return `rule ${rule} skipped: all anyPattern alternatives were skipped`;
+}
+
+/** A foreach that applied to no element. */
+export function foreachSkipMessage(rule: string): string {
+  return `rule ${rule} skipped: no foreach element applied`;
+}
+
+/** Variable substitution or context loading failed. */
+export function substitutionErrorMessage(what: string, error: string): string {
+  return `${what}: ${error}`;
+}
+
+/** Message for a rule whose type this version does not evaluate yet. */
+export function unsupportedRuleMessage(rule: string, feature: string): string {
+  return `rule ${rule}: ${feature} is not supported by this engine yet`;
+}

@@ -1,0 +1,177 @@
+import type { Conditions, ContextEntry, JsonValue, ValidateForeach } from "@kyverno-ts/api";
+import type { ContextLoader } from "../engine-types.js";
+import { evaluateConditions } from "../evaluation/conditions.js";
+import { loadContext } from "../evaluation/context-entries.js";
+import { withValues } from "../evaluation/json-context.js";
+import { evaluateExpression, type Scope, substitute } from "../evaluation/variables.js";
+import { validatePattern } from "../pattern/index.js";
+import * as messages from "../response/messages.js";
+import type { RuleStatus } from "../response/types.js";
+import { hasVariables } from "../variables/substitute.js";
+
+/** Status and message of one evaluation of a validate block (rule or foreach element). */
+export interface Outcome {
+  status: RuleStatus;
+  message: string;
+}
+
+/** The parts of a validate rule or of a foreach entry that are evaluated the same way. */
+export interface ValidationBlock {
+  context?: ContextEntry[];
+  preconditions?: Conditions;
+  pattern?: JsonValue;
+  anyPattern?: JsonValue[];
+  deny?: { conditions?: Conditions };
+  foreach?: ValidateForeach[];
+}
+
+/** Everything a validation needs besides the block itself. */
+export interface ValidateEnv {
+  ruleName: string;
+  /** The rule's `validate.message`, unsubstituted. */
+  message: string | undefined;
+  loader: ContextLoader;
+  /** Names set by values, which context entries must not overwrite. */
+  preset: ReadonlySet<string>;
+  /** The object patterns are checked against when no foreach element is in scope. */
+  resource: JsonValue;
+  /** Per-rule values applied after context entries are loaded (as `kyverno test` does). */
+  values?: Record<string, JsonValue>;
+}
+
+function substitutedMessage(scope: Scope, env: ValidateEnv): string | undefined {
+  if (env.message === undefined) return undefined;
+  const r = substitute(scope, env.message, "/validate/message");
+  if (!r.ok) return `failed to substitute variables in message: ${r.error}`;
+  return typeof r.value === "string" ? r.value : JSON.stringify(r.value);
+}
+
+/**
+ * Evaluates one validate block: context entries, preconditions, then deny, pattern, anyPattern or
+ * a nested foreach, with upstream's statuses and messages. `element` is the object a foreach put
+ * in scope for patterns; undefined means the resource itself.
+ */
+export function evaluateBlock(
+  scope: Scope,
+  block: ValidationBlock,
+  env: ValidateEnv,
+  basePath: string,
+  element: JsonValue | undefined,
+  nesting: number,
+): Outcome | undefined {
+  const loaded = loadContext(scope, block.context, env.loader, env.preset, `${basePath}/context`);
+  if (!loaded.ok) return { status: "error", message: messages.substitutionErrorMessage("failed to load context", loaded.error) };
+  const ctx = nesting === 0 ? withValues(loaded.ctx, env.values) : loaded.ctx;
+  const s: Scope = { ...scope, ctx };
+  const pre = evaluateConditions(s, block.preconditions, `${basePath}/preconditions`, "lenient");
+  if (!pre.ok) return { status: "error", message: messages.substitutionErrorMessage("failed to evaluate preconditions", pre.error) };
+  if (!pre.value) {
+    const detail = pre.message ? `${messages.PRECONDITIONS_NOT_MET}: ${pre.message}` : messages.PRECONDITIONS_NOT_MET;
+    return { status: "skip", message: detail };
+  }
+  if (block.deny) {
+    const deny = evaluateConditions(s, block.deny.conditions, `${basePath}/deny/conditions`, "strict");
+    if (!deny.ok) return { status: "error", message: messages.substitutionErrorMessage("failed to check deny conditions", deny.error) };
+    if (deny.value) return { status: "fail", message: messages.denyFailMessage(env.ruleName, substitutedMessage(s, env)) };
+    return { status: "pass", message: messages.passMessage(env.ruleName) };
+  }
+  const target = element ?? env.resource;
+  if (block.pattern !== undefined) {
+    const pattern = substitute(s, block.pattern, `${basePath}/pattern`);
+    if (!pattern.ok) return { status: "error", message: messages.substitutionErrorMessage("variable substitution failed", pattern.error) };
+    const r = validatePattern(target, pattern.value);
+    switch (r.status) {
+      case "pass":
+        return { status: "pass", message: messages.passMessage(env.ruleName) };
+      case "skip":
+        return { status: "skip", message: messages.anchorSkipMessage(env.ruleName, r.message) };
+      case "fail":
+        return { status: "fail", message: messages.patternFailMessage(env.ruleName, substitutedMessage(s, env), r.path) };
+      case "error":
+        return { status: "error", message: `validation error: rule ${env.ruleName} execution error: ${r.message}` };
+    }
+  }
+  if (block.anyPattern !== undefined) return evaluateAnyPattern(s, block.anyPattern, env, basePath, target);
+  if (block.foreach !== undefined) return evaluateForeachList(s, block.foreach, env, `${basePath}/foreach`, nesting);
+  return undefined;
+}
+
+function evaluateAnyPattern(s: Scope, anyPattern: JsonValue[], env: ValidateEnv, basePath: string, target: JsonValue): Outcome {
+  const failures: Array<{ index: number; path: string }> = [];
+  let skipped = 0;
+  for (let i = 0; i < anyPattern.length; i++) {
+    const pattern = substitute(s, anyPattern[i] as JsonValue, `${basePath}/anyPattern/${i}`);
+    if (!pattern.ok) return { status: "error", message: messages.substitutionErrorMessage("variable substitution failed", pattern.error) };
+    const r = validatePattern(target, pattern.value);
+    if (r.status === "pass") return { status: "pass", message: messages.anyPatternPassMessage(env.ruleName, i) };
+    if (r.status === "skip") skipped++;
+    else failures.push({ index: i, path: r.path });
+  }
+  if (failures.length === 0 && skipped > 0) return { status: "skip", message: messages.anyPatternSkipMessage(env.ruleName) };
+  return { status: "fail", message: messages.anyPatternFailMessage(env.ruleName, substitutedMessage(s, env), failures) };
+}
+
+function evaluateList(s: Scope, list: string): JsonValue[] | undefined {
+  let expr = list;
+  if (hasVariables(list)) {
+    const sub = substitute(s, list, "/validate/foreach/list");
+    if (!sub.ok || typeof sub.value !== "string") return undefined;
+    expr = sub.value;
+  }
+  const r = evaluateExpression(s, expr);
+  if (!r.ok || r.value === null) return undefined;
+  return Array.isArray(r.value) ? r.value : [r.value];
+}
+
+function evaluateForeachList(s: Scope, list: ValidateForeach[], env: ValidateEnv, basePath: string, nesting: number): Outcome {
+  let applied = 0;
+  for (let i = 0; i < list.length; i++) {
+    const fe = list[i] as ValidateForeach;
+    const elements = evaluateList(s, fe.list);
+    if (elements === undefined) continue;
+    const r = evaluateElements(s, fe, elements, env, `${basePath}/${i}`, nesting);
+    if (r.outcome.status !== "pass") return r.outcome;
+    applied += r.applied;
+  }
+  if (applied === 0) return { status: "skip", message: messages.foreachSkipMessage(env.ruleName) };
+  return { status: "pass", message: messages.passMessage(env.ruleName) };
+}
+
+function evaluateElements(
+  s: Scope,
+  fe: ValidateForeach,
+  elements: JsonValue[],
+  env: ValidateEnv,
+  basePath: string,
+  nesting: number,
+): { outcome: Outcome; applied: number } {
+  let applied = 0;
+  for (let index = 0; index < elements.length; index++) {
+    const element = elements[index] as JsonValue;
+    if (element === null) continue;
+    const isMap = typeof element === "object" && !Array.isArray(element);
+    if (fe.elementScope === true && !isMap) {
+      return {
+        outcome: { status: "error", message: `cannot use elementScope=true foreach rules for elements that are not maps` },
+        applied,
+      };
+    }
+    const scoped = fe.elementScope ?? isMap;
+    const ctx = {
+      ...s.ctx,
+      element,
+      elementIndex: index,
+      [`element${nesting}`]: element,
+      [`elementIndex${nesting}`]: index,
+    };
+    const r = evaluateBlock({ ...s, ctx }, fe, env, basePath, scoped ? element : undefined, nesting + 1);
+    if (r === undefined || r.status === "skip") continue;
+    if (r.status === "error") {
+      if (index < elements.length - 1) continue;
+      return { outcome: { status: "error", message: `validation failure: ${r.message}` }, applied };
+    }
+    if (r.status !== "pass") return { outcome: { status: "fail", message: `validation failure: ${r.message}` }, applied };
+    applied++;
+  }
+  return { outcome: { status: "pass", message: messages.passMessage(env.ruleName) }, applied };
+}

@@ -1,0 +1,111 @@
+import type { JsonValue } from "@kyverno-ts/api";
+
+/** Resolves the expression inside `{{ }}`; returns a value or an error message. Never throws. */
+export type VariableResolver = (expression: string, path: string) => { ok: true; value: JsonValue } | { ok: false; error: string };
+
+/** Outcome of a substitution: the new value, or the first error with the path where it happened. */
+export type SubstituteResult = { ok: true; value: JsonValue } | { ok: false; error: string };
+
+/**
+ * Matches one `{{ … }}` variable not preceded by a backslash. Inner braces may nest one level
+ * (JMESPath multi-select hashes), as upstream's variable regex allows.
+ */
+const VARIABLE = /(^|[^\\])(\{\{(?:\{[^{}]*\}|[^{}])*\}\})/;
+const ESCAPED = /\\\{\{/g;
+
+/** True when the string contains at least one unescaped `{{ }}` variable. */
+export function hasVariables(s: string): boolean {
+  return VARIABLE.test(s);
+}
+
+/** Strips braces, the shallow-substitution dash and surrounding spaces: `{{- a.b }}` → `a.b`. */
+function expressionOf(variable: string): { expression: string; shallow: boolean } {
+  let inner = variable.slice(2, -2);
+  const shallow = inner.startsWith("-");
+  if (shallow) inner = inner.slice(1);
+  return { expression: inner.trim(), shallow };
+}
+
+/** Bound on nested re-substitution of values that themselves contain variables. */
+const MAX_NESTING = 16;
+
+/**
+ * Substitutes every variable in one string. A string that is exactly one variable becomes the
+ * variable's JSON value (any type); otherwise values are interpolated (non-strings as JSON).
+ */
+export function substituteString(value: string, path: string, resolve: VariableResolver): SubstituteResult {
+  let current = value;
+  for (let depth = 0; depth < MAX_NESTING; depth++) {
+    const match = VARIABLE.exec(current);
+    if (!match) break;
+    const prefix = match[1] ?? "";
+    const variable = match[2] ?? "";
+    const { expression, shallow } = expressionOf(variable);
+    const resolved = resolve(expression, path);
+    if (!resolved.ok) return resolved;
+    const start = match.index + prefix.length;
+    if (start === 0 && variable.length === current.length) {
+      if (typeof resolved.value !== "string" || shallow) return { ok: true, value: resolved.value };
+      current = resolved.value;
+      continue;
+    }
+    const text = typeof resolved.value === "string" ? resolved.value : JSON.stringify(resolved.value);
+    current = current.slice(0, start) + text + current.slice(start + variable.length);
+    if (shallow) return { ok: true, value: unescape(current) };
+  }
+  return { ok: true, value: unescape(current) };
+}
+
+function unescape(s: string): string {
+  return s.includes("\\{{") ? s.replace(ESCAPED, "{{") : s;
+}
+
+/**
+ * Substitutes variables in every string (values and map keys) of a JSON document.
+ * `basePath` is the JSON pointer of the document inside the rule (e.g. `/validate/pattern`), used
+ * for `{{@}}` and error messages. Returns the same object when nothing changed.
+ */
+export function substituteAll(doc: JsonValue, basePath: string, resolve: VariableResolver): SubstituteResult {
+  if (typeof doc === "string") {
+    return hasVariables(doc) || doc.includes("\\{{") ? substituteString(doc, basePath, resolve) : { ok: true, value: doc };
+  }
+  if (Array.isArray(doc)) {
+    let out: JsonValue[] | undefined;
+    for (let i = 0; i < doc.length; i++) {
+      const item = doc[i] as JsonValue;
+      const r = substituteAll(item, `${basePath}/${i}`, resolve);
+      if (!r.ok) return r;
+      if (r.value !== item) {
+        out ??= doc.slice();
+        out[i] = r.value;
+      }
+    }
+    return { ok: true, value: out ?? doc };
+  }
+  if (doc !== null && typeof doc === "object") {
+    let out: { [key: string]: JsonValue } | undefined;
+    let keysChanged = false;
+    const entries: Array<[string, JsonValue]> = [];
+    for (const [key, item] of Object.entries(doc)) {
+      let newKey = key;
+      if (hasVariables(key)) {
+        const k = substituteString(key, `${basePath}/${escapePointer(key)}`, resolve);
+        if (!k.ok) return k;
+        newKey = typeof k.value === "string" ? k.value : JSON.stringify(k.value);
+        if (newKey !== key) keysChanged = true;
+      }
+      const r = substituteAll(item, `${basePath}/${escapePointer(key)}`, resolve);
+      if (!r.ok) return r;
+      if (r.value !== item) out = {};
+      entries.push([newKey, r.value]);
+    }
+    if (!out && !keysChanged) return { ok: true, value: doc };
+    return { ok: true, value: Object.fromEntries(entries) };
+  }
+  return { ok: true, value: doc };
+}
+
+/** Escapes a map key for use in a JSON pointer (`~` → `~0`, `/` → `~1`). */
+export function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
