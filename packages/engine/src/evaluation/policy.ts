@@ -76,9 +76,9 @@ export function evaluatePolicy(policy: CompiledPolicyImpl, req: EngineRequest, e
   if (policy.namespace !== undefined && resource.namespace !== policy.namespace) return response;
   const subject = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
   const gvk = resourceGvk(subject);
-  const nsName = resource.kind === "Namespace" ? resource.name : resource.namespace;
+  // A Namespace has no namespace labels: upstream never applies namespaceSelector to it.
   const namespaceLabels =
-    resource.kind === "Namespace" ? (subject.metadata?.labels ?? {}) : (req.namespaceLabels ?? (nsName ? env.namespaceLabels(nsName) : undefined));
+    resource.kind === "Namespace" ? undefined : (req.namespaceLabels ?? (resource.namespace ? env.namespaceLabels(resource.namespace) : undefined));
   const matchReq = {
     resource: subject,
     kind: gvk.kind,

@@ -1,0 +1,8 @@
+export type { KindSelector, RequestKind } from "./kind.js";
+export { containsKind, matchKind, matchKinds, parseKindSelector, resourceGvk } from "./kind.js";
+export { matchesMatchResources, matchesRule } from "./match.js";
+export type { MatchRequest } from "./request.js";
+export { matchesResourceFilter } from "./resource-filter.js";
+export { matchLabelSelector } from "./selector.js";
+export type { RequestUser } from "./subjects.js";
+export { matchRoles, matchSubjects } from "./subjects.js";
