@@ -1,0 +1,38 @@
+/**
+ * Entry point of pattern validation: walks the pattern over the resource and turns the first failure
+ * into a rule-level outcome with Kyverno's precedence (skip, then negation fail, then plain fail).
+ */
+import type { JsonValue } from "@kyverno-ts/api";
+import { isSkip, type WalkState } from "./failure.js";
+import { walk } from "./walk.js";
+
+/**
+ * The outcome of checking a resource against one pattern.
+ * - `fail`: `path` is the first failing field in upstream form (`/spec/containers/0/image/`).
+ * - `skip`: a conditional or global anchor did not hold (or every list element skipped).
+ * - `error`: the mismatch has no path (upstream reports it as a rule error for `pattern`, and as a
+ *   failed entry for `anyPattern`), or the pattern itself is broken (unresolvable `$(...)` reference).
+ */
+export type PatternResult =
+  | { status: "pass" }
+  | { status: "fail"; path: string; message: string }
+  | { status: "skip"; path: string; message: string }
+  | { status: "error"; path: string; message: string };
+
+/**
+ * Validates `resource` against a Kyverno validate `pattern` whose `{{ }}` variables are already
+ * substituted. Pure and synchronous; for `anyPattern`, call once per entry.
+ */
+export function validatePattern(resource: JsonValue, pattern: JsonValue): PatternResult {
+  const state: WalkState = { origin: pattern, anchorsSeen: new Map() };
+  const result = walk(resource, pattern, "/", state);
+  if (result === undefined) return { status: "pass" };
+  const { path, message } = result;
+  if (result.kind === "invalid") return { status: "error", path: "", message };
+  if (isSkip(result)) return { status: "skip", path, message };
+  if (result.kind === "negation") return { status: "fail", path, message };
+  // Upstream drops the path of a plain failure when an anchor key was never found in the resource.
+  const anchorMissing = [...state.anchorsSeen.values()].some((seen) => !seen);
+  if (anchorMissing || path === "") return { status: "error", path: "", message };
+  return { status: "fail", path, message };
+}
