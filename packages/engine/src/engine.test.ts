@@ -1,0 +1,172 @@
+import type { KubeObject, Policy, Rule } from "@kyverno-ts/api";
+import { describe, expect, it } from "vitest";
+import { createEngine } from "./engine.js";
+import type { EngineRequest } from "./engine-types.js";
+
+const clock = { now: () => new Date("2026-01-01T00:00:00Z") };
+
+function policy(rules: Rule[], extra: Partial<Policy["spec"]> = {}, annotations: Record<string, string> = {}): Policy {
+  return {
+    apiVersion: "kyverno.io/v1",
+    kind: "ClusterPolicy",
+    metadata: { name: "p", annotations },
+    spec: {
+      rules,
+      applyRules: "All",
+      validationFailureAction: "Audit",
+      background: true,
+      admission: true,
+      emitWarning: false,
+      failurePolicy: "Fail",
+      ...extra,
+    },
+  };
+}
+
+function pod(name: string, image: string, extra: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default", labels: { app: name } },
+    spec: { containers: [{ name: "c", image, ...extra }] },
+  } as KubeObject;
+}
+
+const matchPods = { any: [{ resources: { kinds: ["Pod"] } }] };
+
+function run(p: Policy, req: EngineRequest) {
+  const engine = createEngine({ clock });
+  const compiled = engine.compile(p);
+  if (!compiled.ok) throw new Error(JSON.stringify(compiled.issues));
+  return engine.validate(compiled.policy, req);
+}
+
+describe("createEngine().validate", () => {
+  const latest = policy(
+    [
+      {
+        name: "no-latest",
+        match: matchPods,
+        validate: { message: "Using a mutable image tag e.g. 'latest' is not allowed.", pattern: { spec: { containers: [{ image: "!*:latest" }] } } },
+      },
+    ],
+    {},
+    { "policies.kyverno.io/category": "Best Practices", "policies.kyverno.io/severity": "medium" },
+  );
+
+  it("passes and fails a pattern with upstream's message", () => {
+    expect(run(latest, { resource: pod("ok", "nginx:1.25") }).rules).toEqual([
+      expect.objectContaining({ name: "no-latest", status: "pass", message: "validation rule 'no-latest' passed." }),
+    ]);
+    const bad = run(latest, { resource: pod("bad", "nginx:latest") });
+    expect(bad.rules[0]).toMatchObject({
+      status: "fail",
+      message: "validation error: Using a mutable image tag e.g. 'latest' is not allowed. rule no-latest failed at path /spec/containers/0/image/",
+      failureAction: "Audit",
+    });
+    expect(bad).toMatchObject({ category: "Best Practices", severity: "medium", timestamp: Date.parse("2026-01-01T00:00:00Z") });
+  });
+
+  it("expands autogen rules for pod controllers", () => {
+    const deployment = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d", namespace: "default" },
+      spec: { template: { spec: { containers: [{ name: "c", image: "nginx:latest" }] } } },
+    } as KubeObject;
+    const r = run(latest, { resource: deployment });
+    expect(r.rules.map((x) => [x.name, x.status])).toEqual([["autogen-no-latest", "fail"]]);
+  });
+
+  it("reports nothing for resources the rule does not match", () => {
+    const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "default" } } as KubeObject;
+    expect(run(latest, { resource: cm }).rules).toEqual([]);
+  });
+
+  it("evaluates deny conditions with variables and skips on unmet preconditions", () => {
+    const p = policy([
+      {
+        name: "deny-default-ns",
+        match: matchPods,
+        preconditions: { all: [{ key: "{{ request.operation }}", operator: "AnyIn", value: ["CREATE", "UPDATE"] }] },
+        validate: {
+          message: "Pod {{ request.object.metadata.name }} must not use the default namespace.",
+          deny: { conditions: { any: [{ key: "{{ request.object.metadata.namespace }}", operator: "Equals", value: "default" }] } },
+        },
+      },
+    ]);
+    expect(run(p, { resource: pod("x", "nginx:1") }).rules[0]).toMatchObject({
+      status: "fail",
+      message: "Pod x must not use the default namespace.",
+    });
+    expect(run(p, { resource: pod("x", "nginx:1"), operation: "DELETE" }).rules[0]).toMatchObject({ status: "skip" });
+  });
+
+  it("runs foreach over containers with element variables", () => {
+    const p = policy([
+      {
+        name: "registry",
+        match: matchPods,
+        validate: {
+          message: "image {{ element.image }} comes from an untrusted registry",
+          foreach: [
+            {
+              list: "request.object.spec.containers",
+              deny: { conditions: { all: [{ key: "{{ images.containers.\"{{element.name}}\".registry }}", operator: "NotEquals", value: "ghcr.io" }] } },
+            },
+          ],
+        },
+      },
+    ]);
+    expect(run(p, { resource: pod("a", "ghcr.io/x/y:1") }).rules[0]?.status).toBe("pass");
+    expect(run(p, { resource: pod("b", "nginx:1") }).rules[0]).toMatchObject({
+      status: "fail",
+      message: "validation failure: image nginx:1 comes from an untrusted registry",
+    });
+  });
+
+  it("uses context variables and values that override them", () => {
+    const p = policy([
+      {
+        name: "ctx",
+        match: matchPods,
+        context: [{ name: "allowed", variable: { value: ["nginx:1"] } }],
+        validate: {
+          deny: { conditions: { all: [{ key: "{{ request.object.spec.containers[0].image }}", operator: "AnyNotIn", value: "{{ allowed }}" }] } },
+        },
+      },
+    ]);
+    expect(run(p, { resource: pod("a", "nginx:1") }).rules[0]?.status).toBe("pass");
+    expect(run(p, { resource: pod("a", "nginx:1"), values: { allowed: ["other"] } }).rules[0]?.status).toBe("fail");
+  });
+
+  it("turns an unresolved variable into an error result, never an exception", () => {
+    const p = policy([{ name: "bad", match: matchPods, validate: { pattern: { metadata: { name: "{{ nothing.here }}" } } } }]);
+    expect(run(p, { resource: pod("a", "nginx:1") }).rules[0]?.status).toBe("error");
+  });
+
+  it("applies failure action overrides per namespace", () => {
+    const p = policy(latest.spec.rules, {
+      validationFailureAction: "Audit",
+      validationFailureActionOverrides: [{ action: "Enforce", namespaces: ["def*"] }],
+    });
+    expect(run(p, { resource: pod("a", "nginx:latest") }).rules[0]?.failureAction).toBe("Enforce");
+  });
+
+  it("stops after the first applicable rule with applyRules One", () => {
+    const rules = [
+      { name: "r1", match: matchPods, validate: { pattern: { metadata: { name: "?*" } } } },
+      { name: "r2", match: matchPods, validate: { pattern: { metadata: { name: "?*" } } } },
+    ];
+    expect(run(policy(rules, { applyRules: "One" }), { resource: pod("a", "x:1") }).rules.map((r) => r.name)).toEqual(["r1"]);
+  });
+
+  it("rejects invalid JMESPath at compile time with the field path", () => {
+    const engine = createEngine({ clock });
+    const r = engine.compile(
+      policy([{ name: "x", match: matchPods, validate: { deny: { conditions: { all: [{ key: "{{ no_such_fn(@) }}", operator: "Equals", value: 1 }] } } } }]),
+    );
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues[0]?.path).toBe("spec.rules[0].validate.deny.conditions.all[0].key");
+  });
+});

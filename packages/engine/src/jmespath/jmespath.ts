@@ -1,0 +1,270 @@
+/**
+ * The Jmespath instance: a private interpreter with Kyverno's function table, an AST cache, and a
+ * `search` that turns every failure into a result value.
+ *
+ * Function tables: `@jmespath-community/jmespath` keeps its `registerFunction`/`register` table on a
+ * module-level singleton interpreter, so registering there would leak functions (and their captured
+ * clock and limits) between instances and between tests. Instead each instance constructs its own
+ * interpreter from the singleton's class (`TreeInterpreter.constructor`), which builds a fresh
+ * Runtime with its own built-in table, and registers into that runtime only. The global singleton
+ * is never touched.
+ */
+
+import {
+  compile,
+  type InputSignature,
+  TreeInterpreter,
+  TYPE_ANY,
+  TYPE_ARRAY,
+  TYPE_ARRAY_NUMBER,
+  TYPE_ARRAY_STRING,
+  TYPE_BOOLEAN,
+  TYPE_EXPREF,
+  TYPE_NULL,
+  TYPE_NUMBER,
+  TYPE_OBJECT,
+  TYPE_STRING,
+} from "@jmespath-community/jmespath";
+import type { JsonValue } from "@kyverno-ts/api";
+import { arithmeticFunctions } from "./arithmetic.js";
+import { BUILTIN_DESCRIPTIONS, boundedBuiltins } from "./builtins.js";
+import type { ArgSpec, ArgType, FunctionContext, FunctionDef } from "./context.js";
+import { dataFunctions } from "./data.js";
+import { messageOf } from "./errors.js";
+import { imageFunctions } from "./image.js";
+import { randomFunctions } from "./random.js";
+import { regexFunctions } from "./regex.js";
+import { semverFunctions } from "./semver.js";
+import { stringFunctions } from "./strings.js";
+import { timeFunctions } from "./time.js";
+import { x509Functions } from "./x509.js";
+
+/** Options of {@link createJmespath}. */
+export interface JmespathOptions {
+  clock: { now(): Date };
+  /** Longest string a function may build (UTF-16 code units). Default 1 MiB. */
+  maxStringLength?: number;
+  /** Longest array a function may build. Default 100 000. */
+  maxArrayLength?: number;
+}
+
+/** Outcome of a search: a value, or an error message. */
+export type JmespathResult = { ok: true; value: JsonValue } | { ok: false; error: string };
+
+/** A JMESPath evaluator with Kyverno's functions. */
+export interface Jmespath {
+  /** Parse once (cached per instance, bounded LRU ~1000 entries) and evaluate. Never throws. */
+  search(expression: string, data: JsonValue): JmespathResult;
+  /** Parse only: returns an error message for a syntax error or an unknown function name. */
+  check(expression: string): string | undefined;
+  /** Function list with signatures and descriptions, for `kyverno-ts jp function`. */
+  functions(): Array<{ name: string; signature: string; returnType: string; description: string }>;
+}
+
+type Interpreter = typeof TreeInterpreter;
+type Ast = ReturnType<typeof compile>;
+type RuntimeFunction = Parameters<Interpreter["runtime"]["register"]>[1];
+
+const DEFAULT_MAX_STRING = 1 << 20;
+const DEFAULT_MAX_ARRAY = 100_000;
+const CACHE_SIZE = 1000;
+/**
+ * Longer expressions are parsed every time instead of cached: after `{{ }}` substitution they often
+ * embed request data as literals, are rarely repeated, and would pin large ASTs in the cache.
+ */
+const MAX_CACHED_EXPRESSION_LENGTH = 4096;
+/** How much larger than the per-function limits a whole result may be (it may echo large input). */
+const RESULT_FACTOR = 8;
+
+const TYPE_IDS: Record<ArgType, number> = {
+  any: TYPE_ANY,
+  string: TYPE_STRING,
+  number: TYPE_NUMBER,
+  boolean: TYPE_BOOLEAN,
+  array: TYPE_ARRAY,
+  object: TYPE_OBJECT,
+  null: TYPE_NULL,
+  expref: TYPE_EXPREF,
+  "array[string]": TYPE_ARRAY_STRING,
+  "array[number]": TYPE_ARRAY_NUMBER,
+};
+const TYPE_NAMES = [
+  "number",
+  "any",
+  "string",
+  "array",
+  "object",
+  "boolean",
+  "expression",
+  "null",
+  "array[number]",
+  "array[string]",
+  "array[object]",
+  "array[array]",
+];
+
+/** All Kyverno functions plus the bounded built-in replacements, for one instance. */
+function kyvernoFunctions(): FunctionDef[] {
+  return [
+    ...boundedBuiltins,
+    ...stringFunctions,
+    ...regexFunctions(),
+    ...randomFunctions,
+    ...arithmeticFunctions,
+    ...dataFunctions,
+    ...semverFunctions,
+    ...imageFunctions(),
+    ...timeFunctions,
+    ...x509Functions,
+  ];
+}
+
+function signatureText(
+  name: string,
+  args: ReadonlyArray<{ types: readonly string[]; optional?: boolean; variadic?: boolean }>,
+): string {
+  const parts = args.map((a) => {
+    const t = a.types.join("|");
+    return a.variadic === true ? `${t}...` : a.optional === true ? `[${t}]` : t;
+  });
+  return `${name}(${parts.join(", ")})`;
+}
+
+/** Throws when a result echoes more data than any sane policy needs (e.g. `[@,@,@]` nested). */
+function checkResultSize(value: unknown, ctx: FunctionContext): void {
+  if (value === null || typeof value !== "object") return;
+  let nodes = 0;
+  let chars = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    nodes++;
+    if (typeof v === "string") chars += v.length;
+    else if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (v !== null && typeof v === "object") {
+      for (const [key, item] of Object.entries(v)) {
+        chars += key.length;
+        stack.push(item);
+      }
+    }
+    if (nodes > RESULT_FACTOR * ctx.maxArrayLength || chars > RESULT_FACTOR * ctx.maxStringLength) {
+      throw new Error("result exceeds the size limit");
+    }
+  }
+}
+
+/** Visits every Function node of an AST and returns the first unknown name. */
+function unknownFunction(node: unknown, known: (name: string) => boolean): string | undefined {
+  if (node === null || typeof node !== "object") return undefined;
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      const found = unknownFunction(child, known);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  const record = node as Record<string, unknown>;
+  if (record.type === "Function" && typeof record.name === "string" && !known(record.name))
+    return record.name;
+  if (record.type === "Literal") return undefined;
+  for (const value of Object.values(record)) {
+    const found = unknownFunction(value, known);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Creates an evaluator; each instance has its own function table, caches and clock. */
+export function createJmespath(options: JmespathOptions): Jmespath {
+  const ctx: FunctionContext = {
+    now: () => options.clock.now(),
+    maxStringLength: options.maxStringLength ?? DEFAULT_MAX_STRING,
+    maxArrayLength: options.maxArrayLength ?? DEFAULT_MAX_ARRAY,
+  };
+  const InterpreterClass = TreeInterpreter.constructor as new () => Interpreter;
+  const interpreter = new InterpreterClass();
+  const runtime = interpreter.runtime;
+  const defs = kyvernoFunctions();
+  for (const def of defs) {
+    const signature: InputSignature[] = def.args.map((a: ArgSpec) => ({
+      types: a.types.map((t) => TYPE_IDS[t]),
+      ...(a.optional === true ? { optional: true } : {}),
+      ...(a.variadic === true ? { variadic: true } : {}),
+    }));
+    const fn: RuntimeFunction = (args) => def.call(args as JsonValue[], ctx);
+    const registered = runtime.register(def.name, fn, signature, { override: true });
+    if (!registered.success) throw new Error(registered.message);
+  }
+
+  const cache = new Map<string, Ast | string>();
+  const parse = (expression: string): Ast | string => {
+    const hit = cache.get(expression);
+    if (hit !== undefined) {
+      cache.delete(expression);
+      cache.set(expression, hit);
+      return hit;
+    }
+    let parsed: Ast | string;
+    try {
+      parsed = compile(expression);
+    } catch (thrown) {
+      parsed = messageOf(thrown);
+    }
+    if (expression.length > MAX_CACHED_EXPRESSION_LENGTH) return parsed;
+    if (cache.size >= CACHE_SIZE) {
+      const oldest = cache.keys().next();
+      if (oldest.done !== true) cache.delete(oldest.value);
+    }
+    cache.set(expression, parsed);
+    return parsed;
+  };
+  const known = (name: string) => runtime.isRegistered(name);
+
+  const functionList = () => {
+    const custom = new Map(defs.map((d) => [d.name, d]));
+    return Object.entries(runtime._functionTable)
+      .map(([name, entry]) => {
+        const def = custom.get(name);
+        if (def !== undefined) {
+          return {
+            name,
+            signature: signatureText(name, def.args),
+            returnType: def.returns,
+            description: def.description,
+          };
+        }
+        const args = entry._signature.map((s) => ({
+          ...s,
+          types: s.types.map((t) => TYPE_NAMES[t] ?? "any"),
+        }));
+        const [returnType, description] = BUILTIN_DESCRIPTIONS[name] ?? ["any", ""];
+        return { name, signature: signatureText(name, args), returnType, description };
+      })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  };
+
+  return {
+    search(expression, data) {
+      try {
+        const ast = parse(expression);
+        if (typeof ast === "string") return { ok: false, error: ast };
+        const value = interpreter.search(ast, data) as JsonValue | undefined;
+        checkResultSize(value, ctx);
+        return { ok: true, value: value ?? null };
+      } catch (thrown) {
+        return { ok: false, error: messageOf(thrown) };
+      }
+    },
+    check(expression) {
+      try {
+        const ast = parse(expression);
+        if (typeof ast === "string") return ast;
+        const name = unknownFunction(ast, known);
+        return name === undefined ? undefined : `Unknown function: ${name}()`;
+      } catch (thrown) {
+        return messageOf(thrown);
+      }
+    },
+    functions: functionList,
+  };
+}
