@@ -16,3 +16,5 @@ export { hasWildcard, matchWildcard } from "./wildcard/wildcard.js";
 export { createEngine } from "./engine.js";
 export { parseImage } from "./images/images.js";
 export type { ImageInfo } from "./images/images.js";
+export { createJmespath } from "./jmespath/index.js";
+export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath/index.js";
