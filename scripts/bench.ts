@@ -1,0 +1,150 @@
+// Engine benchmark (not a test): compiles the Pod Security and best-practices policies of the
+// conformance set once, evaluates them against generated Pods and Deployments, and compares the
+// per-resource cost with a floor measured in the same run (JSON parse + clone of the same resource).
+// Usage: npm run bench [-- --count 10000]
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadPolicy, parseDocuments } from "../packages/api/dist/index.js";
+import { createEngine } from "../packages/engine/dist/index.js";
+
+const root = fileURLToPath(new URL("../../shared/conformance/kyverno-policies/", import.meta.url));
+const countArg = process.argv.indexOf("--count");
+const COUNT = countArg > 0 ? Number(process.argv[countArg + 1]) : 10_000;
+
+function yamlFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (name.startsWith(".")) continue;
+    if (statSync(path).isDirectory()) out.push(...yamlFiles(path));
+    else if (name.endsWith(".yaml") && name !== "artifacthub-pkg.yml") out.push(path);
+  }
+  return out;
+}
+
+function loadSet(dirs: string[]) {
+  const engine = createEngine();
+  const compiled = [];
+  let rules = 0;
+  for (const dir of dirs) {
+    for (const file of yamlFiles(join(root, dir))) {
+      const parsed = parseDocuments(readFileSync(file, "utf8"), file);
+      for (const doc of parsed.documents) {
+        const value = doc.value as { kind?: string; spec?: { rules?: Array<{ validate?: unknown }> } };
+        if (value?.kind !== "ClusterPolicy") continue;
+        if (!value.spec?.rules?.every((r) => r.validate)) continue; // validate-only policies
+        const loaded = loadPolicy(doc.value, { file, document: doc.document });
+        if (!loaded.ok) continue;
+        const c = engine.compile(loaded.value);
+        if (!c.ok) continue;
+        compiled.push(c.policy);
+        rules += loaded.value.spec.rules.length;
+      }
+    }
+  }
+  return { engine, compiled, rules };
+}
+
+/** Deterministic PRNG so every run evaluates the same resources. */
+function prng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function generate(count: number) {
+  const rand = prng(42);
+  const images = ["nginx:1.25", "nginx:latest", "ghcr.io/acme/api:2.1.0", "busybox", "registry.k8s.io/pause:3.9"];
+  const out: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < count; i++) {
+    const containers = [];
+    const n = 1 + Math.floor(rand() * 3);
+    for (let c = 0; c < n; c++) {
+      const container: Record<string, unknown> = { name: `c${c}`, image: images[Math.floor(rand() * images.length)] };
+      if (rand() < 0.7) container.resources = { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } };
+      if (rand() < 0.6) container.readinessProbe = { httpGet: { path: "/ready", port: 8080 } };
+      if (rand() < 0.6) container.livenessProbe = { httpGet: { path: "/live", port: 8080 } };
+      if (rand() < 0.5) {
+        container.securityContext = {
+          runAsNonRoot: rand() < 0.8,
+          allowPrivilegeEscalation: rand() < 0.2,
+          privileged: rand() < 0.05,
+          capabilities: { drop: ["ALL"], ...(rand() < 0.1 ? { add: ["NET_ADMIN"] } : {}) },
+          seccompProfile: { type: rand() < 0.9 ? "RuntimeDefault" : "Unconfined" },
+        };
+      }
+      if (rand() < 0.05) container.ports = [{ containerPort: 80, hostPort: 80 }];
+      containers.push(container);
+    }
+    const podSpec: Record<string, unknown> = { containers };
+    if (rand() < 0.05) podSpec.hostNetwork = true;
+    if (rand() < 0.05) podSpec.volumes = [{ name: "host", hostPath: { path: "/var/run" } }];
+    const labels = { "app.kubernetes.io/name": `app${i}`, ...(rand() < 0.5 ? { team: "core" } : {}) };
+    if (i % 2 === 0) {
+      out.push({ apiVersion: "v1", kind: "Pod", metadata: { name: `pod-${i}`, namespace: `ns-${i % 20}`, labels }, spec: podSpec });
+    } else {
+      out.push({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: `deploy-${i}`, namespace: `ns-${i % 20}`, labels },
+        spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
+      });
+    }
+  }
+  return out;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function measure(resources: Array<Record<string, unknown>>, fn: (r: Record<string, unknown>) => void) {
+  for (let i = 0; i < Math.min(500, resources.length); i++) fn(resources[i] as Record<string, unknown>); // warm-up
+  const times = new Float64Array(resources.length);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < resources.length; i++) {
+    const t0 = process.hrtime.bigint();
+    fn(resources[i] as Record<string, unknown>);
+    times[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  }
+  const totalMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const sorted = Array.from(times).sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), perSecond: (resources.length / totalMs) * 1000 };
+}
+
+const resources = generate(COUNT);
+const texts = resources.map((r) => JSON.stringify(r));
+const floor = measure(resources, (r) => {
+  structuredClone(JSON.parse(JSON.stringify(r)));
+});
+void texts;
+
+const sets = [
+  { name: "pod-security", dirs: ["pod-security/baseline", "pod-security/restricted"] },
+  { name: "best-practices", dirs: ["best-practices"] },
+];
+console.log(`kyverno-ts engine benchmark: ${COUNT} resources (half Pods, half Deployments), one core`);
+console.log(`floor (JSON parse + clone per resource): p50 ${floor.p50.toFixed(1)} µs, p99 ${floor.p99.toFixed(1)} µs`);
+console.log("");
+console.log("set               policies rules  resources/s   p50 µs   p99 µs   p50/floor");
+for (const set of sets) {
+  const { engine, compiled, rules } = loadSet(set.dirs);
+  let results = 0;
+  const m = measure(resources, (r) => {
+    for (const p of compiled) results += engine.validate(p, { resource: r }).rules.length;
+  });
+  const pods = resources.filter((r) => r.kind === "Pod");
+  const podOnly = measure(pods, (r) => {
+    for (const p of compiled) engine.validate(p, { resource: r });
+  });
+  console.log(
+    `${set.name.padEnd(17)} ${String(compiled.length).padStart(8)} ${String(rules).padStart(5)} ${m.perSecond.toFixed(0).padStart(12)} ${m.p50
+      .toFixed(1)
+      .padStart(8)} ${m.p99.toFixed(1).padStart(8)} ${(m.p50 / floor.p50).toFixed(1).padStart(10)}x   (Pods only: p50 ${podOnly.p50.toFixed(1)} µs; ${results} rule results)`,
+  );
+}
+console.log("");
+console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
