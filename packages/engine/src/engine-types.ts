@@ -1,4 +1,4 @@
-import type { JsonValue, KubeObject, Policy } from "@kyverno-ts/api";
+import type { JsonValue, KubeObject, Policy, PolicyException } from "@kyverno-ts/api";
 import type { PolicyResponse } from "./response/types.js";
 
 /** Source of the current time; injected so evaluation is deterministic in tests. */
@@ -56,6 +56,11 @@ export interface EngineRequest {
   ruleValues?: (ruleName: string) => Record<string, JsonValue> | undefined;
   /** True for background scans: rules that need admission-only data are skipped as upstream. */
   background?: boolean;
+  /**
+   * PolicyExceptions to consider. Those from namespaces the engine does not accept
+   * (`EngineOptions.exceptionNamespaces`) are ignored.
+   */
+  exceptions?: readonly PolicyException[];
 }
 
 /** A policy compiled once: defaults applied, autogen rules expanded, expressions parsed. */
@@ -80,6 +85,8 @@ export interface EngineOptions {
   /** Labels of a namespace, for `namespaceSelector`; return undefined when unknown. */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   contextLoader?: ContextLoader;
+  /** Namespaces PolicyExceptions are accepted from (wildcards; default `["*"]`, upstream's `--exceptionNamespace`). */
+  exceptionNamespaces?: readonly string[];
 }
 
 /** The policy engine: compile policies once, then evaluate resources against them many times. */

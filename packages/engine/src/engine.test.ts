@@ -5,7 +5,11 @@ import type { EngineRequest } from "./engine-types.js";
 
 const clock = { now: () => new Date("2026-01-01T00:00:00Z") };
 
-function policy(rules: Rule[], extra: Partial<Policy["spec"]> = {}, annotations: Record<string, string> = {}): Policy {
+function policy(
+  rules: Rule[],
+  extra: Partial<Policy["spec"]> = {},
+  annotations: Record<string, string> = {},
+): Policy {
   return {
     apiVersion: "kyverno.io/v1",
     kind: "ClusterPolicy",
@@ -47,7 +51,10 @@ describe("createEngine().validate", () => {
       {
         name: "no-latest",
         match: matchPods,
-        validate: { message: "Using a mutable image tag e.g. 'latest' is not allowed.", pattern: { spec: { containers: [{ image: "!*:latest" }] } } },
+        validate: {
+          message: "Using a mutable image tag e.g. 'latest' is not allowed.",
+          pattern: { spec: { containers: [{ image: "!*:latest" }] } },
+        },
       },
     ],
     {},
@@ -56,15 +63,24 @@ describe("createEngine().validate", () => {
 
   it("passes and fails a pattern with upstream's message", () => {
     expect(run(latest, { resource: pod("ok", "nginx:1.25") }).rules).toEqual([
-      expect.objectContaining({ name: "no-latest", status: "pass", message: "validation rule 'no-latest' passed." }),
+      expect.objectContaining({
+        name: "no-latest",
+        status: "pass",
+        message: "validation rule 'no-latest' passed.",
+      }),
     ]);
     const bad = run(latest, { resource: pod("bad", "nginx:latest") });
     expect(bad.rules[0]).toMatchObject({
       status: "fail",
-      message: "validation error: Using a mutable image tag e.g. 'latest' is not allowed. rule no-latest failed at path /spec/containers/0/image/",
+      message:
+        "validation error: Using a mutable image tag e.g. 'latest' is not allowed. rule no-latest failed at path /spec/containers/0/image/",
       failureAction: "Audit",
     });
-    expect(bad).toMatchObject({ category: "Best Practices", severity: "medium", timestamp: Date.parse("2026-01-01T00:00:00Z") });
+    expect(bad).toMatchObject({
+      category: "Best Practices",
+      severity: "medium",
+      timestamp: Date.parse("2026-01-01T00:00:00Z"),
+    });
   });
 
   it("expands autogen rules for pod controllers", () => {
@@ -79,7 +95,11 @@ describe("createEngine().validate", () => {
   });
 
   it("reports nothing for resources the rule does not match", () => {
-    const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "default" } } as KubeObject;
+    const cm = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "cm", namespace: "default" },
+    } as KubeObject;
     expect(run(latest, { resource: cm }).rules).toEqual([]);
   });
 
@@ -88,10 +108,16 @@ describe("createEngine().validate", () => {
       {
         name: "deny-default-ns",
         match: matchPods,
-        preconditions: { all: [{ key: "{{ request.operation }}", operator: "AnyIn", value: ["CREATE", "UPDATE"] }] },
+        preconditions: {
+          all: [{ key: "{{ request.operation }}", operator: "AnyIn", value: ["CREATE", "UPDATE"] }],
+        },
         validate: {
           message: "Pod {{ request.object.metadata.name }} must not use the default namespace.",
-          deny: { conditions: { any: [{ key: "{{ request.object.metadata.namespace }}", operator: "Equals", value: "default" }] } },
+          deny: {
+            conditions: {
+              any: [{ key: "{{ request.object.metadata.namespace }}", operator: "Equals", value: "default" }],
+            },
+          },
         },
       },
     ]);
@@ -99,7 +125,9 @@ describe("createEngine().validate", () => {
       status: "fail",
       message: "Pod x must not use the default namespace.",
     });
-    expect(run(p, { resource: pod("x", "nginx:1"), operation: "DELETE" }).rules[0]).toMatchObject({ status: "skip" });
+    expect(run(p, { resource: pod("x", "nginx:1"), operation: "DELETE" }).rules[0]).toMatchObject({
+      status: "skip",
+    });
   });
 
   it("runs foreach over containers with element variables", () => {
@@ -112,7 +140,17 @@ describe("createEngine().validate", () => {
           foreach: [
             {
               list: "request.object.spec.containers",
-              deny: { conditions: { all: [{ key: "{{ images.containers.\"{{element.name}}\".registry }}", operator: "NotEquals", value: "ghcr.io" }] } },
+              deny: {
+                conditions: {
+                  all: [
+                    {
+                      key: '{{ images.containers."{{element.name}}".registry }}',
+                      operator: "NotEquals",
+                      value: "ghcr.io",
+                    },
+                  ],
+                },
+              },
             },
           ],
         },
@@ -132,16 +170,30 @@ describe("createEngine().validate", () => {
         match: matchPods,
         context: [{ name: "allowed", variable: { value: ["nginx:1"] } }],
         validate: {
-          deny: { conditions: { all: [{ key: "{{ request.object.spec.containers[0].image }}", operator: "AnyNotIn", value: "{{ allowed }}" }] } },
+          deny: {
+            conditions: {
+              all: [
+                {
+                  key: "{{ request.object.spec.containers[0].image }}",
+                  operator: "AnyNotIn",
+                  value: "{{ allowed }}",
+                },
+              ],
+            },
+          },
         },
       },
     ]);
     expect(run(p, { resource: pod("a", "nginx:1") }).rules[0]?.status).toBe("pass");
-    expect(run(p, { resource: pod("a", "nginx:1"), values: { allowed: ["other"] } }).rules[0]?.status).toBe("fail");
+    expect(run(p, { resource: pod("a", "nginx:1"), values: { allowed: ["other"] } }).rules[0]?.status).toBe(
+      "fail",
+    );
   });
 
   it("turns an unresolved variable into an error result, never an exception", () => {
-    const p = policy([{ name: "bad", match: matchPods, validate: { pattern: { metadata: { name: "{{ nothing.here }}" } } } }]);
+    const p = policy([
+      { name: "bad", match: matchPods, validate: { pattern: { metadata: { name: "{{ nothing.here }}" } } } },
+    ]);
     expect(run(p, { resource: pod("a", "nginx:1") }).rules[0]?.status).toBe("error");
   });
 
@@ -158,13 +210,23 @@ describe("createEngine().validate", () => {
       { name: "r1", match: matchPods, validate: { pattern: { metadata: { name: "?*" } } } },
       { name: "r2", match: matchPods, validate: { pattern: { metadata: { name: "?*" } } } },
     ];
-    expect(run(policy(rules, { applyRules: "One" }), { resource: pod("a", "x:1") }).rules.map((r) => r.name)).toEqual(["r1"]);
+    expect(
+      run(policy(rules, { applyRules: "One" }), { resource: pod("a", "x:1") }).rules.map((r) => r.name),
+    ).toEqual(["r1"]);
   });
 
   it("rejects invalid JMESPath at compile time with the field path", () => {
     const engine = createEngine({ clock });
     const r = engine.compile(
-      policy([{ name: "x", match: matchPods, validate: { deny: { conditions: { all: [{ key: "{{ no_such_fn(@) }}", operator: "Equals", value: 1 }] } } } }]),
+      policy([
+        {
+          name: "x",
+          match: matchPods,
+          validate: {
+            deny: { conditions: { all: [{ key: "{{ no_such_fn(@) }}", operator: "Equals", value: 1 }] } },
+          },
+        },
+      ]),
     );
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.issues[0]?.path).toBe("spec.rules[0].validate.deny.conditions.all[0].key");

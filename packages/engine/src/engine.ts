@@ -18,6 +18,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const jp = createJmespath({ clock });
   const loader = options.contextLoader ?? {};
   const namespaceLabels = options.namespaceLabels ?? (() => undefined);
+  const exceptionNamespaces = options.exceptionNamespaces ?? ["*"];
   return {
     compile(policy: Policy): CompileResult {
       return compilePolicy(jp, policy);
@@ -25,7 +26,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     validate(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
       const policy = internalView(compiled);
       if (!policy) throw new TypeError("validate() needs a policy returned by compile()");
-      return evaluatePolicy(policy, request, { jp, loader, now: clock.now().getTime(), namespaceLabels });
+      return evaluatePolicy(policy, request, {
+        jp,
+        loader,
+        now: clock.now().getTime(),
+        namespaceLabels,
+        exceptionNamespaces,
+      });
     },
   };
 }

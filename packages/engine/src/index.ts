@@ -1,3 +1,4 @@
+export { createEngine } from "./engine.js";
 export type {
   Clock,
   CompiledPolicy,
@@ -11,10 +12,9 @@ export type {
   Operation,
   UserInfo,
 } from "./engine-types.js";
+export type { ImageInfo } from "./images/images.js";
+export { parseImage } from "./images/images.js";
+export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath/index.js";
+export { createJmespath } from "./jmespath/index.js";
 export type { PolicyResponse, ResourceRef, RuleResponse, RuleStatus, RuleType } from "./response/types.js";
 export { hasWildcard, matchWildcard } from "./wildcard/wildcard.js";
-export { createEngine } from "./engine.js";
-export { parseImage } from "./images/images.js";
-export type { ImageInfo } from "./images/images.js";
-export { createJmespath } from "./jmespath/index.js";
-export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath/index.js";

@@ -8,7 +8,12 @@ import { makeCompiled } from "./compiled.js";
 const VARIABLE = /(?:^|[^\\])\{\{(-?)((?:\{[^{}]*\}|[^{}])*)\}\}/g;
 
 /** Collects syntax errors of every `{{ }}` expression in a rule (unknown functions included). */
-function checkExpressions(jp: Jmespath, value: JsonValue | undefined, path: string, issues: CompileIssue[]): void {
+function checkExpressions(
+  jp: Jmespath,
+  value: JsonValue | undefined,
+  path: string,
+  issues: CompileIssue[],
+): void {
   if (typeof value === "string") {
     for (const m of value.matchAll(VARIABLE)) {
       const expr = (m[2] ?? "").trim();
@@ -22,7 +27,12 @@ function checkExpressions(jp: Jmespath, value: JsonValue | undefined, path: stri
     });
   } else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
-      checkExpressions(jp, v, /^[A-Za-z_][\w]*$/.test(k) ? `${path}.${k}` : `${path}["${escapePointer(k)}"]`, issues);
+      checkExpressions(
+        jp,
+        v,
+        /^[A-Za-z_][\w]*$/.test(k) ? `${path}.${k}` : `${path}["${escapePointer(k)}"]`,
+        issues,
+      );
     }
   }
 }
@@ -34,7 +44,11 @@ function checkBareExpressions(jp: Jmespath, rule: Rule, path: string, issues: Co
     list.forEach((fe: { list?: unknown; foreach?: unknown }, i) => {
       if (typeof fe.list === "string" && !fe.list.includes("{{")) {
         const err = jp.check(fe.list);
-        if (err !== undefined) issues.push({ path: `${p}[${i}].list`, message: `invalid JMESPath expression "${fe.list}": ${err}` });
+        if (err !== undefined)
+          issues.push({
+            path: `${p}[${i}].list`,
+            message: `invalid JMESPath expression "${fe.list}": ${err}`,
+          });
       }
       visitForeach(fe.foreach, `${p}[${i}].foreach`);
     });
@@ -44,7 +58,11 @@ function checkBareExpressions(jp: Jmespath, rule: Rule, path: string, issues: Co
     const expr = entry.variable?.jmesPath ?? entry.apiCall?.jmesPath ?? entry.globalReference?.jmesPath;
     if (expr && !expr.includes("{{")) {
       const err = jp.check(expr);
-      if (err !== undefined) issues.push({ path: `${path}.context[${i}]`, message: `invalid JMESPath expression "${expr}": ${err}` });
+      if (err !== undefined)
+        issues.push({
+          path: `${path}.context[${i}]`,
+          message: `invalid JMESPath expression "${expr}": ${err}`,
+        });
     }
   });
 }

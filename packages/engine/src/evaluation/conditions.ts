@@ -16,7 +16,9 @@ function evaluateOne(scope: Scope, c: Condition, path: string, mode: ResolveMode
   }
   const r = evaluateOperator(c.operator, key.value, value);
   if (!r.ok) return { ok: false, error: `${path}: ${r.error}` };
-  return c.message === undefined ? { ok: true, value: r.value } : { ok: true, value: r.value, message: c.message };
+  return c.message === undefined
+    ? { ok: true, value: r.value }
+    : { ok: true, value: r.value, message: c.message };
 }
 
 /**
@@ -53,7 +55,10 @@ function evaluateAll(scope: Scope, list: Condition[], path: string, mode: Resolv
   for (let i = 0; i < list.length; i++) {
     const r = evaluateOne(scope, list[i] as Condition, `${path}/${i}`, mode);
     if (!r.ok) return r;
-    if (!r.value) return r.message === undefined ? { ok: true, value: false } : { ok: true, value: false, message: r.message };
+    if (!r.value)
+      return r.message === undefined
+        ? { ok: true, value: false }
+        : { ok: true, value: false, message: r.message };
   }
   return { ok: true, value: true };
 }

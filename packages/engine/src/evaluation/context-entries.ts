@@ -8,7 +8,11 @@ export type ContextResult = { ok: true; ctx: JsonContext } | { ok: false; error:
 
 type Step = { ok: true; value: JsonValue | undefined } | { ok: false; error: string };
 
-function subString(scope: Scope, s: string | undefined, path: string): { ok: true; value: string } | { ok: false; error: string } {
+function subString(
+  scope: Scope,
+  s: string | undefined,
+  path: string,
+): { ok: true; value: string } | { ok: false; error: string } {
   if (s === undefined) return { ok: true, value: "" };
   const r = substitute(scope, s, path);
   if (!r.ok) return r;
@@ -24,7 +28,9 @@ function applyJmesPath(scope: Scope, value: JsonValue, jmesPath: string | undefi
 }
 
 function fromLoader(result: LoadResult, what: string): Step {
-  return result.ok ? { ok: true, value: result.value } : { ok: false, error: `failed to load ${what}: ${result.error}` };
+  return result.ok
+    ? { ok: true, value: result.value }
+    : { ok: false, error: `failed to load ${what}: ${result.error}` };
 }
 
 function withDefault(scope: Scope, step: Step, fallback: JsonValue | undefined, path: string): Step {
@@ -49,7 +55,10 @@ function loadEntry(scope: Scope, entry: ContextEntry, loader: ContextLoader, pat
     }
     step = withDefault(scope, step, v.default, `${path}/variable`);
     if (step.ok && (step.value === null || step.value === undefined)) {
-      return { ok: false, error: `failed to add context entry for variable ${entry.name} since it evaluated to null` };
+      return {
+        ok: false,
+        error: `failed to add context entry for variable ${entry.name} since it evaluated to null`,
+      };
     }
     return step;
   }
@@ -59,7 +68,10 @@ function loadEntry(scope: Scope, entry: ContextEntry, loader: ContextLoader, pat
     if (!name.ok) return name;
     const ns = subString(scope, entry.configMap.namespace, `${path}/configMap/namespace`);
     if (!ns.ok) return ns;
-    return fromLoader(loader.configMap(ns.value || "default", name.value), `configMap ${ns.value}/${name.value}`);
+    return fromLoader(
+      loader.configMap(ns.value || "default", name.value),
+      `configMap ${ns.value}/${name.value}`,
+    );
   }
   if (entry.apiCall) {
     if (!loader.apiCall) return { ok: true, value: undefined };
@@ -68,7 +80,11 @@ function loadEntry(scope: Scope, entry: ContextEntry, loader: ContextLoader, pat
     if (!urlPath.ok) return urlPath;
     let data: JsonValue | undefined;
     if (call.data) {
-      const d = substitute(scope, Object.fromEntries(call.data.map((x) => [x.key, x.value])), `${path}/apiCall/data`);
+      const d = substitute(
+        scope,
+        Object.fromEntries(call.data.map((x) => [x.key, x.value])),
+        `${path}/apiCall/data`,
+      );
       if (!d.ok) return d;
       data = d.value;
     }
@@ -78,14 +94,23 @@ function loadEntry(scope: Scope, entry: ContextEntry, loader: ContextLoader, pat
       ...(data !== undefined ? { data } : {}),
     });
     let step = fromLoader(loaded, `apiCall ${urlPath.value}`);
-    if (step.ok && step.value !== undefined) step = applyJmesPath(scope, step.value, call.jmesPath, `${path}/apiCall/jmesPath`);
+    if (step.ok && step.value !== undefined)
+      step = applyJmesPath(scope, step.value, call.jmesPath, `${path}/apiCall/jmesPath`);
     return withDefault(scope, step, call.default, `${path}/apiCall`);
   }
   if (entry.globalReference) {
     if (!loader.globalReference) return { ok: true, value: undefined };
-    const step = fromLoader(loader.globalReference(entry.globalReference.name), `globalReference ${entry.globalReference.name}`);
+    const step = fromLoader(
+      loader.globalReference(entry.globalReference.name),
+      `globalReference ${entry.globalReference.name}`,
+    );
     if (!step.ok || step.value === undefined) return step;
-    return applyJmesPath(scope, step.value, entry.globalReference.jmesPath, `${path}/globalReference/jmesPath`);
+    return applyJmesPath(
+      scope,
+      step.value,
+      entry.globalReference.jmesPath,
+      `${path}/globalReference/jmesPath`,
+    );
   }
   if (entry.imageRegistry) {
     if (!loader.imageRegistry) return { ok: true, value: undefined };

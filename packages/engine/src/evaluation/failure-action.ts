@@ -16,7 +16,9 @@ export function effectiveFailureAction(
   if (!overrides || namespace === "") return base;
   for (const o of overrides) {
     const byName = o.namespaces?.some((n) => matchWildcard(n, namespace)) ?? false;
-    const bySelector = o.namespaceSelector ? matchLabelSelector(o.namespaceSelector, namespaceLabels ?? {}) : false;
+    const bySelector = o.namespaceSelector
+      ? matchLabelSelector(o.namespaceSelector, namespaceLabels ?? {})
+      : false;
     if (byName || bySelector) return o.action;
   }
   return base;

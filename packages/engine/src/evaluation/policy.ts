@@ -1,9 +1,10 @@
 import type { JsonValue, Rule } from "@kyverno-ts/api";
-import type { CompiledRule, CompiledPolicyImpl } from "../compile/compiled.js";
+import type { CompiledPolicyImpl, CompiledRule } from "../compile/compiled.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
+import { acceptsNamespace, exceptionsForRule } from "../exceptions/exceptions.js";
 import type { Jmespath } from "../jmespath/index.js";
 import { matchesRule, resourceGvk } from "../match/index.js";
-import { unsupportedRuleMessage } from "../response/messages.js";
+import { exceptionSkipMessage, unsupportedRuleMessage } from "../response/messages.js";
 import type { PolicyResponse, ResourceRef, RuleResponse } from "../response/types.js";
 import { evaluateBlock, type Outcome } from "../validate/validate-rule.js";
 import { effectiveFailureAction } from "./failure-action.js";
@@ -14,6 +15,7 @@ import { substitute } from "./variables.js";
 /** What evaluating one policy needs from the engine. */
 export interface PolicyEvalEnv {
   jp: Jmespath;
+  exceptionNamespaces: readonly string[];
   loader: ContextLoader;
   now: number;
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
@@ -30,16 +32,39 @@ function resourceRef(req: EngineRequest): ResourceRef {
   };
 }
 
-function validateOutcome(rule: Rule, base: JsonContext, req: EngineRequest, env: PolicyEvalEnv, preset: ReadonlySet<string>): Outcome | undefined {
+function validateOutcome(
+  rule: Rule,
+  base: JsonContext,
+  req: EngineRequest,
+  env: PolicyEvalEnv,
+  preset: ReadonlySet<string>,
+): Outcome | undefined {
   const validation = rule.validate;
   if (!validation) return undefined;
   const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE" };
-  const object = (req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource) as unknown as JsonValue;
+  const object = (req.operation === "DELETE"
+    ? (req.oldResource ?? req.resource)
+    : req.resource) as unknown as JsonValue;
   const ruleValues = req.ruleValues?.(rule.name);
-  const validateEnv = { ruleName: rule.name, message: validation.message, loader: env.loader, preset, resource: object, ...(ruleValues ? { values: ruleValues } : {}) };
-  const block = { ...validation, ...(rule.context ? { context: rule.context } : {}), ...(rule.preconditions ? { preconditions: rule.preconditions } : {}) };
+  const validateEnv = {
+    ruleName: rule.name,
+    message: validation.message,
+    loader: env.loader,
+    preset,
+    resource: object,
+    ...(ruleValues ? { values: ruleValues } : {}),
+  };
+  const block = {
+    ...validation,
+    ...(rule.context ? { context: rule.context } : {}),
+    ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
+  };
   if (validation.podSecurity || validation.cel || validation.manifests) {
-    const feature = validation.podSecurity ? "validate.podSecurity" : validation.cel ? "validate.cel" : "validate.manifests";
+    const feature = validation.podSecurity
+      ? "validate.podSecurity"
+      : validation.cel
+        ? "validate.cel"
+        : "validate.manifests";
     return { status: "error", message: unsupportedRuleMessage(rule.name, feature) };
   }
   return evaluateBlock(scope, block, validateEnv, "/validate", undefined, 0);
@@ -47,16 +72,28 @@ function validateOutcome(rule: Rule, base: JsonContext, req: EngineRequest, env:
 
 function properties(rule: Rule, base: JsonContext, env: PolicyEvalEnv): Record<string, string> | undefined {
   if (!rule.reportProperties) return undefined;
-  const r = substitute({ jp: env.jp, ctx: base, isDelete: false }, rule.reportProperties, "/reportProperties", "lenient");
-  if (!r.ok || r.value === null || typeof r.value !== "object" || Array.isArray(r.value)) return rule.reportProperties;
-  return Object.fromEntries(Object.entries(r.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  const r = substitute(
+    { jp: env.jp, ctx: base, isDelete: false },
+    rule.reportProperties,
+    "/reportProperties",
+    "lenient",
+  );
+  if (!r.ok || r.value === null || typeof r.value !== "object" || Array.isArray(r.value))
+    return rule.reportProperties;
+  return Object.fromEntries(
+    Object.entries(r.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
 }
 
 /**
  * Evaluates the validate rules of one compiled policy against one request, in rule order, honouring
  * match/exclude, a namespaced Policy's namespace, `applyRules: One` and the effective failure action.
  */
-export function evaluatePolicy(policy: CompiledPolicyImpl, req: EngineRequest, env: PolicyEvalEnv): PolicyResponse {
+export function evaluatePolicy(
+  policy: CompiledPolicyImpl,
+  req: EngineRequest,
+  env: PolicyEvalEnv,
+): PolicyResponse {
   const spec = policy.policy.spec;
   const resource = resourceRef(req);
   const response: PolicyResponse = {
@@ -78,7 +115,9 @@ export function evaluatePolicy(policy: CompiledPolicyImpl, req: EngineRequest, e
   const gvk = resourceGvk(subject);
   // A Namespace has no namespace labels: upstream never applies namespaceSelector to it.
   const namespaceLabels =
-    resource.kind === "Namespace" ? undefined : (req.namespaceLabels ?? (resource.namespace ? env.namespaceLabels(resource.namespace) : undefined));
+    resource.kind === "Namespace"
+      ? undefined
+      : (req.namespaceLabels ?? (resource.namespace ? env.namespaceLabels(resource.namespace) : undefined));
   const matchReq = {
     resource: subject,
     kind: gvk.kind,
@@ -93,21 +132,57 @@ export function evaluatePolicy(policy: CompiledPolicyImpl, req: EngineRequest, e
     ...(policy.namespace !== undefined ? { policyNamespace: policy.namespace } : {}),
   };
   let base: JsonContext | undefined;
+  const exceptions = (req.exceptions ?? []).filter((e) => acceptsNamespace(env.exceptionNamespaces, e));
+  const policyKey =
+    policy.namespace !== undefined
+      ? `${policy.namespace}/${policy.policy.metadata.name}`
+      : policy.policy.metadata.name;
   const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
   for (const { rule } of policy.rules as CompiledRule[]) {
     if (!rule.validate) continue;
     if (!matchesRule(rule.match, rule.exclude, matchReq)) continue;
     base ??= withValues(requestContext(req, gvk), req.values);
-    const outcome = validateOutcome(rule, base, req, env, preset);
-    if (!outcome) continue;
     const action = effectiveFailureAction(
       rule.validate.failureAction ?? spec.validationFailureAction,
       rule.validate.failureActionOverrides ?? spec.validationFailureActionOverrides,
       resource.namespace,
       namespaceLabels,
     );
+    if (exceptions.length > 0) {
+      const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE" };
+      const found = exceptionsForRule(
+        exceptions,
+        policyKey,
+        rule.name,
+        matchReq,
+        scope,
+        req.background ?? false,
+      );
+      if (found.skipping.length > 0) {
+        const keys = found.skipping.map((e) => `${e.namespace}/${e.name}`);
+        response.rules.push({
+          name: rule.name,
+          type: "Validation",
+          status: "skip",
+          message: exceptionSkipMessage(keys),
+          failureAction: action,
+          properties: { exceptions: found.skipping.map((e) => e.name).join(",") },
+          exception: found.skipping[0] as { namespace: string; name: string },
+        });
+        if (spec.applyRules === "One") break;
+        continue;
+      }
+    }
+    const outcome = validateOutcome(rule, base, req, env, preset);
+    if (!outcome) continue;
     const props = properties(rule, base, env);
-    const r: RuleResponse = { name: rule.name, type: "Validation", status: outcome.status, message: outcome.message, failureAction: action };
+    const r: RuleResponse = {
+      name: rule.name,
+      type: "Validation",
+      status: outcome.status,
+      message: outcome.message,
+      failureAction: action,
+    };
     if (props) r.properties = props;
     response.rules.push(r);
     if (spec.applyRules === "One" && outcome.status !== "skip") break;

@@ -13,11 +13,17 @@ function asJson(obj: KubeObject | undefined): JsonValue {
  * Builds the base JSON context of a request: `request.*` as the AdmissionRequest, the service account
  * variables and `images`. Context entries and values are layered on top per rule.
  */
-export function requestContext(req: EngineRequest, kind: { group: string; version: string; kind: string }): JsonContext {
+export function requestContext(
+  req: EngineRequest,
+  kind: { group: string; version: string; kind: string },
+): JsonContext {
   const operation = req.operation ?? "CREATE";
   const object = operation === "DELETE" ? null : asJson(req.resource);
-  const oldObject = operation === "CREATE" ? null : asJson(req.oldResource ?? (operation === "DELETE" ? req.resource : undefined));
-  const subject = operation === "DELETE" ? req.oldResource ?? req.resource : req.resource;
+  const oldObject =
+    operation === "CREATE"
+      ? null
+      : asJson(req.oldResource ?? (operation === "DELETE" ? req.resource : undefined));
+  const subject = operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
   const userInfo: { [key: string]: JsonValue } = {};
   if (req.userInfo?.username !== undefined) userInfo.username = req.userInfo.username;
   if (req.userInfo?.uid !== undefined) userInfo.uid = req.userInfo.uid;

@@ -49,7 +49,12 @@ export function resolverFor(scope: Scope, mode: ResolveMode): VariableResolver {
 }
 
 /** Substitutes all variables of a document in a scope. */
-export function substitute(scope: Scope, doc: JsonValue, basePath: string, mode: ResolveMode = "strict"): SubstituteResult {
+export function substitute(
+  scope: Scope,
+  doc: JsonValue,
+  basePath: string,
+  mode: ResolveMode = "strict",
+): SubstituteResult {
   return substituteAll(doc, basePath, resolverFor(scope, mode));
 }
 

@@ -22,7 +22,10 @@ describe("parseImage", () => {
     expect(parseImage("localhost:5000/app")).toMatchObject({ registry: "localhost:5000", tag: "latest" });
   });
   it("treats a first component without a dot as a Docker Hub path", () => {
-    expect(parseImage("library/busybox:1.36")).toMatchObject({ registry: "docker.io", path: "library/busybox" });
+    expect(parseImage("library/busybox:1.36")).toMatchObject({
+      registry: "docker.io",
+      path: "library/busybox",
+    });
   });
   it("keeps digests without inventing a tag", () => {
     const d = `sha256:${"a".repeat(64)}`;
@@ -37,13 +40,27 @@ describe("parseImage", () => {
 
 describe("extractImages", () => {
   it("reads pods, controllers and cronjobs", () => {
-    const pod = { kind: "Pod", spec: { containers: [{ name: "c", image: "nginx:1" }], initContainers: [{ name: "i", image: "busybox" }] } };
-    expect(extractImages(pod)).toMatchObject({ containers: { c: { tag: "1" } }, initContainers: { i: { tag: "latest" } } });
-    const deploy = { kind: "Deployment", spec: { template: { spec: { containers: [{ name: "c", image: "x.io/a:2" }] } } } };
+    const pod = {
+      kind: "Pod",
+      spec: {
+        containers: [{ name: "c", image: "nginx:1" }],
+        initContainers: [{ name: "i", image: "busybox" }],
+      },
+    };
+    expect(extractImages(pod)).toMatchObject({
+      containers: { c: { tag: "1" } },
+      initContainers: { i: { tag: "latest" } },
+    });
+    const deploy = {
+      kind: "Deployment",
+      spec: { template: { spec: { containers: [{ name: "c", image: "x.io/a:2" }] } } },
+    };
     expect(extractImages(deploy)).toMatchObject({ containers: { c: { registry: "x.io" } } });
     const cron = {
       kind: "CronJob",
-      spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: "j", image: "job:3" }] } } } } },
+      spec: {
+        jobTemplate: { spec: { template: { spec: { containers: [{ name: "j", image: "job:3" }] } } } },
+      },
     };
     expect(extractImages(cron)).toMatchObject({ containers: { j: { tag: "3" } } });
     expect(extractImages({ kind: "ConfigMap", data: {} })).toBeUndefined();

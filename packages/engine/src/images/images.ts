@@ -26,7 +26,8 @@ export function parseImage(image: string): ImageInfo | undefined {
   if (at >= 0) {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
-    if (!/^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/.test(digest)) return undefined;
+    if (!/^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/.test(digest))
+      return undefined;
   }
   let tag = "";
   const lastSlash = rest.lastIndexOf("/");
@@ -46,7 +47,10 @@ export function parseImage(image: string): ImageInfo | undefined {
       path = rest.slice(slash + 1);
     }
   }
-  if (path === "" || !/^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/.test(path)) {
+  if (
+    path === "" ||
+    !/^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/.test(path)
+  ) {
     return undefined;
   }
   if (tag === "" && digest === "") tag = "latest";

@@ -19,12 +19,20 @@ export function anyPatternPassMessage(rule: string, index: number): string {
 
 /** `validation error: <message>. rule X failed at path /a/b/` (the message part only when set). */
 export function patternFailMessage(rule: string, message: string | undefined, path: string): string {
-  return message ? `validation error: ${withPeriod(message)} rule ${rule} failed at path ${path}` : `validation error: rule ${rule} failed at path ${path}`;
+  return message
+    ? `validation error: ${withPeriod(message)} rule ${rule} failed at path ${path}`
+    : `validation error: rule ${rule} failed at path ${path}`;
 }
 
 /** anyPattern failure: each failing alternative with its path. */
-export function anyPatternFailMessage(rule: string, message: string | undefined, failures: Array<{ index: number; path: string }>): string {
-  const parts = failures.map((f) => `rule ${rule}[anyPattern[${f.index}]] failed at path ${f.path}`).join(" ");
+export function anyPatternFailMessage(
+  rule: string,
+  message: string | undefined,
+  failures: Array<{ index: number; path: string }>,
+): string {
+  const parts = failures
+    .map((f) => `rule ${rule}[anyPattern[${f.index}]] failed at path ${f.path}`)
+    .join(" ");
   return message ? `validation error: ${withPeriod(message)} ${parts}` : `validation error: ${parts}`;
 }
 
@@ -59,4 +67,9 @@ export function substitutionErrorMessage(what: string, error: string): string {
 /** Message for a rule whose type this version does not evaluate yet. */
 export function unsupportedRuleMessage(rule: string, feature: string): string {
   return `rule ${rule}: ${feature} is not supported by this engine yet`;
+}
+
+/** A PolicyException matched: `rule is skipped due to policy exception: ns/name`. */
+export function exceptionSkipMessage(keys: string[]): string {
+  return `rule is skipped due to policy exception: ${keys.join(", ")}`;
 }

@@ -60,25 +60,44 @@ export function evaluateBlock(
   nesting: number,
 ): Outcome | undefined {
   const loaded = loadContext(scope, block.context, env.loader, env.preset, `${basePath}/context`);
-  if (!loaded.ok) return { status: "error", message: messages.substitutionErrorMessage("failed to load context", loaded.error) };
+  if (!loaded.ok)
+    return {
+      status: "error",
+      message: messages.substitutionErrorMessage("failed to load context", loaded.error),
+    };
   const ctx = nesting === 0 ? withValues(loaded.ctx, env.values) : loaded.ctx;
   const s: Scope = { ...scope, ctx };
   const pre = evaluateConditions(s, block.preconditions, `${basePath}/preconditions`, "lenient");
-  if (!pre.ok) return { status: "error", message: messages.substitutionErrorMessage("failed to evaluate preconditions", pre.error) };
+  if (!pre.ok)
+    return {
+      status: "error",
+      message: messages.substitutionErrorMessage("failed to evaluate preconditions", pre.error),
+    };
   if (!pre.value) {
-    const detail = pre.message ? `${messages.PRECONDITIONS_NOT_MET}: ${pre.message}` : messages.PRECONDITIONS_NOT_MET;
+    const detail = pre.message
+      ? `${messages.PRECONDITIONS_NOT_MET}: ${pre.message}`
+      : messages.PRECONDITIONS_NOT_MET;
     return { status: "skip", message: detail };
   }
   if (block.deny) {
     const deny = evaluateConditions(s, block.deny.conditions, `${basePath}/deny/conditions`, "strict");
-    if (!deny.ok) return { status: "error", message: messages.substitutionErrorMessage("failed to check deny conditions", deny.error) };
-    if (deny.value) return { status: "fail", message: messages.denyFailMessage(env.ruleName, substitutedMessage(s, env)) };
+    if (!deny.ok)
+      return {
+        status: "error",
+        message: messages.substitutionErrorMessage("failed to check deny conditions", deny.error),
+      };
+    if (deny.value)
+      return { status: "fail", message: messages.denyFailMessage(env.ruleName, substitutedMessage(s, env)) };
     return { status: "pass", message: messages.passMessage(env.ruleName) };
   }
   const target = element ?? env.resource;
   if (block.pattern !== undefined) {
     const pattern = substitute(s, block.pattern, `${basePath}/pattern`);
-    if (!pattern.ok) return { status: "error", message: messages.substitutionErrorMessage("variable substitution failed", pattern.error) };
+    if (!pattern.ok)
+      return {
+        status: "error",
+        message: messages.substitutionErrorMessage("variable substitution failed", pattern.error),
+      };
     const r = validatePattern(target, pattern.value);
     switch (r.status) {
       case "pass":
@@ -86,29 +105,51 @@ export function evaluateBlock(
       case "skip":
         return { status: "skip", message: messages.anchorSkipMessage(env.ruleName, r.message) };
       case "fail":
-        return { status: "fail", message: messages.patternFailMessage(env.ruleName, substitutedMessage(s, env), r.path) };
+        return {
+          status: "fail",
+          message: messages.patternFailMessage(env.ruleName, substitutedMessage(s, env), r.path),
+        };
       case "error":
-        return { status: "error", message: `validation error: rule ${env.ruleName} execution error: ${r.message}` };
+        return {
+          status: "error",
+          message: `validation error: rule ${env.ruleName} execution error: ${r.message}`,
+        };
     }
   }
   if (block.anyPattern !== undefined) return evaluateAnyPattern(s, block.anyPattern, env, basePath, target);
-  if (block.foreach !== undefined) return evaluateForeachList(s, block.foreach, env, `${basePath}/foreach`, nesting);
+  if (block.foreach !== undefined)
+    return evaluateForeachList(s, block.foreach, env, `${basePath}/foreach`, nesting);
   return undefined;
 }
 
-function evaluateAnyPattern(s: Scope, anyPattern: JsonValue[], env: ValidateEnv, basePath: string, target: JsonValue): Outcome {
+function evaluateAnyPattern(
+  s: Scope,
+  anyPattern: JsonValue[],
+  env: ValidateEnv,
+  basePath: string,
+  target: JsonValue,
+): Outcome {
   const failures: Array<{ index: number; path: string }> = [];
   let skipped = 0;
   for (let i = 0; i < anyPattern.length; i++) {
     const pattern = substitute(s, anyPattern[i] as JsonValue, `${basePath}/anyPattern/${i}`);
-    if (!pattern.ok) return { status: "error", message: messages.substitutionErrorMessage("variable substitution failed", pattern.error) };
+    if (!pattern.ok)
+      return {
+        status: "error",
+        message: messages.substitutionErrorMessage("variable substitution failed", pattern.error),
+      };
     const r = validatePattern(target, pattern.value);
-    if (r.status === "pass") return { status: "pass", message: messages.anyPatternPassMessage(env.ruleName, i) };
+    if (r.status === "pass")
+      return { status: "pass", message: messages.anyPatternPassMessage(env.ruleName, i) };
     if (r.status === "skip") skipped++;
     else failures.push({ index: i, path: r.path });
   }
-  if (failures.length === 0 && skipped > 0) return { status: "skip", message: messages.anyPatternSkipMessage(env.ruleName) };
-  return { status: "fail", message: messages.anyPatternFailMessage(env.ruleName, substitutedMessage(s, env), failures) };
+  if (failures.length === 0 && skipped > 0)
+    return { status: "skip", message: messages.anyPatternSkipMessage(env.ruleName) };
+  return {
+    status: "fail",
+    message: messages.anyPatternFailMessage(env.ruleName, substitutedMessage(s, env), failures),
+  };
 }
 
 function evaluateList(s: Scope, list: string): JsonValue[] | undefined {
@@ -123,7 +164,13 @@ function evaluateList(s: Scope, list: string): JsonValue[] | undefined {
   return Array.isArray(r.value) ? r.value : [r.value];
 }
 
-function evaluateForeachList(s: Scope, list: ValidateForeach[], env: ValidateEnv, basePath: string, nesting: number): Outcome {
+function evaluateForeachList(
+  s: Scope,
+  list: ValidateForeach[],
+  env: ValidateEnv,
+  basePath: string,
+  nesting: number,
+): Outcome {
   let applied = 0;
   for (let i = 0; i < list.length; i++) {
     const fe = list[i] as ValidateForeach;
@@ -152,7 +199,10 @@ function evaluateElements(
     const isMap = typeof element === "object" && !Array.isArray(element);
     if (fe.elementScope === true && !isMap) {
       return {
-        outcome: { status: "error", message: `cannot use elementScope=true foreach rules for elements that are not maps` },
+        outcome: {
+          status: "error",
+          message: `cannot use elementScope=true foreach rules for elements that are not maps`,
+        },
         applied,
       };
     }
@@ -170,7 +220,8 @@ function evaluateElements(
       if (index < elements.length - 1) continue;
       return { outcome: { status: "error", message: `validation failure: ${r.message}` }, applied };
     }
-    if (r.status !== "pass") return { outcome: { status: "fail", message: `validation failure: ${r.message}` }, applied };
+    if (r.status !== "pass")
+      return { outcome: { status: "fail", message: `validation failure: ${r.message}` }, applied };
     applied++;
   }
   return { outcome: { status: "pass", message: messages.passMessage(env.ruleName) }, applied };

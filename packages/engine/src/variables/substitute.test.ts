@@ -9,15 +9,22 @@ const values: Record<string, JsonValue> = {
   nested: "{{ count }}",
 };
 const resolve: VariableResolver = (expr, path) =>
-  expr in values ? { ok: true, value: values[expr] as JsonValue } : { ok: false, error: `unknown ${expr} at ${path}` };
+  expr in values
+    ? { ok: true, value: values[expr] as JsonValue }
+    : { ok: false, error: `unknown ${expr} at ${path}` };
 
 describe("substituteString", () => {
   it("returns the raw JSON value when the string is exactly one variable", () => {
-    expect(substituteString("{{ request.object.spec }}", "/p", resolve)).toEqual({ ok: true, value: { replicas: 3 } });
+    expect(substituteString("{{ request.object.spec }}", "/p", resolve)).toEqual({
+      ok: true,
+      value: { replicas: 3 },
+    });
     expect(substituteString("{{count}}", "/p", resolve)).toEqual({ ok: true, value: 3 });
   });
   it("interpolates strings and JSON-encodes other values inside text", () => {
-    expect(substituteString("name={{request.object.metadata.name}} spec={{ request.object.spec }}", "/p", resolve)).toEqual({
+    expect(
+      substituteString("name={{request.object.metadata.name}} spec={{ request.object.spec }}", "/p", resolve),
+    ).toEqual({
       ok: true,
       value: 'name=web spec={"replicas":3}',
     });
@@ -27,7 +34,10 @@ describe("substituteString", () => {
     expect(substituteString("{{- nested }}", "/p", resolve)).toEqual({ ok: true, value: "{{ count }}" });
   });
   it("keeps escaped variables literal and drops the escape", () => {
-    expect(substituteString("literal \\{{ count }}", "/p", resolve)).toEqual({ ok: true, value: "literal {{ count }}" });
+    expect(substituteString("literal \\{{ count }}", "/p", resolve)).toEqual({
+      ok: true,
+      value: "literal {{ count }}",
+    });
     expect(hasVariables("\\{{ x }}")).toBe(false);
   });
   it("reports the first unresolved variable with its path", () => {
@@ -45,10 +55,14 @@ describe("substituteString", () => {
 describe("substituteAll", () => {
   it("walks maps, arrays and keys, passing JSON pointer paths", () => {
     const seen: string[] = [];
-    const r = substituteAll({ spec: { list: ["{{count}}", "x"], "{{request.object.metadata.name}}": 1 } }, "/validate/pattern", (e, p) => {
-      seen.push(p);
-      return resolve(e, p);
-    });
+    const r = substituteAll(
+      { spec: { list: ["{{count}}", "x"], "{{request.object.metadata.name}}": 1 } },
+      "/validate/pattern",
+      (e, p) => {
+        seen.push(p);
+        return resolve(e, p);
+      },
+    );
     expect(r).toEqual({ ok: true, value: { spec: { list: [3, "x"], web: 1 } } });
     expect(seen).toContain("/validate/pattern/spec/list/0");
   });

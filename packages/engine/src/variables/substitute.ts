@@ -1,7 +1,10 @@
 import type { JsonValue } from "@kyverno-ts/api";
 
 /** Resolves the expression inside `{{ }}`; returns a value or an error message. Never throws. */
-export type VariableResolver = (expression: string, path: string) => { ok: true; value: JsonValue } | { ok: false; error: string };
+export type VariableResolver = (
+  expression: string,
+  path: string,
+) => { ok: true; value: JsonValue } | { ok: false; error: string };
 
 /** Outcome of a substitution: the new value, or the first error with the path where it happened. */
 export type SubstituteResult = { ok: true; value: JsonValue } | { ok: false; error: string };
@@ -51,12 +54,12 @@ export function substituteString(value: string, path: string, resolve: VariableR
     }
     const text = typeof resolved.value === "string" ? resolved.value : JSON.stringify(resolved.value);
     current = current.slice(0, start) + text + current.slice(start + variable.length);
-    if (shallow) return { ok: true, value: unescape(current) };
+    if (shallow) return { ok: true, value: unescapeBraces(current) };
   }
-  return { ok: true, value: unescape(current) };
+  return { ok: true, value: unescapeBraces(current) };
 }
 
-function unescape(s: string): string {
+function unescapeBraces(s: string): string {
   return s.includes("\\{{") ? s.replace(ESCAPED, "{{") : s;
 }
 
@@ -67,7 +70,9 @@ function unescape(s: string): string {
  */
 export function substituteAll(doc: JsonValue, basePath: string, resolve: VariableResolver): SubstituteResult {
   if (typeof doc === "string") {
-    return hasVariables(doc) || doc.includes("\\{{") ? substituteString(doc, basePath, resolve) : { ok: true, value: doc };
+    return hasVariables(doc) || doc.includes("\\{{")
+      ? substituteString(doc, basePath, resolve)
+      : { ok: true, value: doc };
   }
   if (Array.isArray(doc)) {
     let out: JsonValue[] | undefined;

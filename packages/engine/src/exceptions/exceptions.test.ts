@@ -1,0 +1,86 @@
+import type { KubeObject, Policy, PolicyException } from "@kyverno-ts/api";
+import { describe, expect, it } from "vitest";
+import { createEngine } from "../engine.js";
+
+const policy: Policy = {
+  apiVersion: "kyverno.io/v1",
+  kind: "ClusterPolicy",
+  metadata: { name: "disallow-host-namespaces" },
+  spec: {
+    applyRules: "All",
+    validationFailureAction: "Enforce",
+    background: true,
+    admission: true,
+    emitWarning: false,
+    failurePolicy: "Fail",
+    rules: [
+      {
+        name: "host-namespaces",
+        match: { any: [{ resources: { kinds: ["Pod"] } }] },
+        validate: { pattern: { spec: { "=(hostNetwork)": false } } },
+      },
+    ],
+  },
+};
+
+const pod = (name: string, ns: string): KubeObject =>
+  ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: ns },
+    spec: { hostNetwork: true, containers: [] },
+  }) as KubeObject;
+
+function exception(
+  ns: string,
+  ruleNames: string[],
+  extra: Partial<PolicyException["spec"]> = {},
+): PolicyException {
+  return {
+    apiVersion: "kyverno.io/v2",
+    kind: "PolicyException",
+    metadata: { name: "allow-tools", namespace: ns },
+    spec: {
+      exceptions: [{ policyName: "disallow-host-namespaces", ruleNames }],
+      match: { any: [{ resources: { kinds: ["Pod"], namespaces: ["tools"], names: ["important-*"] } }] },
+      ...extra,
+    },
+  };
+}
+
+function evaluate(resource: KubeObject, exceptions: PolicyException[], exceptionNamespaces?: string[]) {
+  const engine = createEngine(exceptionNamespaces ? { exceptionNamespaces } : {});
+  const c = engine.compile(policy);
+  if (!c.ok) throw new Error("compile");
+  return engine.validate(c.policy, { resource, exceptions })!.rules[0];
+}
+
+describe("PolicyException", () => {
+  it("turns a matching rule result into skip with upstream's message", () => {
+    expect(
+      evaluate(pod("important-tool", "tools"), [exception("kyverno", ["host-namespaces"])]),
+    ).toMatchObject({
+      status: "skip",
+      message: "rule is skipped due to policy exception: kyverno/allow-tools",
+      exception: { namespace: "kyverno", name: "allow-tools" },
+    });
+  });
+  it("does not apply to resources outside its match", () => {
+    expect(evaluate(pod("other", "tools"), [exception("kyverno", ["host-namespaces"])])?.status).toBe("fail");
+  });
+  it("names rules with wildcards and checks conditions", () => {
+    expect(evaluate(pod("important-x", "tools"), [exception("kyverno", ["*"])])?.status).toBe("skip");
+    const cond = exception("kyverno", ["host-namespaces"], {
+      conditions: {
+        any: [{ key: "{{ request.object.metadata.name }}", operator: "Equals", value: "important-y" }],
+      },
+    });
+    expect(evaluate(pod("important-x", "tools"), [cond])?.status).toBe("fail");
+    expect(evaluate(pod("important-y", "tools"), [cond])?.status).toBe("skip");
+  });
+  it("ignores exceptions from namespaces that are not accepted", () => {
+    expect(
+      evaluate(pod("important-x", "tools"), [exception("team-a", ["host-namespaces"])], ["kyverno"])?.status,
+    ).toBe("fail");
+  });
+});
