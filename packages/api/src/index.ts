@@ -1,4 +1,12 @@
+export type { DocumentClass } from "./load/classify.js";
+export { classifyDocument } from "./load/classify.js";
+export type { LoadError, LoadErrorCode, Loaded, PathSegment, Where } from "./load/errors.js";
+export { formatLoadError, formatPath } from "./load/errors.js";
+export type { ParsedDocument, ParsedFile } from "./load/parse.js";
+export { parseDocuments } from "./load/parse.js";
 export type { PolicyException } from "./policy/exception.js";
+export { loadPolicyException } from "./policy/exception-load.js";
+export { loadPolicy } from "./policy/load.js";
 export type {
   Condition,
   ConditionOperator,
@@ -12,9 +20,9 @@ export type {
   LabelSelector,
   MatchResources,
   ObjectMeta,
+  PodSecurityExclude,
   Policy,
   PolicySpec,
-  PodSecurityExclude,
   ResourceDescription,
   ResourceFilter,
   Rule,
@@ -22,3 +30,34 @@ export type {
   ValidateForeach,
   Validation,
 } from "./policy/types.js";
+export type {
+  AnyPolicyReport,
+  ClusterPolicyReport,
+  ObjectReference,
+  PolicyReport,
+  PolicyReportResult,
+  PolicyReportSummary,
+  PolicySeverity,
+  ReportTimestamp,
+} from "./report/types.js";
+export { POLICY_REPORT_API_VERSION } from "./report/types.js";
+export { loadTest, loadUserInfo, loadValues } from "./test/load.js";
+export type {
+  ApiCallResponse,
+  ApiResource,
+  GlobalContextEntryMock,
+  NamespaceSelectorValues,
+  PolicyResult,
+  RequestInfo,
+  SubresourceValues,
+  TestCheck,
+  TestFile,
+  TestResourceSpec,
+  TestResult,
+  UserInfoFile,
+  ValuesFile,
+  ValuesPolicy,
+  ValuesResource,
+  ValuesRule,
+  ValuesSpec,
+} from "./test/types.js";

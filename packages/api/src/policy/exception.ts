@@ -1,4 +1,4 @@
-import type { Conditions, JsonValue, MatchResources, ObjectMeta, PodSecurityExclude } from "./types.js";
+import type { Conditions, MatchResources, ObjectMeta, PodSecurityExclude } from "./types.js";
 
 /** A kyverno.io/v2 or v2beta1 PolicyException. */
 export interface PolicyException {
@@ -11,6 +11,5 @@ export interface PolicyException {
     conditions?: Conditions;
     exceptions: Array<{ policyName: string; ruleNames: string[] }>;
     podSecurity?: PodSecurityExclude[];
-
   };
 }

@@ -21,7 +21,11 @@ export interface ObjectMeta {
 /** A Kubernetes label selector (`matchLabels` / `matchExpressions`). */
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: "In" | "NotIn" | "Exists" | "DoesNotExist"; values?: string[] }>;
+  matchExpressions?: Array<{
+    key: string;
+    operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+    values?: string[];
+  }>;
 }
 
 /** The `resources` block of a match or exclude filter. */
@@ -61,7 +65,7 @@ export interface MatchResources extends ResourceFilter {
 /** A condition operator as written in a policy; compared case-insensitively. */
 export type ConditionOperator = string;
 
-/** One precondition or deny condition. */
+/** One precondition or deny condition. A `key` left out in the YAML is loaded as `null`, as upstream reads it. */
 export interface Condition {
   key: JsonValue;
   operator: ConditionOperator;
@@ -132,6 +136,8 @@ export interface Validation {
   podSecurity?: { level?: string; version?: string; exclude?: PodSecurityExclude[] };
   cel?: JsonObject;
   manifests?: JsonObject;
+  /** A kyverno-json assertion tree. */
+  assert?: JsonValue;
 }
 
 /** One rule of a policy. `mutate`, `generate` and `verifyImages` are carried as data for later issues. */
@@ -151,7 +157,10 @@ export interface Rule {
   skipBackgroundRequests?: boolean;
 }
 
-/** The spec of a ClusterPolicy / Policy, with upstream defaults applied by the loader. */
+/**
+ * The spec of a ClusterPolicy / Policy, with upstream defaults applied by the loader. `failurePolicy`
+ * is the spec field (default Fail); upstream lets `webhookConfiguration.failurePolicy` override it.
+ */
 export interface PolicySpec {
   rules: Rule[];
   applyRules: "All" | "One";

@@ -29,6 +29,15 @@ function pointerToJmespath(pointer: string): string {
   return out;
 }
 
+const ROOT_IDENTIFIER = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:$|[.[|])/;
+
+/** False when the expression's leading identifier names no variable of the context. */
+function definesRoot(ctx: JsonContext, expression: string): boolean {
+  const m = ROOT_IDENTIFIER.exec(expression);
+  if (!m) return true;
+  return (m[1] as string) in ctx;
+}
+
 /** Builds the resolver for `{{ }}` expressions of one scope. */
 export function resolverFor(scope: Scope, mode: ResolveMode): VariableResolver {
   return (expression, path) => {
@@ -40,7 +49,9 @@ export function resolverFor(scope: Scope, mode: ResolveMode): VariableResolver {
       if (mode === "lenient") return { ok: true, value: "" };
       return { ok: false, error: `failed to resolve ${expression} at path ${path}: ${result.error}` };
     }
-    if (result.value === null) {
+    if (result.value === null && !definesRoot(scope.ctx, expr)) {
+      // A null result is a value, unless the expression starts from a variable that does not exist
+      // at all (an unloaded context entry, a typo): upstream reports that as unresolved.
       if (mode === "lenient") return { ok: true, value: "" };
       return { ok: false, error: `variable ${expression} could not be resolved at path ${path}` };
     }

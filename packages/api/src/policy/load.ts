@@ -1,0 +1,45 @@
+/** Loading kyverno.io ClusterPolicy / Policy documents into typed `Policy` values. */
+import type { Loaded, Where } from "../load/errors.js";
+import { failed, loadWith } from "../load/loader.js";
+import { isObject } from "../schema/dsl.js";
+import { lowercaseActionWarnings, policyIssues } from "./checks.js";
+import { policyV1, policyV2beta1 } from "./schema.js";
+import type { JsonValue, Policy } from "./types.js";
+
+/** The apiVersions of ClusterPolicy / Policy this loader accepts. */
+const POLICY_API_VERSIONS: readonly string[] = ["kyverno.io/v1", "kyverno.io/v2beta1"];
+
+/**
+ * Validates a kyverno.io/v1 or v2beta1 ClusterPolicy / Policy and applies upstream defaults
+ * (validationFailureAction Audit, background and admission true, emitWarning false, failurePolicy
+ * Fail, applyRules All); lower-case `audit`/`enforce` become `Audit`/`Enforce` with a warning.
+ * Unknown fields, wrong types and what upstream rejects at admission are errors.
+ * Use `classifyDocument` first when a file may hold other kinds.
+ */
+export function loadPolicy(value: JsonValue, where: Where): Loaded<Policy> {
+  if (!isObject(value))
+    return failed(where, [
+      { code: "wrong-type", path: [], message: "expected a ClusterPolicy or Policy object" },
+    ]);
+  const kind = value.kind;
+  if (kind !== "ClusterPolicy" && kind !== "Policy") {
+    const message = `expected kind ClusterPolicy or Policy, got ${JSON.stringify(kind ?? null)}`;
+    return failed(where, [{ code: "unsupported-kind", path: ["kind"], message }]);
+  }
+  const apiVersion = value.apiVersion;
+  const schema =
+    apiVersion === "kyverno.io/v1"
+      ? policyV1
+      : apiVersion === "kyverno.io/v2beta1"
+        ? policyV2beta1
+        : undefined;
+  if (schema === undefined) {
+    const message = `unsupported apiVersion ${JSON.stringify(apiVersion ?? null)} for ${kind}: use ${POLICY_API_VERSIONS.join(" or ")}`;
+    return failed(where, [{ code: "unsupported-kind", path: ["apiVersion"], message }]);
+  }
+  const loaded = loadWith(schema, value, where, { checks: policyIssues, raw: lowercaseActionWarnings });
+  // The schema guarantees the shape of `Policy`, and its defaults fill the required spec fields.
+  return loaded.ok
+    ? { ok: true, value: loaded.value as unknown as Policy, warnings: loaded.warnings }
+    : loaded;
+}

@@ -1,0 +1,342 @@
+/** Schemas of a rule and its validate / mutate / generate blocks, per API version. */
+import type { Issue } from "../load/errors.js";
+import {
+  arr,
+  atMostOne,
+  deepEqual,
+  exactlyOne,
+  isPresent,
+  isSet,
+  objects,
+  str,
+  structure,
+} from "../schema/checks.js";
+import { type Check, isObject, type ObjectSchema, type Schema, s } from "../schema/dsl.js";
+import { labelSelector } from "../schema/kube.js";
+import { patternIssues } from "./anchors.js";
+import { jsonPatchIssues } from "./json-patch.js";
+import { freeConditions, v1Conditions, v2Conditions } from "./schema-conditions.js";
+import { contextEntry } from "./schema-context.js";
+import { manifests, v1ImageVerification, v2ImageVerification } from "./schema-images.js";
+import { v1Exclude, v1Match, v2Exclude, v2Match } from "./schema-match.js";
+import type { JsonObject } from "./types.js";
+
+/** The API versions of ClusterPolicy / Policy. */
+export type PolicyVersion = "v1" | "v2beta1";
+
+const context = s.array(contextEntry);
+
+/** Checks `pattern` and each `anyPattern` item for anchors upstream rejects. */
+const patterns: Check<JsonObject> = (o, path) => [
+  ...(o.pattern === undefined ? [] : patternIssues(o.pattern, [...path, "pattern"])),
+  ...arr(o, "anyPattern").flatMap((p, i) => patternIssues(p, [...path, "anyPattern", i])),
+];
+
+const failureActionOverride = s.object(
+  {
+    action: s.enum(["Audit", "Enforce"], { ignoreCase: true }),
+    namespaces: s.strings(),
+    namespaceSelector: labelSelector,
+  },
+  { required: ["action"] },
+);
+
+const PSS_CONTROLS = [
+  "HostProcess",
+  "Host Namespaces",
+  "Privileged Containers",
+  "Capabilities",
+  "HostPath Volumes",
+  "Host Ports",
+  "AppArmor",
+  "SELinux",
+  "/proc Mount Type",
+  "Seccomp",
+  "Sysctls",
+  "Volume Types",
+  "Privilege Escalation",
+  "Running as Non-root",
+  "Running as Non-root user",
+];
+const PSS_VERSIONS = [...Array.from({ length: 14 }, (_, i) => `v1.${19 + i}`), "latest"];
+
+/** One `podSecurity.exclude[]` entry; shared with PolicyException. */
+export const podSecurityExclude: ObjectSchema = s.object(
+  {
+    controlName: s.enum(PSS_CONTROLS),
+    images: s.strings(),
+    restrictedField: s.string(),
+    values: s.strings(),
+  },
+  { required: ["controlName"] },
+);
+
+const cel = s.object({
+  expressions: s.array(
+    s.object(
+      { expression: s.string(), message: s.string(), messageExpression: s.string(), reason: s.string() },
+      { required: ["expression"] },
+    ),
+  ),
+  paramKind: s.object({ apiVersion: s.string(), kind: s.string() }),
+  paramRef: s.object({
+    name: s.string(),
+    namespace: s.string(),
+    parameterNotFoundAction: s.string(),
+    selector: labelSelector,
+  }),
+  auditAnnotations: s.array(
+    s.object({ key: s.string(), valueExpression: s.string() }, { required: ["key", "valueExpression"] }),
+  ),
+  variables: s.array(
+    s.object({ name: s.string(), expression: s.string() }, { required: ["name", "expression"] }),
+  ),
+  generate: s.boolean(),
+});
+
+const validateForeach: ObjectSchema = s.object(
+  {
+    list: s.string(),
+    elementScope: s.boolean(),
+    context,
+    preconditions: v1Conditions,
+    pattern: s.any(),
+    anyPattern: s.array(s.any()),
+    deny: s.object({ conditions: freeConditions }),
+    foreach: s.lazy(() => s.array(validateForeach)),
+  },
+  {
+    required: ["list"],
+    checks: [exactlyOne(["pattern", "anyPattern", "deny", "foreach"], isPresent, "foreach: "), patterns],
+  },
+);
+
+const VALIDATION_KINDS = [
+  "pattern",
+  "anyPattern",
+  "deny",
+  "foreach",
+  "podSecurity",
+  "cel",
+  "manifests",
+  "assert",
+];
+
+function validation(version: PolicyVersion): ObjectSchema {
+  const exactlyOneKind = exactlyOne(VALIDATION_KINDS);
+  return s.object(
+    {
+      failureAction: s.enum(["Audit", "Enforce"]),
+      failureActionOverrides: s.array(failureActionOverride),
+      ...(version === "v1" ? { allowExistingViolations: s.boolean() } : {}),
+      message: s.string(),
+      pattern: s.any(),
+      anyPattern: s.array(s.any()),
+      deny: s.object({ conditions: version === "v1" ? freeConditions : v2Conditions }),
+      foreach: s.array(validateForeach),
+      podSecurity: s.object({
+        level: s.enum(["privileged", "baseline", "restricted"]),
+        version: s.enum(PSS_VERSIONS),
+        exclude: s.array(podSecurityExclude),
+      }),
+      cel,
+      manifests,
+      assert: s.any(),
+    },
+    { checks: [(o, path) => (isSet(o) ? exactlyOneKind(o, path) : []), patterns] },
+  );
+}
+
+const mutateForeach: ObjectSchema = s.object(
+  {
+    list: s.string(),
+    order: s.enum(["Ascending", "Descending"]),
+    context,
+    preconditions: v1Conditions,
+    patchStrategicMerge: s.any(),
+    patchesJson6902: s.string(),
+    foreach: s.lazy(() => s.array(mutateForeach)),
+  },
+  {
+    checks: [
+      (o, path): Issue[] => {
+        if (isSet(o.foreach)) {
+          const other = ["context", "preconditions", "patchStrategicMerge", "patchesJson6902"].some((k) =>
+            isPresent(o[k]),
+          );
+          return other ? [structure(path, "a nested foreach cannot contain other declarations")] : [];
+        }
+        // As upstream: a strategic merge patch counts when present (even `{}`), a JSON patch when non-empty.
+        return exactlyOne(["patchStrategicMerge", "patchesJson6902"], (v) =>
+          typeof v === "string" ? v !== "" : isPresent(v),
+        )(o, path);
+      },
+    ],
+  },
+);
+
+const target = s.object({
+  apiVersion: s.string(),
+  kind: s.string(),
+  namespace: s.string(),
+  name: s.string(),
+  uid: s.string(),
+  selector: labelSelector,
+  context,
+  preconditions: freeConditions,
+});
+
+const mutation = s.object(
+  {
+    patchStrategicMerge: s.any(),
+    patchesJson6902: s.string(),
+    foreach: s.array(mutateForeach),
+    targets: s.array(target),
+    mutateExistingOnPolicyUpdate: s.boolean(),
+  },
+  {
+    checks: [
+      atMostOne(["foreach", "patchStrategicMerge", "patchesJson6902"], isPresent),
+      (o, path) => {
+        const patch = str(o, "patchesJson6902");
+        return patch === undefined ? [] : jsonPatchIssues(patch, [...path, "patchesJson6902"]);
+      },
+    ],
+  },
+);
+
+const clone = s.object({ name: s.string(), namespace: s.string() });
+const cloneList = s.object({ kinds: s.strings(), namespace: s.string(), selector: labelSelector });
+const GENERATE_SOURCES = ["data", "clone", "cloneList", "foreach"];
+
+const generateForeach = s.object(
+  {
+    list: s.string(),
+    context,
+    preconditions: v1Conditions,
+    apiVersion: s.string(),
+    kind: s.string(),
+    namespace: s.string(),
+    name: s.string(),
+    uid: s.string(),
+    data: s.any(),
+    clone,
+    cloneList,
+  },
+  { checks: [atMostOne(["data", "clone", "cloneList"], isPresent)] },
+);
+
+/** A clone source is read when the policy is created, so upstream rejects variables in it. */
+const cloneWithoutVariables: Check<JsonObject> = (o, path) => {
+  if (isPresent(o.data) || isSet(o.foreach)) return [];
+  const issues: Issue[] = [];
+  if (!isSet(o.cloneList) || arr(o.cloneList as JsonObject, "kinds").length === 0) {
+    for (const key of ["kind", "name"])
+      if (!isSet(o[key])) issues.push(structure(path, `${key} can not be empty`));
+  }
+  const source = {
+    apiVersion: o.apiVersion ?? null,
+    kind: o.kind ?? null,
+    clone: o.clone ?? null,
+    cloneList: o.cloneList ?? null,
+  };
+  if (JSON.stringify(source).includes("{{")) {
+    issues.push(
+      structure(path, "clone, cloneList, kind and apiVersion of a clone rule should not have variables"),
+    );
+  }
+  return issues;
+};
+
+const generation = s.object(
+  {
+    apiVersion: s.string(),
+    kind: s.string(),
+    namespace: s.string(),
+    name: s.string(),
+    uid: s.string(),
+    data: s.any(),
+    clone,
+    cloneList,
+    foreach: s.array(generateForeach),
+    synchronize: s.boolean(),
+    orphanDownstreamOnPolicyDelete: s.boolean(),
+    generateExisting: s.boolean(),
+  },
+  { checks: [atMostOne(GENERATE_SOURCES, isPresent), cloneWithoutVariables] },
+);
+
+const RULE_TYPES = ["validate", "mutate", "generate", "verifyImages"];
+
+const ruleType: Check<JsonObject> = (o, path) => {
+  const set = RULE_TYPES.filter((k) => isSet(o[k]));
+  const name = JSON.stringify(str(o, "name") ?? "");
+  if (set.length === 0)
+    return [
+      structure(
+        path,
+        `no operation defined in the rule ${name} (one of validate, mutate, generate or verifyImages)`,
+      ),
+    ];
+  if (set.length > 1)
+    return [
+      structure(
+        path,
+        `multiple operations defined in the rule ${name}: only one of validate, mutate, generate or verifyImages is allowed`,
+      ),
+    ];
+  return [];
+};
+
+/**
+ * Upstream rejects a rule whose exclude cannot leave anything matched. Like upstream this compares
+ * `any` filters pairwise; for the legacy inline form we only flag an exclude identical to the match.
+ */
+const matchesNothing: Check<JsonObject> = (o, path) => {
+  const match = isObject(o.match) ? o.match : {};
+  const exclude = isObject(o.exclude) ? o.exclude : {};
+  if (!isSet(exclude) || isSet(match.all) || isSet(exclude.all)) return [];
+  const message = "rule is matching an empty set: the exclude block is the same as the match block";
+  if (isSet(match.any) && isSet(exclude.any)) {
+    const excluded = objects(exclude, "any");
+    const conflict = objects(match, "any").some((m) => excluded.some((e) => deepEqual(m, e)));
+    return conflict ? [structure(path, message)] : [];
+  }
+  return !isSet(match.any) && !isSet(exclude.any) && deepEqual(match, exclude)
+    ? [structure(path, message)]
+    : [];
+};
+
+/** The schema of a rule of the given API version. */
+export function ruleSchema(version: PolicyVersion): ObjectSchema {
+  return s.object(
+    {
+      name: s.string(),
+      context,
+      match: version === "v1" ? v1Match : v2Match,
+      exclude: version === "v1" ? v1Exclude : v2Exclude,
+      preconditions: version === "v1" ? freeConditions : v2Conditions,
+      celPreconditions: s.array(
+        s.object({ name: s.string(), expression: s.string() }, { required: ["name", "expression"] }),
+      ),
+      validate: validation(version),
+      mutate: mutation,
+      generate: generation,
+      verifyImages: s.array(version === "v1" ? v1ImageVerification : v2ImageVerification),
+      imageExtractors: s.map(
+        s.array(
+          s.object(
+            { path: s.string(), value: s.string(), name: s.string(), key: s.string(), jmesPath: s.string() },
+            { required: ["path"] },
+          ),
+        ),
+      ),
+      reportProperties: s.stringMap(),
+      skipBackgroundRequests: s.boolean(),
+    },
+    { required: ["name", "match"], checks: [ruleType, matchesNothing] },
+  );
+}
+
+/** The schema of a failure action override, shared by spec and validate. */
+export const failureActionOverrides: Schema = s.array(failureActionOverride);
