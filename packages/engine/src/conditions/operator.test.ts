@@ -169,3 +169,11 @@ describe("In / NotIn (deprecated)", () => {
     [["a", "b"], "In", '["a","b"]', true],
   ]);
 });
+
+describe("ranges against list keys", () => {
+  it("AnyNotIn with a list key and a range string value checks each element", () => {
+    expect(evaluateOperator("AnyNotIn", [53], "5000-6000")).toEqual({ ok: true, value: true });
+    expect(evaluateOperator("AnyNotIn", [5500, 5600], "5000-6000")).toEqual({ ok: true, value: false });
+    expect(evaluateOperator("AllIn", [5500, 5600], "5000-6000")).toEqual({ ok: true, value: true });
+  });
+});

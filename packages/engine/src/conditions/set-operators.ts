@@ -47,9 +47,8 @@ export function evaluateSetOperator(op: SetOperator, key: JsonValue, value: Json
 function valueList(value: JsonValue | undefined, key: JsonValue): readonly JsonValue[] | undefined {
   if (Array.isArray(value)) return value;
   if (typeof value !== "string") return undefined;
-  const single = Array.isArray(key)
-    ? key.length === 1 && goSprint(key[0]) === value
-    : matchWildcard(value, goSprint(key)) || RANGE.test(value);
+  if (RANGE.test(value)) return [value];
+  const single = Array.isArray(key) ? key.length === 1 && goSprint(key[0]) === value : matchWildcard(value, goSprint(key));
   return single ? [value] : parseStringArray(value);
 }
 
