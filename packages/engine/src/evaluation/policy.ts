@@ -1,4 +1,4 @@
-import type { JsonValue, Rule } from "@kyverno-ts/api";
+import type { JsonValue, PodSecurityExclude, Rule } from "@kyverno-ts/api";
 import type { CompiledPolicyImpl, CompiledRule } from "../compile/compiled.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import { acceptsNamespace, exceptionsForRule } from "../exceptions/exceptions.js";
@@ -6,6 +6,7 @@ import type { Jmespath } from "../jmespath/index.js";
 import { matchesRule, resourceGvk } from "../match/index.js";
 import { exceptionSkipMessage, unsupportedRuleMessage } from "../response/messages.js";
 import type { PolicyResponse, ResourceRef, RuleResponse } from "../response/types.js";
+import { podSecurityOutcome } from "../validate/pod-security.js";
 import { evaluateBlock, type Outcome } from "../validate/validate-rule.js";
 import { effectiveFailureAction } from "./failure-action.js";
 import { type JsonContext, withValues } from "./json-context.js";
@@ -38,6 +39,7 @@ function validateOutcome(
   req: EngineRequest,
   env: PolicyEvalEnv,
   preset: ReadonlySet<string>,
+  extraExcludes: readonly PodSecurityExclude[],
 ): Outcome | undefined {
   const validation = rule.validate;
   if (!validation) return undefined;
@@ -59,13 +61,21 @@ function validateOutcome(
     ...(rule.context ? { context: rule.context } : {}),
     ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
   };
-  if (validation.podSecurity || validation.cel || validation.manifests) {
-    const feature = validation.podSecurity
-      ? "validate.podSecurity"
-      : validation.cel
-        ? "validate.cel"
-        : "validate.manifests";
+  if (validation.cel || validation.manifests) {
+    const feature = validation.cel ? "validate.cel" : "validate.manifests";
     return { status: "error", message: unsupportedRuleMessage(rule.name, feature) };
+  }
+  const podSecurity = validation.podSecurity;
+  if (podSecurity) {
+    const exclude = [...(podSecurity.exclude ?? []), ...extraExcludes];
+    return evaluateBlock(
+      scope,
+      block,
+      { ...validateEnv, handler: () => podSecurityOutcome(rule.name, podSecurity, object, exclude) },
+      "/validate",
+      undefined,
+      0,
+    );
   }
   return evaluateBlock(scope, block, validateEnv, "/validate", undefined, 0);
 }
@@ -148,6 +158,7 @@ export function evaluatePolicy(
       resource.namespace,
       namespaceLabels,
     );
+    let podSecurityExcludes: PodSecurityExclude[] = [];
     if (exceptions.length > 0) {
       const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE" };
       const found = exceptionsForRule(
@@ -172,8 +183,9 @@ export function evaluatePolicy(
         if (spec.applyRules === "One") break;
         continue;
       }
+      podSecurityExcludes = found.podSecurity;
     }
-    const outcome = validateOutcome(rule, base, req, env, preset);
+    const outcome = validateOutcome(rule, base, req, env, preset, podSecurityExcludes);
     if (!outcome) continue;
     const props = properties(rule, base, env);
     const r: RuleResponse = {

@@ -37,6 +37,8 @@ export interface ValidateEnv {
   resource: JsonValue;
   /** Per-rule values applied after context entries are loaded (as `kyverno test` does). */
   values?: Record<string, JsonValue>;
+  /** Evaluates a rule type handled elsewhere (podSecurity) once context and preconditions allow it. */
+  handler?: () => Outcome;
 }
 
 function substitutedMessage(scope: Scope, env: ValidateEnv): string | undefined {
@@ -79,6 +81,7 @@ export function evaluateBlock(
       : messages.PRECONDITIONS_NOT_MET;
     return { status: "skip", message: detail };
   }
+  if (env.handler && nesting === 0) return env.handler();
   if (block.deny) {
     const deny = evaluateConditions(s, block.deny.conditions, `${basePath}/deny/conditions`, "strict");
     if (!deny.ok)
