@@ -3,6 +3,7 @@ import { compilePolicy } from "./compile/compile.js";
 import { internalView } from "./compile/compiled.js";
 import type { CompiledPolicy, CompileResult, Engine, EngineOptions, EngineRequest } from "./engine-types.js";
 import { evaluatePolicy } from "./evaluation/policy.js";
+import { createVariableMemo } from "./evaluation/variables.js";
 import { createJmespath } from "./jmespath/index.js";
 import type { PolicyResponse } from "./response/types.js";
 
@@ -19,6 +20,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const loader = options.contextLoader ?? {};
   const namespaceLabels = options.namespaceLabels ?? (() => undefined);
   const exceptionNamespaces = options.exceptionNamespaces ?? ["*"];
+  const memo = createVariableMemo();
   return {
     compile(policy: Policy): CompileResult {
       return compilePolicy(jp, policy);
@@ -32,6 +34,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         now: clock.now().getTime(),
         namespaceLabels,
         exceptionNamespaces,
+        memo,
       });
     },
   };

@@ -1,11 +1,38 @@
-import type { Policy, Rule } from "@kyverno-ts/api";
+import type { MatchResources, Policy, ResourceFilter, Rule } from "@kyverno-ts/api";
 import type { CompiledPolicy } from "../engine-types.js";
+import { type KindSelector, matchKindSelector, parseKindSelector, type RequestKind } from "../match/index.js";
 
 /** A rule ready for evaluation. */
 export interface CompiledRule {
   readonly rule: Rule;
   /** The rule is a generated `autogen-*` rule. */
   readonly autogen: boolean;
+  /**
+   * Cheap pre-check on the request kind alone, from the selectors of `match` parsed once: false means
+   * the rule cannot match, so the full match/exclude evaluation is not needed.
+   */
+  readonly mayMatchKind: (req: RequestKind) => boolean;
+}
+
+function filtersOf(m: MatchResources): ResourceFilter[] {
+  if (m.any && m.any.length > 0) return m.any;
+  if (m.all && m.all.length > 0) return m.all;
+  return [m];
+}
+
+/** Builds the kind pre-check of a rule; a filter without kinds (or `all` blocks) disables it. */
+function kindPrecheck(rule: Rule): (req: RequestKind) => boolean {
+  if (rule.match.all && rule.match.all.length > 0) return () => true;
+  const selectors: KindSelector[] = [];
+  for (const f of filtersOf(rule.match)) {
+    const kinds = f.resources?.kinds;
+    if (!kinds || kinds.length === 0) return () => true;
+    for (const k of kinds) {
+      const sel = parseKindSelector(k);
+      if (sel) selectors.push(sel);
+    }
+  }
+  return (req) => selectors.some((sel) => matchKindSelector(sel, req));
 }
 
 /** Engine-internal view of a compiled policy; callers only see `CompiledPolicy`. */
@@ -13,6 +40,8 @@ export interface CompiledPolicyImpl extends CompiledPolicy {
   readonly rules: readonly CompiledRule[];
   readonly category: string | undefined;
   readonly severity: string | undefined;
+  /** Whether any rule mentions the `images` variable, so requests only extract images when needed. */
+  readonly usesImages: boolean;
   /** Namespace of a namespaced `Policy`; undefined for a ClusterPolicy. */
   readonly namespace: string | undefined;
 }
@@ -34,7 +63,12 @@ export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl 
   return {
     policy,
     ruleNames: rules.map((r) => r.name),
-    rules: rules.map((rule) => ({ rule, autogen: !original.has(rule.name) })),
+    rules: rules.map((rule) => ({
+      rule,
+      autogen: !original.has(rule.name),
+      mayMatchKind: kindPrecheck(rule),
+    })),
+    usesImages: JSON.stringify(rules).includes("images"),
     category: annotations[CATEGORY_ANNOTATION],
     severity: annotations[SEVERITY_ANNOTATION],
     namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : undefined,

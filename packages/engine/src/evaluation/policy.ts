@@ -11,11 +11,12 @@ import { evaluateBlock, type Outcome } from "../validate/validate-rule.js";
 import { effectiveFailureAction } from "./failure-action.js";
 import { type JsonContext, withValues } from "./json-context.js";
 import { requestContext } from "./request-context.js";
-import { substitute } from "./variables.js";
+import { substitute, type VariableMemo } from "./variables.js";
 
 /** What evaluating one policy needs from the engine. */
 export interface PolicyEvalEnv {
   jp: Jmespath;
+  memo: VariableMemo;
   exceptionNamespaces: readonly string[];
   loader: ContextLoader;
   now: number;
@@ -43,7 +44,7 @@ function validateOutcome(
 ): Outcome | undefined {
   const validation = rule.validate;
   if (!validation) return undefined;
-  const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE" };
+  const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE", memo: env.memo };
   const object = (req.operation === "DELETE"
     ? (req.oldResource ?? req.resource)
     : req.resource) as unknown as JsonValue;
@@ -83,7 +84,7 @@ function validateOutcome(
 function properties(rule: Rule, base: JsonContext, env: PolicyEvalEnv): Record<string, string> | undefined {
   if (!rule.reportProperties) return undefined;
   const r = substitute(
-    { jp: env.jp, ctx: base, isDelete: false },
+    { jp: env.jp, ctx: base, isDelete: false, memo: env.memo },
     rule.reportProperties,
     "/reportProperties",
     "lenient",
@@ -148,10 +149,11 @@ export function evaluatePolicy(
       ? `${policy.namespace}/${policy.policy.metadata.name}`
       : policy.policy.metadata.name;
   const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
-  for (const { rule } of policy.rules as CompiledRule[]) {
+  for (const { rule, mayMatchKind } of policy.rules as CompiledRule[]) {
     if (!rule.validate) continue;
+    if (!mayMatchKind(matchReq)) continue;
     if (!matchesRule(rule.match, rule.exclude, matchReq)) continue;
-    base ??= withValues(requestContext(req, gvk), req.values);
+    base ??= withValues(requestContext(req, gvk, policy.usesImages), req.values);
     const action = effectiveFailureAction(
       rule.validate.failureAction ?? spec.validationFailureAction,
       rule.validate.failureActionOverrides ?? spec.validationFailureActionOverrides,
@@ -160,7 +162,7 @@ export function evaluatePolicy(
     );
     let podSecurityExcludes: PodSecurityExclude[] = [];
     if (exceptions.length > 0) {
-      const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE" };
+      const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE", memo: env.memo };
       const found = exceptionsForRule(
         exceptions,
         policyKey,

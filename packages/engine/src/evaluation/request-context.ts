@@ -16,6 +16,7 @@ function asJson(obj: KubeObject | undefined): JsonValue {
 export function requestContext(
   req: EngineRequest,
   kind: { group: string; version: string; kind: string },
+  withImages: boolean,
 ): JsonContext {
   const operation = req.operation ?? "CREATE";
   const object = operation === "DELETE" ? null : asJson(req.resource);
@@ -52,7 +53,9 @@ export function requestContext(
     ctx.serviceAccountName = "";
     ctx.serviceAccountNamespace = "";
   }
-  const images = extractImages(asJson(subject));
-  if (images !== undefined) ctx.images = images;
+  if (withImages) {
+    const images = extractImages(asJson(subject));
+    if (images !== undefined) ctx.images = images;
+  }
   return ctx;
 }

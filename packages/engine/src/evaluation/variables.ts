@@ -11,6 +11,37 @@ export interface Scope {
   readonly jp: Jmespath;
   readonly ctx: JsonContext;
   readonly isDelete: boolean;
+  /** Remembers which policy documents contain no variables, so they are never walked per request. */
+  readonly memo: VariableMemo;
+}
+
+/** Per-engine cache of "this policy document has no `{{ }}`" answers (keyed by object identity). */
+export interface VariableMemo {
+  containsVariables(doc: object): boolean;
+}
+
+function deepHasVariables(doc: JsonValue): boolean {
+  if (typeof doc === "string") return doc.includes("{{");
+  if (Array.isArray(doc)) return doc.some(deepHasVariables);
+  if (doc !== null && typeof doc === "object") {
+    for (const [k, v] of Object.entries(doc)) if (k.includes("{{") || deepHasVariables(v)) return true;
+  }
+  return false;
+}
+
+/** Creates the memo; policy documents are immutable once compiled, so answers never go stale. */
+export function createVariableMemo(): VariableMemo {
+  const known = new WeakMap<object, boolean>();
+  return {
+    containsVariables(doc) {
+      let v = known.get(doc);
+      if (v === undefined) {
+        v = deepHasVariables(doc as JsonValue);
+        known.set(doc, v);
+      }
+      return v;
+    },
+  };
 }
 
 /** Converts the part of a JSON pointer after the rule prefix (`/validate/pattern`) into a JMESPath path. */
@@ -66,7 +97,7 @@ export function substitute(
   basePath: string,
   mode: ResolveMode = "strict",
 ): SubstituteResult {
-  return substituteAll(doc, basePath, resolverFor(scope, mode));
+  return substituteAll(doc, basePath, resolverFor(scope, mode), (d) => !scope.memo.containsVariables(d));
 }
 
 /** Evaluates a bare JMESPath expression (a foreach `list`, a context `jmesPath`) in a scope. */

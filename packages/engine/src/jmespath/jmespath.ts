@@ -153,6 +153,19 @@ function checkResultSize(value: unknown, ctx: FunctionContext): void {
   }
 }
 
+const PATH_NODES = new Set(["Field", "Subexpression", "IndexExpression", "Index", "Current", "Identity"]);
+
+/**
+ * True when an expression only selects a part of its input (`a.b[0].c`, `@`): its result is then a
+ * sub-tree of data the caller already holds, and needs no size check.
+ */
+function isPathOnly(node: unknown): boolean {
+  if (node === null || typeof node !== "object") return true;
+  const record = node as Record<string, unknown>;
+  if (typeof record.type !== "string" || !PATH_NODES.has(record.type)) return false;
+  return isPathOnly(record.left) && isPathOnly(record.right);
+}
+
 /** Visits every Function node of an AST and returns the first unknown name. */
 function unknownFunction(node: unknown, known: (name: string) => boolean): string | undefined {
   if (node === null || typeof node !== "object") return undefined;
@@ -197,6 +210,15 @@ export function createJmespath(options: JmespathOptions): Jmespath {
   }
 
   const cache = new Map<string, Ast | string>();
+  const pathOnlyAsts = new WeakMap<object, boolean>();
+  const pathOnly = (ast: Ast): boolean => {
+    let v = pathOnlyAsts.get(ast as object);
+    if (v === undefined) {
+      v = isPathOnly(ast);
+      pathOnlyAsts.set(ast as object, v);
+    }
+    return v;
+  };
   const parse = (expression: string): Ast | string => {
     const hit = cache.get(expression);
     if (hit !== undefined) {
@@ -249,7 +271,7 @@ export function createJmespath(options: JmespathOptions): Jmespath {
         const ast = parse(expression);
         if (typeof ast === "string") return { ok: false, error: ast };
         const value = interpreter.search(ast, data) as JsonValue | undefined;
-        checkResultSize(value, ctx);
+        if (!pathOnly(ast)) checkResultSize(value, ctx);
         return { ok: true, value: value ?? null };
       } catch (thrown) {
         return { ok: false, error: messageOf(thrown) };

@@ -1,5 +1,12 @@
 export type { KindSelector, RequestKind } from "./kind.js";
-export { containsKind, matchKind, matchKinds, parseKindSelector, resourceGvk } from "./kind.js";
+export {
+  containsKind,
+  matchKind,
+  matchKindSelector,
+  matchKinds,
+  parseKindSelector,
+  resourceGvk,
+} from "./kind.js";
 export { matchesMatchResources, matchesRule } from "./match.js";
 export type { MatchRequest } from "./request.js";
 export { matchesResourceFilter } from "./resource-filter.js";

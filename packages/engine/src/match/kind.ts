@@ -67,7 +67,11 @@ export function parseKindSelector(spec: string): KindSelector | undefined {
  */
 export function matchKind(kindSpec: string, req: RequestKind): boolean {
   const sel = parseKindSelector(kindSpec);
-  if (sel === undefined) return false;
+  return sel !== undefined && matchKindSelector(sel, req);
+}
+
+/** Like `matchKind` for a selector parsed once with `parseKindSelector` (for compiled policies). */
+export function matchKindSelector(sel: KindSelector, req: RequestKind): boolean {
   if (!matchWildcard(sel.group, req.group)) return false;
   if (!matchWildcard(sel.version, req.version)) return false;
   if (!matchWildcard(sel.kind, req.kind)) return false;

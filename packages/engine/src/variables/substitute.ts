@@ -68,17 +68,23 @@ function unescapeBraces(s: string): string {
  * `basePath` is the JSON pointer of the document inside the rule (e.g. `/validate/pattern`), used
  * for `{{@}}` and error messages. Returns the same object when nothing changed.
  */
-export function substituteAll(doc: JsonValue, basePath: string, resolve: VariableResolver): SubstituteResult {
+export function substituteAll(
+  doc: JsonValue,
+  basePath: string,
+  resolve: VariableResolver,
+  isConstant?: (doc: object) => boolean,
+): SubstituteResult {
   if (typeof doc === "string") {
     return hasVariables(doc) || doc.includes("\\{{")
       ? substituteString(doc, basePath, resolve)
       : { ok: true, value: doc };
   }
+  if (doc !== null && typeof doc === "object" && isConstant?.(doc)) return { ok: true, value: doc };
   if (Array.isArray(doc)) {
     let out: JsonValue[] | undefined;
     for (let i = 0; i < doc.length; i++) {
       const item = doc[i] as JsonValue;
-      const r = substituteAll(item, `${basePath}/${i}`, resolve);
+      const r = substituteAll(item, `${basePath}/${i}`, resolve, isConstant);
       if (!r.ok) return r;
       if (r.value !== item) {
         out ??= doc.slice();
@@ -99,7 +105,7 @@ export function substituteAll(doc: JsonValue, basePath: string, resolve: Variabl
         newKey = typeof k.value === "string" ? k.value : JSON.stringify(k.value);
         if (newKey !== key) keysChanged = true;
       }
-      const r = substituteAll(item, `${basePath}/${escapePointer(key)}`, resolve);
+      const r = substituteAll(item, `${basePath}/${escapePointer(key)}`, resolve, isConstant);
       if (!r.ok) return r;
       if (r.value !== item) out = {};
       entries.push([newKey, r.value]);
@@ -112,5 +118,6 @@ export function substituteAll(doc: JsonValue, basePath: string, resolve: Variabl
 
 /** Escapes a map key for use in a JSON pointer (`~` → `~0`, `/` → `~1`). */
 export function escapePointer(key: string): string {
+  if (!key.includes("~") && !key.includes("/")) return key;
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
