@@ -1,4 +1,4 @@
-import type { JsonValue, KubeObject, Policy, PolicyException } from "@kyverno-ts/api";
+import type { JsonValue, KubeObject, LabelSelector, Policy, PolicyException } from "@kyverno-ts/api";
 import type { PolicyResponse } from "./response/types.js";
 
 /** Source of the current time; injected so evaluation is deterministic in tests. */
@@ -30,6 +30,10 @@ export interface ContextLoader {
   apiCall?(call: { urlPath?: string; url?: string; method: string; data?: JsonValue }): LoadResult;
   globalReference?(name: string): LoadResult;
   imageRegistry?(reference: string): LoadResult;
+  /** One object, for `generate.clone`; an error result when it does not exist. */
+  getResource?(apiVersion: string, kind: string, namespace: string, name: string): LoadResult;
+  /** Objects of the given kinds in a namespace matching a selector, for `generate.cloneList` (an array value). */
+  listResources?(kinds: readonly string[], namespace: string, selector?: LabelSelector): LoadResult;
 }
 
 /** What to evaluate: a resource and the admission request around it. */
@@ -94,4 +98,6 @@ export interface Engine {
   compile(policy: Policy): CompileResult;
   /** Evaluates the validate rules of a compiled policy. Never throws: problems become `error` results. */
   validate(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
+  /** Computes what the generate rules want to exist for a trigger resource (`RuleResponse.generated`); writes nothing. */
+  generate(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
 }

@@ -26,16 +26,32 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return compilePolicy(jp, policy);
     },
     validate(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
-      const policy = internalView(compiled);
-      if (!policy) throw new TypeError("validate() needs a policy returned by compile()");
-      return evaluatePolicy(policy, request, {
+      return run(compiled, request, "validate");
+    },
+    generate(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
+      return run(compiled, request, "generate");
+    },
+  };
+
+  function run(
+    compiled: CompiledPolicy,
+    request: EngineRequest,
+    kind: "validate" | "generate",
+  ): PolicyResponse {
+    const policy = internalView(compiled);
+    if (!policy) throw new TypeError("the engine needs a policy returned by compile()");
+    return evaluatePolicy(
+      policy,
+      request,
+      {
         jp,
         loader,
         now: clock.now().getTime(),
         namespaceLabels,
         exceptionNamespaces,
         memo,
-      });
-    },
-  };
+      },
+      kind,
+    );
+  }
 }

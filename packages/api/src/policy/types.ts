@@ -140,7 +140,66 @@ export interface Validation {
   assert?: JsonValue;
 }
 
-/** One rule of a policy. `mutate`, `generate` and `verifyImages` are carried as data for later issues. */
+/** One `generate.foreach` entry: the generate fields evaluated per element. */
+export interface GenerateForeach extends GenerateTarget {
+  list: string;
+  context?: ContextEntry[];
+  preconditions?: Conditions;
+}
+
+/** What a generate rule (or one of its foreach entries) creates. */
+export interface GenerateTarget {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  data?: JsonValue;
+  clone?: { namespace?: string; name?: string };
+  cloneList?: { namespace?: string; kinds?: string[]; selector?: LabelSelector };
+}
+
+/** The `generate` block of a rule. */
+export interface Generation extends GenerateTarget {
+  synchronize?: boolean;
+  orphanDownstreamOnPolicyDelete?: boolean;
+  generateExisting?: boolean;
+  foreach?: GenerateForeach[];
+}
+
+/** One `mutate.foreach` entry. */
+export interface MutateForeach {
+  list: string;
+  order?: "Ascending" | "Descending";
+  context?: ContextEntry[];
+  preconditions?: Conditions;
+  patchStrategicMerge?: JsonValue;
+  patchesJson6902?: string;
+  foreach?: MutateForeach[];
+}
+
+/** A target of a mutate-existing rule. */
+export interface TargetSelector {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  selector?: LabelSelector;
+  context?: ContextEntry[];
+  preconditions?: Conditions;
+}
+
+/** The `mutate` block of a rule. */
+export interface Mutation {
+  patchStrategicMerge?: JsonValue;
+  patchesJson6902?: string;
+  foreach?: MutateForeach[];
+  targets?: TargetSelector[];
+  mutateExistingOnPolicyUpdate?: boolean;
+}
+
+/** One rule of a policy. `verifyImages` is carried as data; it is not evaluated yet. */
 export interface Rule {
   name: string;
   context?: ContextEntry[];
@@ -149,8 +208,8 @@ export interface Rule {
   preconditions?: Conditions;
   celPreconditions?: JsonValue[];
   validate?: Validation;
-  mutate?: JsonObject;
-  generate?: JsonObject;
+  mutate?: Mutation;
+  generate?: Generation;
   verifyImages?: JsonValue[];
   imageExtractors?: JsonObject;
   reportProperties?: Record<string, string>;

@@ -2,6 +2,7 @@ import type {
   JsonObject,
   JsonValue,
   MatchResources,
+  MutateForeach,
   ResourceFilter,
   Rule,
   Validation,
@@ -116,8 +117,7 @@ function wrapBody(rule: Rule, shape: Shape): Pick<Rule, "mutate" | "validate"> |
 }
 
 /** A mutate foreach entry's strategic-merge patch applies to the whole resource, so it is wrapped too. */
-function wrapForeachPatch(entry: JsonValue, wrap: (v: JsonValue) => JsonObject): JsonValue {
-  if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return entry;
+function wrapForeachPatch(entry: MutateForeach, wrap: (v: JsonValue) => JsonObject): MutateForeach {
   const psm = entry.patchStrategicMerge;
   if (psm === undefined || psm === null) return entry;
   return { ...entry, patchStrategicMerge: wrap(psm) };

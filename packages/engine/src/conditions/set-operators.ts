@@ -48,7 +48,9 @@ function valueList(value: JsonValue | undefined, key: JsonValue): readonly JsonV
   if (Array.isArray(value)) return value;
   if (typeof value !== "string") return undefined;
   if (RANGE.test(value)) return [value];
-  const single = Array.isArray(key) ? key.length === 1 && goSprint(key[0]) === value : matchWildcard(value, goSprint(key));
+  const single = Array.isArray(key)
+    ? key.length === 1 && goSprint(key[0]) === value
+    : matchWildcard(value, goSprint(key));
   return single ? [value] : parseStringArray(value);
 }
 

@@ -9,6 +9,7 @@ import type { PolicyResponse, ResourceRef, RuleResponse } from "../response/type
 import { podSecurityOutcome } from "../validate/pod-security.js";
 import { evaluateBlock, type Outcome } from "../validate/validate-rule.js";
 import { effectiveFailureAction } from "./failure-action.js";
+import { generateRuleOutcome } from "./generate-rule.js";
 import { type JsonContext, withValues } from "./json-context.js";
 import { requestContext } from "./request-context.js";
 import { substitute, type VariableMemo } from "./variables.js";
@@ -104,7 +105,9 @@ export function evaluatePolicy(
   policy: CompiledPolicyImpl,
   req: EngineRequest,
   env: PolicyEvalEnv,
+  ruleKind: "validate" | "generate" = "validate",
 ): PolicyResponse {
+  const ruleType = ruleKind === "validate" ? "Validation" : "Generation";
   const spec = policy.policy.spec;
   const resource = resourceRef(req);
   const response: PolicyResponse = {
@@ -150,13 +153,13 @@ export function evaluatePolicy(
       : policy.policy.metadata.name;
   const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
   for (const { rule, mayMatchKind } of policy.rules as CompiledRule[]) {
-    if (!rule.validate) continue;
+    if (rule[ruleKind] === undefined) continue;
     if (!mayMatchKind(matchReq)) continue;
     if (!matchesRule(rule.match, rule.exclude, matchReq)) continue;
     base ??= withValues(requestContext(req, gvk, policy.usesImages), req.values);
     const action = effectiveFailureAction(
-      rule.validate.failureAction ?? spec.validationFailureAction,
-      rule.validate.failureActionOverrides ?? spec.validationFailureActionOverrides,
+      rule.validate?.failureAction ?? spec.validationFailureAction,
+      rule.validate?.failureActionOverrides ?? spec.validationFailureActionOverrides,
       resource.namespace,
       namespaceLabels,
     );
@@ -175,7 +178,7 @@ export function evaluatePolicy(
         const keys = found.skipping.map((e) => `${e.namespace}/${e.name}`);
         response.rules.push({
           name: rule.name,
-          type: "Validation",
+          type: ruleType,
           status: "skip",
           message: exceptionSkipMessage(keys),
           failureAction: action,
@@ -187,17 +190,35 @@ export function evaluatePolicy(
       }
       podSecurityExcludes = found.podSecurity;
     }
-    const outcome = validateOutcome(rule, base, req, env, preset, podSecurityExcludes);
+    const generated =
+      ruleKind === "generate"
+        ? generateRuleOutcome(
+            rule,
+            base,
+            req,
+            env,
+            preset,
+            { name: policy.policy.metadata.name, namespace: policy.namespace ?? "" },
+            resource,
+          )
+        : undefined;
+    const outcome = generated ?? validateOutcome(rule, base, req, env, preset, podSecurityExcludes);
     if (!outcome) continue;
     const props = properties(rule, base, env);
     const r: RuleResponse = {
       name: rule.name,
-      type: "Validation",
+      type: ruleType,
       status: outcome.status,
       message: outcome.message,
       failureAction: action,
     };
     if (props) r.properties = props;
+    if (generated && rule.generate) {
+      r.generated = generated.generated;
+      r.synchronize = rule.generate.synchronize ?? false;
+      r.orphanDownstreamOnPolicyDelete = rule.generate.orphanDownstreamOnPolicyDelete ?? false;
+      r.generateExisting = rule.generate.generateExisting ?? spec.generateExisting ?? false;
+    }
     response.rules.push(r);
     if (spec.applyRules === "One" && outcome.status !== "skip") break;
   }

@@ -87,7 +87,8 @@ function checkAnchor(
   if (!present && kind === "equality") return undefined;
   const failureKind = kind === "global" ? "global" : "condition";
   const name = kind === "global" ? "global" : "conditional";
-  if (!present) return { kind: failureKind, reason: `${name} anchor key not found in the resource at ${path}` };
+  if (!present)
+    return { kind: failureKind, reason: `${name} anchor key not found in the resource at ${path}` };
   const result = validatePattern(resource[key] ?? null, pattern);
   if (result.status === "pass") return undefined;
   return { kind: failureKind, reason: `${name} anchor mismatch at ${path}: ${result.message}` };
@@ -100,7 +101,10 @@ interface AnchorScope {
 }
 
 /** Which anchors occur anywhere inside `value`. */
-function anchorScope(value: JsonValue, scope: AnchorScope = { any: false, conditional: false, global: false }): AnchorScope {
+function anchorScope(
+  value: JsonValue,
+  scope: AnchorScope = { any: false, conditional: false, global: false },
+): AnchorScope {
   if (Array.isArray(value)) {
     for (const item of value) anchorScope(item, scope);
   } else if (isObject(value)) {
@@ -143,7 +147,9 @@ function preprocessList(
     const ownKey = key === undefined ? undefined : element[key];
     const candidates = resources
       .map((value, index) => ({ value, index }))
-      .filter(({ value }) => ownKey === undefined || (isObject(value) && jsonEqual(value[key ?? ""], ownKey)));
+      .filter(
+        ({ value }) => ownKey === undefined || (isObject(value) && jsonEqual(value[key ?? ""], ownKey)),
+      );
     if (candidates.length === 0 && ownKey !== undefined && !scope.conditional && !scope.global) {
       // A new keyed element whose only anchors are add-if-not-present ones.
       const created = preprocessMap(element, undefined, items, `${path}/-`);

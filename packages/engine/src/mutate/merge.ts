@@ -27,7 +27,12 @@ const SET_ELEMENT_ORDER = "$setElementOrder/";
  * Merges `patch` into `original` (absent when `undefined`) at `path` (a JSON pointer used in errors).
  * Inputs are never mutated; the result shares unchanged subtrees with both.
  */
-export function mergeValue(original: JsonValue | undefined, patch: JsonValue, schema: PatchSchema, path: string): Merged {
+export function mergeValue(
+  original: JsonValue | undefined,
+  patch: JsonValue,
+  schema: PatchSchema,
+  path: string,
+): Merged {
   if (isObject(patch)) return mergeMap(original, patch, schema, path);
   if (Array.isArray(patch)) return mergeList(original, patch, schema, path);
   if (original !== undefined && original !== null && typeof original === "object") {
@@ -42,7 +47,12 @@ function clash(original: JsonValue, patch: JsonValue, path: string): MergeError 
   );
 }
 
-function mergeMap(original: JsonValue | undefined, patch: JsonObject, schema: PatchSchema, path: string): Merged {
+function mergeMap(
+  original: JsonValue | undefined,
+  patch: JsonObject,
+  schema: PatchSchema,
+  path: string,
+): Merged {
   if (original !== undefined && original !== null && !isObject(original)) return clash(original, patch, path);
   const base: JsonObject = isObject(original) ? original : {};
   const directive = patch[DIRECTIVE];
@@ -60,7 +70,8 @@ function mergeMap(original: JsonValue | undefined, patch: JsonObject, schema: Pa
     const field = key.slice(DELETE_FROM_PRIMITIVE_LIST.length);
     const current = result[field];
     if (!Array.isArray(value)) return new MergeError(`${key} must be a list at ${path || "/"}`);
-    if (Array.isArray(current)) result[field] = current.filter((item) => !value.some((v) => jsonEqual(v, item)));
+    if (Array.isArray(current))
+      result[field] = current.filter((item) => !value.some((v) => jsonEqual(v, item)));
   }
   for (const [key, value] of Object.entries(patch)) {
     if (key === DIRECTIVE || key === RETAIN_KEYS || key.startsWith(SET_ELEMENT_ORDER)) continue;
@@ -82,13 +93,21 @@ function mergeMap(original: JsonValue | undefined, patch: JsonObject, schema: Pa
   return result;
 }
 
-function mergeList(original: JsonValue | undefined, patch: JsonValue[], schema: PatchSchema, path: string): Merged {
-  if (original !== undefined && original !== null && !Array.isArray(original)) return clash(original, patch, path);
+function mergeList(
+  original: JsonValue | undefined,
+  patch: JsonValue[],
+  schema: PatchSchema,
+  path: string,
+): Merged {
+  if (original !== undefined && original !== null && !Array.isArray(original))
+    return clash(original, patch, path);
   const base = Array.isArray(original) ? original : [];
   const strategy = listStrategy(schema);
   if (strategy.kind === "replace") return patch;
   const replace = patch.some((e) => isObject(e) && e[DIRECTIVE] === "replace" && Object.keys(e).length === 1);
-  const elements = patch.filter((e) => !(isObject(e) && e[DIRECTIVE] === "replace" && Object.keys(e).length === 1));
+  const elements = patch.filter(
+    (e) => !(isObject(e) && e[DIRECTIVE] === "replace" && Object.keys(e).length === 1),
+  );
   if (strategy.kind === "primitives") return mergePrimitives(replace ? [] : base, elements);
   return mergeKeyed(replace ? [] : base, elements, strategy.key, itemSchema(schema), path);
 }
@@ -104,13 +123,21 @@ function mergePrimitives(base: JsonValue[], patch: JsonValue[]): JsonValue[] {
   return [...added, ...base];
 }
 
-function mergeKeyed(base: JsonValue[], patch: JsonValue[], key: string, items: PatchSchema, path: string): Merged {
+function mergeKeyed(
+  base: JsonValue[],
+  patch: JsonValue[],
+  key: string,
+  items: PatchSchema,
+  path: string,
+): Merged {
   const result = [...base];
   const added: JsonValue[] = [];
   for (const element of patch) {
     if (element === null) continue;
     if (!isObject(element)) {
-      return new MergeError(`list ${path} is merged on "${key}": element ${JSON.stringify(element)} is not a map`);
+      return new MergeError(
+        `list ${path} is merged on "${key}": element ${JSON.stringify(element)} is not a map`,
+      );
     }
     const keyValue = element[key];
     if (keyValue === undefined) {
@@ -119,7 +146,12 @@ function mergeKeyed(base: JsonValue[], patch: JsonValue[], key: string, items: P
     const sameKey = (e: JsonValue): boolean => isObject(e) && jsonEqual(e[key], keyValue);
     const list = result.some(sameKey) ? result : added;
     const index = list.findIndex(sameKey);
-    const merged = mergeValue(index < 0 ? undefined : list[index], element, items, `${path}/${index < 0 ? "-" : index}`);
+    const merged = mergeValue(
+      index < 0 ? undefined : list[index],
+      element,
+      items,
+      `${path}/${index < 0 ? "-" : index}`,
+    );
     if (merged instanceof MergeError) return merged;
     const gone = merged === undefined || isEmptyMap(merged);
     if (index < 0) {

@@ -22,7 +22,8 @@ export type ListStrategy =
 
 const EMPTY: PatchSchema = {};
 
-const byName = (items?: PatchSchema): PatchSchema => (items === undefined ? { mergeKey: "name" } : { mergeKey: "name", items });
+const byName = (items?: PatchSchema): PatchSchema =>
+  items === undefined ? { mergeKey: "name" } : { mergeKey: "name", items };
 
 const OBJECT_META: PatchSchema = {
   fields: { finalizers: { mergePrimitives: true }, ownerReferences: { mergeKey: "uid" } },
@@ -55,9 +56,14 @@ const CONDITIONS: PatchSchema = { mergeKey: "type" };
 
 const POD_TEMPLATE: PatchSchema = { fields: { metadata: OBJECT_META, spec: POD_SPEC } };
 
-const withMeta = (fields: Record<string, PatchSchema>): PatchSchema => ({ fields: { metadata: OBJECT_META, ...fields } });
+const withMeta = (fields: Record<string, PatchSchema>): PatchSchema => ({
+  fields: { metadata: OBJECT_META, ...fields },
+});
 
-const WORKLOAD = withMeta({ spec: { fields: { template: POD_TEMPLATE } }, status: { fields: { conditions: CONDITIONS } } });
+const WORKLOAD = withMeta({
+  spec: { fields: { template: POD_TEMPLATE } },
+  status: { fields: { conditions: CONDITIONS } },
+});
 
 const JOB_SPEC: PatchSchema = { fields: { template: POD_TEMPLATE } };
 
@@ -69,14 +75,22 @@ const KINDS: Readonly<Record<string, { groups: readonly string[]; schema: PatchS
   ReplicaSet: { groups: ["apps", "extensions"], schema: WORKLOAD },
   DaemonSet: { groups: ["apps", "extensions"], schema: WORKLOAD },
   StatefulSet: { groups: ["apps"], schema: WORKLOAD },
-  Job: { groups: ["batch"], schema: withMeta({ spec: JOB_SPEC, status: { fields: { conditions: CONDITIONS } } }) },
+  Job: {
+    groups: ["batch"],
+    schema: withMeta({ spec: JOB_SPEC, status: { fields: { conditions: CONDITIONS } } }),
+  },
   CronJob: {
     groups: ["batch"],
-    schema: withMeta({ spec: { fields: { jobTemplate: { fields: { metadata: OBJECT_META, spec: JOB_SPEC } } } } }),
+    schema: withMeta({
+      spec: { fields: { jobTemplate: { fields: { metadata: OBJECT_META, spec: JOB_SPEC } } } },
+    }),
   },
   Service: { groups: [""], schema: withMeta({ spec: { fields: { ports: { mergeKey: "port" } } } }) },
   ServiceAccount: { groups: [""], schema: withMeta({ secrets: byName() }) },
-  Node: { groups: [""], schema: withMeta({ status: { fields: { conditions: CONDITIONS, addresses: CONDITIONS } } }) },
+  Node: {
+    groups: [""],
+    schema: withMeta({ status: { fields: { conditions: CONDITIONS, addresses: CONDITIONS } } }),
+  },
 };
 
 const UNKNOWN_KIND: PatchSchema = withMeta({});

@@ -45,7 +45,8 @@ export function applyStrategicMerge(
       break;
   }
   const merged = mergeValue(resource, overlay.value ?? {}, schema, "");
-  if (merged instanceof MergeError) return { ok: false, error: `failed to apply strategic merge patch: ${merged.message}` };
+  if (merged instanceof MergeError)
+    return { ok: false, error: `failed to apply strategic merge patch: ${merged.message}` };
   return { ok: true, value: merged ?? resource };
 }
 

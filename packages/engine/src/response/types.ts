@@ -1,4 +1,5 @@
 import type { FailureAction, JsonValue } from "@kyverno-ts/api";
+import type { GeneratedResource } from "../generate/generate.js";
 
 /**
  * Outcome of one rule, exactly as upstream defines it:
@@ -35,6 +36,14 @@ export interface RuleResponse {
   properties?: Record<string, string>;
   /** Set when a PolicyException turned the result into `skip`. */
   exception?: { namespace: string; name: string };
+  /** Generate rules: the objects the rule wants to exist (the engine never writes them). */
+  generated?: GeneratedResource[];
+  /** Generate rules: keep generated objects in sync with the rule and trigger. */
+  synchronize?: boolean;
+  /** Generate rules: leave generated objects in place when the policy is deleted. */
+  orphanDownstreamOnPolicyDelete?: boolean;
+  /** Generate rules: also generate for triggers that existed before the policy. */
+  generateExisting?: boolean;
 }
 
 /** All rule results of one policy for one resource. */
