@@ -98,6 +98,11 @@ export interface Engine {
   compile(policy: Policy): CompileResult;
   /** Evaluates the validate rules of a compiled policy. Never throws: problems become `error` results. */
   validate(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
+  /**
+   * Applies the mutate rules in order (`PolicyResponse.patchedResource` and `.patch`); mutate-existing
+   * rules (`targets`) are left to `mutateExisting`.
+   */
+  mutate(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
   /** Computes what the generate rules want to exist for a trigger resource (`RuleResponse.generated`); writes nothing. */
   generate(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
 }

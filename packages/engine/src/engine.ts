@@ -2,6 +2,7 @@ import type { Policy } from "@kyverno-ts/api";
 import { compilePolicy } from "./compile/compile.js";
 import { internalView } from "./compile/compiled.js";
 import type { CompiledPolicy, CompileResult, Engine, EngineOptions, EngineRequest } from "./engine-types.js";
+import { mutatePolicy } from "./evaluation/mutate-policy.js";
 import { evaluatePolicy } from "./evaluation/policy.js";
 import { createVariableMemo } from "./evaluation/variables.js";
 import { createJmespath } from "./jmespath/index.js";
@@ -31,27 +32,21 @@ export function createEngine(options: EngineOptions = {}): Engine {
     generate(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
       return run(compiled, request, "generate");
     },
+    mutate(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
+      return run(compiled, request, "mutate");
+    },
   };
 
   function run(
     compiled: CompiledPolicy,
     request: EngineRequest,
-    kind: "validate" | "generate",
+    kind: "validate" | "generate" | "mutate",
   ): PolicyResponse {
     const policy = internalView(compiled);
     if (!policy) throw new TypeError("the engine needs a policy returned by compile()");
-    return evaluatePolicy(
-      policy,
-      request,
-      {
-        jp,
-        loader,
-        now: clock.now().getTime(),
-        namespaceLabels,
-        exceptionNamespaces,
-        memo,
-      },
-      kind,
-    );
+    const env = { jp, loader, now: clock.now().getTime(), namespaceLabels, exceptionNamespaces, memo };
+    return kind === "mutate"
+      ? mutatePolicy(policy, request, env)
+      : evaluatePolicy(policy, request, env, kind);
   }
 }

@@ -44,6 +44,8 @@ export interface CompiledPolicyImpl extends CompiledPolicy {
   readonly usesImages: boolean;
   /** Namespace of a namespaced `Policy`; undefined for a ClusterPolicy. */
   readonly namespace: string | undefined;
+  /** How PolicyExceptions name this policy: `name`, or `namespace/name` for a namespaced Policy. */
+  readonly key: string;
 }
 
 /** Recovers the internal view; returns undefined for objects not produced by `compile`. */
@@ -72,5 +74,9 @@ export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl 
     category: annotations[CATEGORY_ANNOTATION],
     severity: annotations[SEVERITY_ANNOTATION],
     namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : undefined,
+    key:
+      policy.kind === "Policy"
+        ? `${policy.metadata.namespace ?? "default"}/${policy.metadata.name}`
+        : policy.metadata.name,
   };
 }

@@ -1,4 +1,4 @@
-import type { JsonValue, PodSecurityExclude, Rule } from "@kyverno-ts/api";
+import type { JsonValue, PodSecurityExclude, PolicyException, Rule } from "@kyverno-ts/api";
 import type { CompiledPolicyImpl, CompiledRule } from "../compile/compiled.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import { acceptsNamespace, exceptionsForRule } from "../exceptions/exceptions.js";
@@ -24,7 +24,8 @@ export interface PolicyEvalEnv {
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
 }
 
-function resourceRef(req: EngineRequest): ResourceRef {
+/** The reference of the resource a request is about (the old object on DELETE). */
+export function resourceRef(req: EngineRequest): ResourceRef {
   const obj = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
   return {
     apiVersion: obj.apiVersion ?? "",
@@ -97,34 +98,13 @@ function properties(rule: Rule, base: JsonContext, env: PolicyEvalEnv): Record<s
   );
 }
 
-/**
- * Evaluates the validate rules of one compiled policy against one request, in rule order, honouring
- * match/exclude, a namespaced Policy's namespace, `applyRules: One` and the effective failure action.
- */
-export function evaluatePolicy(
+/** What match/exclude and the context need to know about a request, computed once per policy. */
+export function requestFacts(
   policy: CompiledPolicyImpl,
   req: EngineRequest,
   env: PolicyEvalEnv,
-  ruleKind: "validate" | "generate" = "validate",
-): PolicyResponse {
-  const ruleType = ruleKind === "validate" ? "Validation" : "Generation";
-  const spec = policy.policy.spec;
-  const resource = resourceRef(req);
-  const response: PolicyResponse = {
-    policy: {
-      kind: policy.policy.kind,
-      name: policy.policy.metadata.name,
-      ...(policy.namespace !== undefined ? { namespace: policy.namespace } : {}),
-    },
-    resource,
-    rules: [],
-    background: spec.background,
-    timestamp: env.now,
-    ...(policy.category !== undefined ? { category: policy.category } : {}),
-    ...(policy.severity !== undefined ? { severity: policy.severity } : {}),
-  };
-  if (req.background && !spec.background) return response;
-  if (policy.namespace !== undefined && resource.namespace !== policy.namespace) return response;
+  resource: ResourceRef,
+) {
   const subject = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
   const gvk = resourceGvk(subject);
   // A Namespace has no namespace labels: upstream never applies namespaceSelector to it.
@@ -145,12 +125,58 @@ export function evaluatePolicy(
     ...(req.clusterRoles ? { clusterRoles: req.clusterRoles } : {}),
     ...(policy.namespace !== undefined ? { policyNamespace: policy.namespace } : {}),
   };
+  return { gvk, namespaceLabels, matchReq };
+}
+
+/** A response with no rule results yet, for a policy and a request. */
+export function emptyResponse(
+  policy: CompiledPolicyImpl,
+  req: EngineRequest,
+  env: PolicyEvalEnv,
+): PolicyResponse {
+  const spec = policy.policy.spec;
+  const resource = resourceRef(req);
+  const response: PolicyResponse = {
+    policy: {
+      kind: policy.policy.kind,
+      name: policy.policy.metadata.name,
+      ...(policy.namespace !== undefined ? { namespace: policy.namespace } : {}),
+    },
+    resource,
+    rules: [],
+    background: spec.background,
+    timestamp: env.now,
+    ...(policy.category !== undefined ? { category: policy.category } : {}),
+    ...(policy.severity !== undefined ? { severity: policy.severity } : {}),
+  };
+  return response;
+}
+
+/** The request's PolicyExceptions that come from accepted namespaces. */
+export function acceptedExceptions(req: EngineRequest, env: PolicyEvalEnv): PolicyException[] {
+  return (req.exceptions ?? []).filter((e) => acceptsNamespace(env.exceptionNamespaces, e));
+}
+
+/**
+ * Evaluates the validate rules of one compiled policy against one request, in rule order, honouring
+ * match/exclude, a namespaced Policy's namespace, `applyRules: One` and the effective failure action.
+ */
+export function evaluatePolicy(
+  policy: CompiledPolicyImpl,
+  req: EngineRequest,
+  env: PolicyEvalEnv,
+  ruleKind: "validate" | "generate" = "validate",
+): PolicyResponse {
+  const ruleType = ruleKind === "validate" ? "Validation" : "Generation";
+  const spec = policy.policy.spec;
+  const response = emptyResponse(policy, req, env);
+  const resource = response.resource;
+  if (req.background && !spec.background) return response;
+  if (policy.namespace !== undefined && resource.namespace !== policy.namespace) return response;
+  const { gvk, namespaceLabels, matchReq } = requestFacts(policy, req, env, resource);
   let base: JsonContext | undefined;
-  const exceptions = (req.exceptions ?? []).filter((e) => acceptsNamespace(env.exceptionNamespaces, e));
-  const policyKey =
-    policy.namespace !== undefined
-      ? `${policy.namespace}/${policy.policy.metadata.name}`
-      : policy.policy.metadata.name;
+  const exceptions = acceptedExceptions(req, env);
+  const policyKey = policy.key;
   const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
   for (const { rule, mayMatchKind } of policy.rules as CompiledRule[]) {
     if (rule[ruleKind] === undefined) continue;

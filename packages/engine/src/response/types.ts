@@ -61,4 +61,6 @@ export interface PolicyResponse {
   timestamp: number;
   /** The resource after mutation, when mutate rules ran; unset otherwise. */
   patchedResource?: JsonValue;
+  /** RFC 6902 operations from the original resource to `patchedResource` (mutate only). */
+  patch?: JsonValue[];
 }
