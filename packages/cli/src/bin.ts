@@ -1,2 +1,18 @@
 #!/usr/bin/env node
-console.log("kyverno-ts");
+import { runCli } from "./program.js";
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  cwd: process.cwd(),
+  env: process.env,
+  isTTY: process.stderr.isTTY === true,
+  readStdin,
+});

@@ -1,0 +1,48 @@
+import { type LoadError, loadUserInfo, loadValues, type RequestInfo, type ValuesSpec } from "@kyverno-ts/api";
+import { InputMessages } from "../output/messages.js";
+import { parseSources, type SourcedDocument, type Warnings } from "./documents.js";
+import type { InputResult, SourceFile } from "./files.js";
+
+function single(source: SourceFile, what: string, warnings: Warnings): InputResult<SourcedDocument> {
+  const parsed = parseSources([source], warnings);
+  if (!parsed.ok) return parsed;
+  const doc = parsed.value[0];
+  if (!doc) {
+    const e: LoadError = {
+      code: "missing-field",
+      file: source.display,
+      path: "",
+      message: InputMessages.emptyFile(what),
+    };
+    return { ok: false, problems: [e] };
+  }
+  return { ok: true, value: doc };
+}
+
+/** Loads a `cli.kyverno.io/v1alpha1` Values (or `Value`) file: the first document of the source. */
+export function loadValuesSource(source: SourceFile, warnings: Warnings): InputResult<ValuesSpec> {
+  const doc = single(source, "values", warnings);
+  if (!doc.ok) return doc;
+  const loaded = loadValues(doc.value.value, {
+    file: doc.value.file,
+    document: doc.value.document,
+    locate: doc.value.locate,
+  });
+  if (!loaded.ok) return { ok: false, problems: loaded.errors };
+  warnings.push(...loaded.warnings);
+  return { ok: true, value: loaded.value };
+}
+
+/** Loads a `cli.kyverno.io/v1alpha1` UserInfo file: roles, cluster roles and the requesting user. */
+export function loadUserInfoSource(source: SourceFile, warnings: Warnings): InputResult<RequestInfo> {
+  const doc = single(source, "user info", warnings);
+  if (!doc.ok) return doc;
+  const loaded = loadUserInfo(doc.value.value, {
+    file: doc.value.file,
+    document: doc.value.document,
+    locate: doc.value.locate,
+  });
+  if (!loaded.ok) return { ok: false, problems: loaded.errors };
+  warnings.push(...loaded.warnings);
+  return { ok: true, value: loaded.value.requestInfo };
+}

@@ -1,0 +1,273 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { runApply } from "./commands/apply.js";
+import { runJpFunction, runJpParse, runJpQuery } from "./commands/jp.js";
+import { runTest } from "./commands/test.js";
+import { cliVersion, runVersion } from "./commands/version.js";
+import type { CliIo } from "./io.js";
+import { ExitCode } from "./io.js";
+import { Help } from "./output/help.js";
+import { CommonMessages } from "./output/messages.js";
+import { reportProblems } from "./output/problems.js";
+
+const collect = (value: string, previous: string[]) => [
+  ...previous,
+  ...value.split(",").filter((v) => v.trim() !== ""),
+];
+const collectRaw = (value: string, previous: string[]) => [...previous, value];
+const integer = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 255)
+    throw new InvalidArgumentError("expected an integer between 0 and 255");
+  return n;
+};
+
+interface RawApplyOptions {
+  resource: string[];
+  resources: string[];
+  valuesFile?: string;
+  set: string[];
+  userinfo?: string;
+  exception: string[];
+  exceptions: string[];
+  exceptionsWithinPolicies?: boolean;
+  policyReport?: boolean;
+  auditWarn?: boolean;
+  detailedResults?: boolean;
+  table?: boolean;
+  stdin?: boolean;
+  output?: "json" | "yaml";
+  outputFormat: "json" | "yaml";
+  warnExitCode: number;
+  warnNoPass?: boolean;
+  cluster?: boolean;
+}
+
+interface RawTestOptions {
+  fileName: string;
+  testCaseSelector: string;
+  failOnly?: boolean;
+  detailedResults?: boolean;
+  junitPath?: string;
+  output?: "json" | "table" | "junit";
+  requireTests?: boolean;
+}
+
+function applyCommand(io: CliIo, done: (status: number) => void): Command {
+  return new Command("apply")
+    .summary("Apply policies on resources")
+    .description(Help.apply.description)
+    .argument("[policies...]", "policy files or folders (`-` reads policies from stdin)")
+    .option(
+      "-r, --resource <paths>",
+      "resource files or folders, comma-separated or repeated (`-` for stdin)",
+      collect,
+      [],
+    )
+    .addOption(
+      new Option("--resources <paths>", "alias of --resource").argParser(collect).default([]).hideHelp(),
+    )
+    .option("-f, --values-file <file>", "Values file with variables, namespace labels and per-rule values")
+    .option("-s, --set <key=value,...>", "variables, comma-separated or repeated", collectRaw, [])
+    .option("-u, --userinfo <file>", "UserInfo file: roles, cluster roles and the requesting user")
+    .option("-e, --exception <files>", "PolicyException files, comma-separated or repeated", collect, [])
+    .addOption(
+      new Option("--exceptions <files>", "alias of --exception").argParser(collect).default([]).hideHelp(),
+    )
+    .option("-p, --policy-report", "print a wgpolicyk8s.io/v1alpha2 ClusterPolicyReport after the summary")
+    .option("--audit-warn", "report failures of Audit rules as warnings")
+    .option("--detailed-results", "show rule messages in the table")
+    .option("-t, --table", "show results as a table")
+    .option("-i, --stdin", "read resources from stdin (same as --resource -)")
+    .addOption(
+      new Option("-o, --output <format>", "machine output: print only the policy report").choices([
+        "json",
+        "yaml",
+      ]),
+    )
+    .addOption(
+      new Option("--output-format <format>", "format of the --policy-report block")
+        .choices(["json", "yaml"])
+        .default("yaml"),
+    )
+    .option(
+      "--warn-exit-code <code>",
+      "exit status when there are warnings but no failures or errors",
+      integer,
+      0,
+    )
+    .option("--warn-no-pass", "exit with --warn-exit-code when no resource passed any rule")
+    .addOption(new Option("-c, --cluster", "not supported: the CLI works on files only").hideHelp())
+    .addOption(new Option("--remove-color", "accepted for compatibility; output is never colored").hideHelp())
+    .addHelpText("after", Help.apply.examples)
+    .action(async function (this: Command, policies: string[]) {
+      const o = this.opts<RawApplyOptions>();
+      if (o.cluster) {
+        done(reportProblems(io, [{ file: "--cluster", message: Help.apply.noCluster }]));
+        return;
+      }
+      done(
+        await runApply(
+          policies,
+          {
+            resource: [...o.resource, ...o.resources],
+            set: o.set,
+            exception: [...o.exception, ...o.exceptions],
+            exceptionsWithinPolicies: o.exceptionsWithinPolicies ?? false,
+            policyReport: o.policyReport ?? false,
+            auditWarn: o.auditWarn ?? false,
+            detailedResults: o.detailedResults ?? false,
+            table: o.table ?? false,
+            stdin: o.stdin ?? false,
+            outputFormat: o.outputFormat,
+            warnExitCode: o.warnExitCode,
+            warnNoPass: o.warnNoPass ?? false,
+            ...(o.valuesFile !== undefined ? { valuesFile: o.valuesFile } : {}),
+            ...(o.userinfo !== undefined ? { userinfo: o.userinfo } : {}),
+            ...(o.output !== undefined ? { output: o.output } : {}),
+          },
+          io,
+        ),
+      );
+    });
+}
+
+function testCommand(io: CliIo, done: (status: number) => void): Command {
+  return new Command("test")
+    .summary("Run kyverno-test.yaml tests")
+    .description(Help.test.description)
+    .argument("[paths...]", "folders searched recursively for test files, or test files (default: .)")
+    .option("-f, --file-name <name>", "test file name to look for", "kyverno-test.yaml")
+    .option("-t, --test-case-selector <selector>", "run only matching cases", "policy=*,rule=*,resource=*")
+    .option("--fail-only", "show only failing result lines")
+    .option("--detailed-results", "show rule messages")
+    .option("--junit-path <file>", "also write JUnit XML to this file")
+    .addOption(new Option("-o, --output <format>", "output format").choices(["table", "json", "junit"]))
+    .addOption(
+      new Option("--output-format <format>", "alias of --output")
+        .choices(["table", "json", "junit"])
+        .hideHelp(),
+    )
+    .option("--require-tests", "fail (exit 2) when no test file is found")
+    .addOption(new Option("--remove-color", "accepted for compatibility; output is never colored").hideHelp())
+    .addHelpText("after", Help.test.examples)
+    .action(async function (this: Command, paths: string[]) {
+      const o = this.opts<RawTestOptions & { outputFormat?: RawTestOptions["output"] }>();
+      const output = o.output ?? o.outputFormat;
+      const status = await runTest(
+        paths,
+        {
+          fileName: o.fileName,
+          testCaseSelector: o.testCaseSelector,
+          failOnly: o.failOnly ?? false,
+          detailedResults: o.detailedResults ?? false,
+          requireTests: o.requireTests ?? false,
+          ...(output === "json" ? { output: "json" } : {}),
+          ...(output === "junit" ? { output: "junit" } : {}),
+          ...(o.junitPath !== undefined ? { junitPath: o.junitPath } : {}),
+        },
+        io,
+      );
+      done(status);
+    });
+}
+
+function jpCommand(io: CliIo, done: (status: number) => void): Command {
+  const jp = new Command("jp").summary("JMESPath with Kyverno's functions").description(Help.jp.description);
+  jp.addHelpText("after", Help.jp.examples);
+  jp.command("query")
+    .description("Evaluate JMESPath expressions on a JSON or YAML document")
+    .argument("[expressions...]", "expressions (read from stdin when none and no -q)")
+    .option("-i, --input <file>", "JSON or YAML input (default: stdin)")
+    .option("-q, --query <file>", "read an expression from a file (repeatable)", collectRaw, [])
+    .option("-c, --compact", "compact JSON output")
+    .option("-u, --unquoted", "print string results without quotes")
+    .addHelpText("after", Help.jp.queryExamples)
+    .action(async function (this: Command, exprs: string[]) {
+      const o = this.opts<{ input?: string; query: string[]; compact?: boolean; unquoted?: boolean }>();
+      done(
+        await runJpQuery(
+          exprs,
+          {
+            query: o.query,
+            compact: o.compact ?? false,
+            unquoted: o.unquoted ?? false,
+            ...(o.input ? { input: o.input } : {}),
+          },
+          io,
+        ),
+      );
+    });
+  jp.command("function")
+    .description("List Kyverno's JMESPath functions with their signatures")
+    .argument("[names...]", "only these functions")
+    .addHelpText("after", Help.jp.functionExamples)
+    .action((names: string[]) => done(runJpFunction(names, io)));
+  jp.command("parse")
+    .description("Check JMESPath expressions and print their syntax tree")
+    .argument("[expressions...]", "expressions (read from stdin when none and no -f)")
+    .option("-f, --file <file>", "read an expression from a file (repeatable)", collectRaw, [])
+    .addHelpText("after", Help.jp.parseExamples)
+    .action(async function (this: Command, exprs: string[]) {
+      done(await runJpParse(exprs, this.opts<{ file: string[] }>().file, io));
+    });
+  return jp;
+}
+
+/** Builds the commander program; `done` receives each command's exit status. */
+export function buildProgram(io: CliIo, done: (status: number) => void): Command {
+  const program = new Command("kyverno-ts")
+    .description(Help.root.description)
+    .version(cliVersion(), "--version", "print the version")
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride()
+    .showSuggestionAfterError()
+    .addHelpText("after", Help.root.examples);
+  const configure = (c: Command) => {
+    c.configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    }).exitOverride();
+    for (const sub of c.commands) configure(sub);
+    return c;
+  };
+  program.addCommand(configure(applyCommand(io, done)));
+  program.addCommand(configure(testCommand(io, done)));
+  program.addCommand(configure(jpCommand(io, done)));
+  program.addCommand(
+    configure(
+      new Command("version")
+        .description("Print the version")
+        .addHelpText("after", Help.version.examples)
+        .action(() => done(runVersion(io))),
+    ),
+  );
+  return program;
+}
+
+/**
+ * Runs the CLI in-process: parses `argv` (without `node` and the script), runs the command with
+ * the injected I/O and resolves to its exit status (0 ok, 1 policy/test failures, 2 input errors).
+ * Never calls `process.exit`; use `bin.ts` for the real process.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let status: number = ExitCode.Ok;
+  const program = buildProgram(io, (s) => {
+    status = s;
+  });
+  if (argv.length === 0) {
+    program.outputHelp();
+    return ExitCode.Ok;
+  }
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.InputError;
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr.write(`${CommonMessages.error(`internal error: ${text}`)}\n`);
+    return ExitCode.Failure;
+  }
+  return status;
+}
