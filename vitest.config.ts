@@ -8,6 +8,7 @@ export default defineConfig({
     alias: {
       "@kyverno-ts/api": pkg("api"),
       "@kyverno-ts/engine": pkg("engine"),
+      "@kyverno-ts/sandbox": pkg("sandbox"),
     },
   },
   test: {

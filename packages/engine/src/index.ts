@@ -18,3 +18,6 @@ export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath/index
 export { createJmespath } from "./jmespath/index.js";
 export type { PolicyResponse, ResourceRef, RuleResponse, RuleStatus, RuleType } from "./response/types.js";
 export { hasWildcard, matchWildcard } from "./wildcard/wildcard.js";
+export { applyJson6902, applyStrategicMerge, diffJson6902, parseJson6902 } from "./mutate/index.js";
+export type { GeneratedResource } from "./generate/generate.js";
+export { matchLabelSelector } from "./match/index.js";
