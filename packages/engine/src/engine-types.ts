@@ -103,6 +103,8 @@ export interface Engine {
    * rules (`targets`) are left to `mutateExisting`.
    */
   mutate(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
+  /** Mutate-existing rules: patches for the targets a trigger request selects (`RuleResponse.patchedTargets`); writes nothing. */
+  mutateExisting(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
   /** Computes what the generate rules want to exist for a trigger resource (`RuleResponse.generated`); writes nothing. */
   generate(policy: CompiledPolicy, request: EngineRequest): PolicyResponse;
 }

@@ -2,6 +2,7 @@ import type { Policy } from "@kyverno-ts/api";
 import { compilePolicy } from "./compile/compile.js";
 import { internalView } from "./compile/compiled.js";
 import type { CompiledPolicy, CompileResult, Engine, EngineOptions, EngineRequest } from "./engine-types.js";
+import { mutateExistingPolicy } from "./evaluation/mutate-existing.js";
 import { mutatePolicy } from "./evaluation/mutate-policy.js";
 import { evaluatePolicy } from "./evaluation/policy.js";
 import { createVariableMemo } from "./evaluation/variables.js";
@@ -35,18 +36,21 @@ export function createEngine(options: EngineOptions = {}): Engine {
     mutate(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
       return run(compiled, request, "mutate");
     },
+    mutateExisting(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
+      return run(compiled, request, "mutateExisting");
+    },
   };
 
   function run(
     compiled: CompiledPolicy,
     request: EngineRequest,
-    kind: "validate" | "generate" | "mutate",
+    kind: "validate" | "generate" | "mutate" | "mutateExisting",
   ): PolicyResponse {
     const policy = internalView(compiled);
     if (!policy) throw new TypeError("the engine needs a policy returned by compile()");
     const env = { jp, loader, now: clock.now().getTime(), namespaceLabels, exceptionNamespaces, memo };
-    return kind === "mutate"
-      ? mutatePolicy(policy, request, env)
-      : evaluatePolicy(policy, request, env, kind);
+    if (kind === "mutate") return mutatePolicy(policy, request, env);
+    if (kind === "mutateExisting") return mutateExistingPolicy(policy, request, env);
+    return evaluatePolicy(policy, request, env, kind);
   }
 }

@@ -12,12 +12,19 @@ export type {
   Operation,
   UserInfo,
 } from "./engine-types.js";
+export type { GeneratedResource } from "./generate/generate.js";
 export type { ImageInfo } from "./images/images.js";
 export { parseImage } from "./images/images.js";
 export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath/index.js";
 export { createJmespath } from "./jmespath/index.js";
-export type { PolicyResponse, ResourceRef, RuleResponse, RuleStatus, RuleType } from "./response/types.js";
-export { hasWildcard, matchWildcard } from "./wildcard/wildcard.js";
-export { applyJson6902, applyStrategicMerge, diffJson6902, parseJson6902 } from "./mutate/index.js";
-export type { GeneratedResource } from "./generate/generate.js";
 export { matchLabelSelector } from "./match/index.js";
+export { applyJson6902, applyStrategicMerge, diffJson6902, parseJson6902 } from "./mutate/index.js";
+export type {
+  PolicyResponse,
+  ResourceRef,
+  RuleResponse,
+  RuleStatus,
+  RuleType,
+  TargetPatch,
+} from "./response/types.js";
+export { hasWildcard, matchWildcard } from "./wildcard/wildcard.js";

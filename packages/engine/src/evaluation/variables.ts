@@ -44,13 +44,21 @@ export function createVariableMemo(): VariableMemo {
   };
 }
 
-/** Converts the part of a JSON pointer after the rule prefix (`/validate/pattern`) into a JMESPath path. */
+const PATTERN_FIELDS = new Set(["pattern", "anyPattern", "patchStrategicMerge"]);
+
+/**
+ * Converts the JSON pointer of a `{{@}}` inside a pattern or patch into the JMESPath of the same
+ * field in the resource (`/validate/pattern/spec/x` → `request.object.spec.x`); inside a foreach the
+ * path is relative to `element`.
+ */
 function pointerToJmespath(pointer: string): string {
   const parts = pointer.split("/").slice(1);
-  // Skip the two segments naming the rule field (e.g. `validate`, `pattern`), as upstream does.
-  let rest = parts.slice(2);
-  if (rest[0] === "foreach" || /^\d+$/.test(rest[0] ?? "")) rest = rest.slice(rest[0] === "foreach" ? 2 : 0);
-  let out = "request.object";
+  let at = parts.findIndex((p) => PATTERN_FIELDS.has(p));
+  if (at < 0) at = 1;
+  const inForeach = parts.slice(0, at).includes("foreach");
+  let rest = parts.slice(at + 1);
+  if (parts[at] === "anyPattern") rest = rest.slice(1);
+  let out = inForeach ? "element" : "request.object";
   for (const raw of rest) {
     const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");
     if (/^\d+$/.test(part)) out += `[${part}]`;

@@ -99,7 +99,7 @@ describe("random", () => {
     expect(value("random('[0-9a-z]{5}') | length(@)")).toBe(5);
   });
   it("can be parsed as JSON when it is digits (lookup example)", () => {
-    const picked = value("lookup(@, modulo(random('[0-9]{1,6}') | parse_json(@), length(@)))", [
+    const picked = value("lookup(@, modulo(random('[1-9][0-9]{0,5}') | parse_json(@), length(@)))", [
       "item1",
       "item2",
       "item3",

@@ -1,4 +1,4 @@
-import type { FailureAction, JsonValue } from "@kyverno-ts/api";
+import type { FailureAction, JsonValue, KubeObject } from "@kyverno-ts/api";
 import type { GeneratedResource } from "../generate/generate.js";
 
 /**
@@ -24,6 +24,13 @@ export interface ResourceRef {
   uid: string;
 }
 
+/** A target of a mutate-existing rule and how the rule changes it. */
+export interface TargetPatch {
+  target: KubeObject;
+  patched: JsonValue;
+  patch: JsonValue[];
+}
+
 /** One rule's result: what a PolicyReport result line needs. */
 export interface RuleResponse {
   name: string;
@@ -36,6 +43,8 @@ export interface RuleResponse {
   properties?: Record<string, string>;
   /** Set when a PolicyException turned the result into `skip`. */
   exception?: { namespace: string; name: string };
+  /** Mutate-existing rules: each changed target with its patched form and RFC 6902 patch. */
+  patchedTargets?: TargetPatch[];
   /** Generate rules: the objects the rule wants to exist (the engine never writes them). */
   generated?: GeneratedResource[];
   /** Generate rules: keep generated objects in sync with the rule and trigger. */
