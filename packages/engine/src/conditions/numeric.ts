@@ -6,8 +6,8 @@
 import type { JsonValue } from "@kyverno-ts/api";
 import { parseGoFloat } from "../pattern/go-strconv.js";
 import { compareQuantities, parseQuantity, type Quantity } from "../quantity/index.js";
+import { compareSemver, tryParseSemver as parseSemver, type Version as SemVer } from "../semver/semver.js";
 import { compareBig, durationPair } from "./duration-pair.js";
-import { compareSemver, parseSemver, type SemVer } from "./semver.js";
 
 /** The four ordering operators, by their canonical names. */
 export type OrderingOperator = "GreaterThan" | "GreaterThanOrEquals" | "LessThan" | "LessThanOrEquals";
