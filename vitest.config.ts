@@ -9,6 +9,9 @@ export default defineConfig({
       "@kyverno-ts/api": pkg("api"),
       "@kyverno-ts/engine": pkg("engine"),
       "@kyverno-ts/sandbox": pkg("sandbox"),
+      "@kyverno-ts/kube": pkg("kube"),
+      "@kyverno-ts/server": pkg("server"),
+      "@kyverno-ts/reporter": pkg("reporter"),
     },
   },
   test: {
