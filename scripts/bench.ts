@@ -57,14 +57,24 @@ function prng(seed: number) {
 
 function generate(count: number) {
   const rand = prng(42);
-  const images = ["nginx:1.25", "nginx:latest", "ghcr.io/acme/api:2.1.0", "busybox", "registry.k8s.io/pause:3.9"];
+  const images = [
+    "nginx:1.25",
+    "nginx:latest",
+    "ghcr.io/acme/api:2.1.0",
+    "busybox",
+    "registry.k8s.io/pause:3.9",
+  ];
   const out: Array<Record<string, unknown>> = [];
   for (let i = 0; i < count; i++) {
     const containers = [];
     const n = 1 + Math.floor(rand() * 3);
     for (let c = 0; c < n; c++) {
-      const container: Record<string, unknown> = { name: `c${c}`, image: images[Math.floor(rand() * images.length)] };
-      if (rand() < 0.7) container.resources = { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } };
+      const container: Record<string, unknown> = {
+        name: `c${c}`,
+        image: images[Math.floor(rand() * images.length)],
+      };
+      if (rand() < 0.7)
+        container.resources = { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } };
       if (rand() < 0.6) container.readinessProbe = { httpGet: { path: "/ready", port: 8080 } };
       if (rand() < 0.6) container.livenessProbe = { httpGet: { path: "/live", port: 8080 } };
       if (rand() < 0.5) {
@@ -84,13 +94,22 @@ function generate(count: number) {
     if (rand() < 0.05) podSpec.volumes = [{ name: "host", hostPath: { path: "/var/run" } }];
     const labels = { "app.kubernetes.io/name": `app${i}`, ...(rand() < 0.5 ? { team: "core" } : {}) };
     if (i % 2 === 0) {
-      out.push({ apiVersion: "v1", kind: "Pod", metadata: { name: `pod-${i}`, namespace: `ns-${i % 20}`, labels }, spec: podSpec });
+      out.push({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: `pod-${i}`, namespace: `ns-${i % 20}`, labels },
+        spec: podSpec,
+      });
     } else {
       out.push({
         apiVersion: "apps/v1",
         kind: "Deployment",
         metadata: { name: `deploy-${i}`, namespace: `ns-${i % 20}`, labels },
-        spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: podSpec },
+        },
       });
     }
   }
@@ -112,7 +131,11 @@ function measure(resources: Array<Record<string, unknown>>, fn: (r: Record<strin
   }
   const totalMs = Number(process.hrtime.bigint() - start) / 1e6;
   const sorted = Array.from(times).sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), perSecond: (resources.length / totalMs) * 1000 };
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    perSecond: (resources.length / totalMs) * 1000,
+  };
 }
 
 const resources = generate(COUNT);
@@ -127,7 +150,9 @@ const sets = [
   { name: "best-practices", dirs: ["best-practices"] },
 ];
 console.log(`kyverno-ts engine benchmark: ${COUNT} resources (half Pods, half Deployments), one core`);
-console.log(`floor (JSON parse + clone per resource): p50 ${floor.p50.toFixed(1)} µs, p99 ${floor.p99.toFixed(1)} µs`);
+console.log(
+  `floor (JSON parse + clone per resource): p50 ${floor.p50.toFixed(1)} µs, p99 ${floor.p99.toFixed(1)} µs`,
+);
 console.log("");
 console.log("set               policies rules  resources/s   p50 µs   p99 µs   p50/floor");
 for (const set of sets) {
@@ -143,7 +168,9 @@ for (const set of sets) {
   console.log(
     `${set.name.padEnd(17)} ${String(compiled.length).padStart(8)} ${String(rules).padStart(5)} ${m.perSecond.toFixed(0).padStart(12)} ${m.p50
       .toFixed(1)
-      .padStart(8)} ${m.p99.toFixed(1).padStart(8)} ${(m.p50 / floor.p50).toFixed(1).padStart(10)}x   (Pods only: p50 ${podOnly.p50.toFixed(1)} µs; ${results} rule results)`,
+      .padStart(
+        8,
+      )} ${m.p99.toFixed(1).padStart(8)} ${(m.p50 / floor.p50).toFixed(1).padStart(10)}x   (Pods only: p50 ${podOnly.p50.toFixed(1)} µs; ${results} rule results)`,
   );
 }
 console.log("");
