@@ -41,8 +41,31 @@ export interface StatusError {
 
 /** Outcome of running the admission chain on one request. */
 export type AdmissionResult =
-  | { allowed: true; /** The object after mutating webhooks (unchanged when none patched it). */ object: JsonValue | null; warnings: string[]; auditAnnotations: Record<string, string> }
-  | { allowed: false; status: StatusError; warnings: string[] };
+  | {
+      allowed: true;
+      /** The object after mutating webhooks (unchanged when none patched it). */
+      object: JsonValue | null;
+      warnings: string[];
+      auditAnnotations: Record<string, string>;
+    }
+  | {
+      allowed: false;
+      status: StatusError;
+      warnings: string[];
+      /** Audit annotations recorded before the rejection (webhook-provided and `failed-open`/`mutation` ones). */
+      auditAnnotations?: Record<string, string>;
+    };
+
+/** Per-request options for `admit` (and the `mutate` / `validate` phases). */
+export interface AdmitOptions {
+  /**
+   * The request deadline in seconds (kube-apiserver's `?timeout=`, default 60): every webhook call is
+   * bounded by min(its `timeoutSeconds`, time left), so the whole chain never outlives it.
+   */
+  timeoutSeconds?: number;
+  /** Aborted when the client went away; pending webhook calls fail with `context canceled`. */
+  signal?: AbortSignal;
+}
 
 /**
  * The admission chain the API server calls on create, update, delete (and connect): mutating webhooks
@@ -50,7 +73,19 @@ export type AdmissionResult =
  * Mutating/ValidatingWebhookConfigurations from `WebhookSource` on every request.
  */
 export interface AdmissionChain {
-  admit(attrs: AdmissionAttributes): Promise<AdmissionResult>;
+  admit(attrs: AdmissionAttributes, options?: AdmitOptions): Promise<AdmissionResult>;
+}
+
+/**
+ * An `AdmissionChain` whose two phases can also be run apart, as kube-apiserver does: mutating admission,
+ * then the API server's own validation of the object (422s), then validating admission on the result.
+ * `admit` is `mutate` followed by `validate` on the mutated object.
+ */
+export interface PhasedAdmissionChain extends AdmissionChain {
+  /** Mutating webhooks only (with reinvocation); `object` in the result is the mutated object. */
+  mutate(attrs: AdmissionAttributes, options?: AdmitOptions): Promise<AdmissionResult>;
+  /** Validating webhooks only, called in parallel on `attrs.object`; `object` is returned unchanged. */
+  validate(attrs: AdmissionAttributes, options?: AdmitOptions): Promise<AdmissionResult>;
 }
 
 /** Read access to the stored webhook configurations (so the chain always sees the latest objects). */
