@@ -1,5 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runApply } from "./commands/apply.js";
+import { type BundleAction, runBundle } from "./commands/bundle.js";
+import { runCreateException } from "./commands/create-exception.js";
 import { runJpFunction, runJpParse, runJpQuery } from "./commands/jp.js";
 import { runTest } from "./commands/test.js";
 import { cliVersion, runVersion } from "./commands/version.js";
@@ -35,8 +37,13 @@ interface RawApplyOptions {
   detailedResults?: boolean;
   table?: boolean;
   stdin?: boolean;
-  output?: "json" | "yaml";
+  output?: string;
   outputFormat: "json" | "yaml";
+  exceptionNamespace: string[];
+  targetResource: string[];
+  targetResources: string[];
+  clusterResource: string[];
+  clusterResources: string[];
   warnExitCode: number;
   warnNoPass?: boolean;
   cluster?: boolean;
@@ -73,16 +80,42 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
     .addOption(
       new Option("--exceptions <files>", "alias of --exception").argParser(collect).default([]).hideHelp(),
     )
+    .addOption(
+      new Option(
+        "--exception-namespace <namespaces>",
+        "accept PolicyExceptions only from these namespaces (comma-separated or repeated, wildcards)",
+      )
+        .argParser(collect)
+        .default([], "all"),
+    )
+    .option("--exceptions-within-policies", "also use PolicyExceptions found among the policy files")
+    .option(
+      "--target-resource <paths>",
+      "files of existing resources that mutate-existing rules (mutate.targets) patch, comma-separated or repeated",
+      collect,
+      [],
+    )
+    .option("--target-resources <dirs>", "folders of mutate-existing target resources", collect, [])
+    .option(
+      "--cluster-resource <paths>",
+      "files or folders of resources that exist in the cluster: clone sources of generate rules (also mutate-existing targets)",
+      collect,
+      [],
+    )
+    .addOption(
+      new Option("--cluster-resources <paths>", "alias of --cluster-resource")
+        .argParser(collect)
+        .default([])
+        .hideHelp(),
+    )
     .option("-p, --policy-report", "print a wgpolicyk8s.io/v1alpha2 ClusterPolicyReport after the summary")
     .option("--audit-warn", "report failures of Audit rules as warnings")
     .option("--detailed-results", "show rule messages in the table")
     .option("-t, --table", "show results as a table")
     .option("-i, --stdin", "read resources from stdin (same as --resource -)")
-    .addOption(
-      new Option("-o, --output <format>", "machine output: print only the policy report").choices([
-        "json",
-        "yaml",
-      ]),
+    .option(
+      "-o, --output <json|yaml|path>",
+      "json or yaml: print only the policy report (machine output); any other value: write the mutated and generated resources to this path (a directory, one file per resource; or a .yaml file)",
     )
     .addOption(
       new Option("--output-format <format>", "format of the --policy-report block")
@@ -105,6 +138,7 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
         done(reportProblems(io, [{ file: "--cluster", message: Help.apply.noCluster }]));
         return;
       }
+      const machine = o.output === "json" || o.output === "yaml" ? o.output : undefined;
       done(
         await runApply(
           policies,
@@ -112,6 +146,9 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
             resource: [...o.resource, ...o.resources],
             set: o.set,
             exception: [...o.exception, ...o.exceptions],
+            exceptionNamespace: o.exceptionNamespace,
+            targetResource: [...o.targetResource, ...o.targetResources],
+            clusterResource: [...o.clusterResource, ...o.clusterResources],
             exceptionsWithinPolicies: o.exceptionsWithinPolicies ?? false,
             policyReport: o.policyReport ?? false,
             auditWarn: o.auditWarn ?? false,
@@ -123,7 +160,8 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
             warnNoPass: o.warnNoPass ?? false,
             ...(o.valuesFile !== undefined ? { valuesFile: o.valuesFile } : {}),
             ...(o.userinfo !== undefined ? { userinfo: o.userinfo } : {}),
-            ...(o.output !== undefined ? { output: o.output } : {}),
+            ...(machine !== undefined ? { output: machine } : {}),
+            ...(o.output !== undefined && machine === undefined ? { outputPath: o.output } : {}),
           },
           io,
         ),
@@ -168,6 +206,90 @@ function testCommand(io: CliIo, done: (status: number) => void): Command {
         io,
       );
       done(status);
+    });
+}
+
+const booleanValue = (value: string) => {
+  const v = value.toLowerCase();
+  if (v === "true" || v === "1" || v === "yes") return true;
+  if (v === "false" || v === "0" || v === "no") return false;
+  throw new InvalidArgumentError("expected true or false");
+};
+
+const bundleAction = (value: string): BundleAction => {
+  const v = value.toLowerCase();
+  if (v === "audit") return "Audit";
+  if (v === "enforce") return "Enforce";
+  throw new InvalidArgumentError("expected Audit or Enforce");
+};
+
+function createCommand(io: CliIo, done: (status: number) => void): Command {
+  const create = new Command("create")
+    .summary("Create Kyverno resources")
+    .description(Help.create.description);
+  create
+    .command("exception")
+    .description(Help.create.exception)
+    .argument("<name>", "name of the PolicyException")
+    .option("--namespace <namespace>", "namespace of the PolicyException")
+    .option(
+      "--policy-rules <policy,rule-1,rule-2,...>",
+      "policy name (ns/name for a namespaced Policy) followed by rule names; repeatable",
+      collectRaw,
+      [],
+    )
+    .option(
+      "--any <filter>",
+      "resource filter kind=…,name=…,namespace=…,operation=… (repeatable)",
+      collectRaw,
+      [],
+    )
+    .option("--all <filter>", "resource filter that must all hold (repeatable)", collectRaw, [])
+    .option(
+      "-b, --background [bool]",
+      "whether the exception applies to background scans too (default true)",
+      booleanValue,
+      true,
+    )
+    .option("-o, --output <file>", "write the PolicyException to a file instead of stdout")
+    .addHelpText("after", Help.create.exceptionExamples)
+    .action(function (this: Command, name: string) {
+      const o = this.opts<{
+        namespace?: string;
+        policyRules: string[];
+        any: string[];
+        all: string[];
+        background: boolean;
+        output?: string;
+      }>();
+      done(
+        runCreateException(
+          name,
+          {
+            policyRules: o.policyRules,
+            any: o.any,
+            all: o.all,
+            background: o.background,
+            ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+            ...(o.output !== undefined ? { output: o.output } : {}),
+          },
+          io,
+        ),
+      );
+    });
+  return create;
+}
+
+function bundleCommand(io: CliIo, done: (status: number) => void): Command {
+  return new Command("bundle")
+    .summary("Print the bundled policy set, in Audit or Enforce mode")
+    .description(Help.bundle.description)
+    .option("--action <Audit|Enforce>", "failure action of every policy of the set", bundleAction, "Audit")
+    .option("--out <dir>", "write one file per policy into this folder instead of printing")
+    .addHelpText("after", Help.bundle.examples)
+    .action(function (this: Command) {
+      const o = this.opts<{ action: BundleAction; out?: string }>();
+      done(runBundle({ action: o.action, ...(o.out !== undefined ? { out: o.out } : {}) }, io));
     });
 }
 
@@ -236,6 +358,8 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
   program.addCommand(configure(applyCommand(io, done)));
   program.addCommand(configure(testCommand(io, done)));
   program.addCommand(configure(jpCommand(io, done)));
+  program.addCommand(configure(createCommand(io, done)));
+  program.addCommand(configure(bundleCommand(io, done)));
   program.addCommand(
     configure(
       new Command("version")

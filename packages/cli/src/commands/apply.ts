@@ -15,11 +15,14 @@ import { loadUserInfoSource, loadValuesSource } from "../load/side-files.js";
 import { createVariables, parseSetFlags } from "../load/variables.js";
 import { countEvaluated, renderApplyTable, renderReport, renderViolations } from "../output/apply-output.js";
 import { ApplyMessages, CommonMessages } from "../output/messages.js";
+import { outputDocuments, renderMutations, writeOutputDocuments } from "../output/mutated-output.js";
 import { reportProblems, reportWarnings } from "../output/problems.js";
 import { createProgress, formatSeconds } from "../output/progress.js";
 import { buildClusterReport, reportResults } from "../output/report.js";
+import { createPoolLoader } from "../run/cluster.js";
 import { compilePolicies } from "../run/compile.js";
 import { evaluateAll } from "../run/evaluate.js";
+import { exceptionWarnings } from "../run/exceptions.js";
 import type { Evaluated } from "../run/judge.js";
 import type { ResultCounts } from "../run/report-result.js";
 
@@ -37,8 +40,16 @@ export interface ApplyOptions {
   detailedResults: boolean;
   table: boolean;
   stdin: boolean;
-  /** Machine output: the report alone on stdout, as JSON or YAML. */
+  /** Machine output: the report alone on stdout, as JSON or YAML (`-o json|yaml`). */
   output?: "json" | "yaml";
+  /** Where mutated and generated resources are written (`-o <path>`): a directory or one YAML file. */
+  outputPath?: string;
+  /** Namespaces PolicyExceptions are accepted from (wildcards); empty for all. */
+  exceptionNamespace: string[];
+  /** Files or folders of mutate-existing targets (`--target-resource`, `--target-resources`). */
+  targetResource: string[];
+  /** Files or folders of objects that exist in the cluster: clone sources (`--cluster-resource`). */
+  clusterResource: string[];
   /** Format of the `--policy-report` block. */
   outputFormat: "json" | "yaml";
   warnExitCode: number;
@@ -52,6 +63,8 @@ interface ApplyInputs {
   values: ValuesSpec | undefined;
   userInfo: RequestInfo | undefined;
   exceptions: PolicyException[];
+  targets: KubeObject[];
+  cluster: KubeObject[];
 }
 
 async function readOne<T>(
@@ -83,12 +96,16 @@ async function loadApplyInputs(
   const policyDocs = await readDocuments(policyPaths, io, warnings);
   const resourceDocs = await readDocuments(resourcePaths, io, warnings);
   const exceptionDocs = await readDocuments(options.exception, io, warnings);
+  const targetDocs = await readDocuments(options.targetResource, io, warnings);
+  const clusterDocs = await readDocuments(options.clusterResource, io, warnings);
   const policies = policyDocs.ok ? loadPolicyDocuments(policyDocs.value, warnings) : policyDocs;
   const resources = resourceDocs.ok ? loadResourceDocuments(resourceDocs.value) : resourceDocs;
   const exceptions = exceptionDocs.ok ? loadExceptionDocuments(exceptionDocs.value, warnings) : exceptionDocs;
+  const targets = targetDocs.ok ? loadResourceDocuments(targetDocs.value) : targetDocs;
+  const cluster = clusterDocs.ok ? loadResourceDocuments(clusterDocs.value) : clusterDocs;
   const values = await readOne<ValuesSpec>(options.valuesFile, io, loadValuesSource, warnings);
   const userInfo = await readOne<RequestInfo>(options.userinfo, io, loadUserInfoSource, warnings);
-  if (policies.ok && resources.ok && exceptions.ok && values.ok && userInfo.ok) {
+  if (policies.ok && resources.ok && exceptions.ok && values.ok && userInfo.ok && targets.ok && cluster.ok) {
     const extra = options.exceptionsWithinPolicies ? policies.value.exceptions : [];
     return {
       ok: true,
@@ -98,11 +115,13 @@ async function loadApplyInputs(
         values: values.value,
         userInfo: userInfo.value,
         exceptions: [...exceptions.value, ...extra],
+        targets: targets.value,
+        cluster: cluster.value,
       },
     };
   }
   const problems: InputProblem[] = [];
-  for (const r of [policies, resources, exceptions, values, userInfo])
+  for (const r of [policies, resources, exceptions, values, userInfo, targets, cluster])
     if (!r.ok) problems.push(...r.problems);
   return { ok: false, problems };
 }
@@ -132,6 +151,22 @@ function printResults(
   }
 }
 
+/** Writes mutated and generated resources to `-o <path>`; returns an exit status only on an I/O error. */
+function writeOutputs(evaluated: readonly Evaluated[], path: string, io: CliIo): number | undefined {
+  const docs = outputDocuments(evaluated);
+  if (docs.length === 0) {
+    io.stdout.write(`${ApplyMessages.nothingWritten(path)}\n`);
+    return undefined;
+  }
+  try {
+    writeOutputDocuments(io.cwd, path, docs);
+  } catch (error) {
+    return reportProblems(io, [{ file: path, message: (error as Error).message }]);
+  }
+  io.stdout.write(`${ApplyMessages.written(docs.length, path)}\n`);
+  return undefined;
+}
+
 /** Upstream's exit status: 1 on failures or errors, `--warn-exit-code` on warnings (or no pass), else 0. */
 function exitStatus(counts: ResultCounts, options: ApplyOptions, io: CliIo): number {
   if (counts.fail > 0 || counts.error > 0) return ExitCode.Failure;
@@ -147,9 +182,11 @@ function exitStatus(counts: ResultCounts, options: ApplyOptions, io: CliIo): num
 }
 
 /**
- * Runs `apply`: loads policies and resources, evaluates every policy on every resource, prints
- * upstream's summary (or a table, or a policy report) and returns the exit status: 2 for input
- * errors, 1 when any rule failed or errored, the `--warn-exit-code` on warnings, else 0.
+ * Runs `apply`: loads policies and resources, evaluates every policy on every resource (mutate,
+ * mutate-existing, validate on the mutated resource, generate), prints the mutated and generated
+ * resources (or writes them to `-o <path>`), then upstream's summary (or a table, or a policy
+ * report) and returns the exit status: 2 for input errors, 1 when any rule failed or errored, the
+ * `--warn-exit-code` on warnings, else 0.
  */
 export async function runApply(
   policyPaths: readonly string[],
@@ -164,6 +201,7 @@ export async function runApply(
   if (options.stdin && !resourcePaths.includes("-")) resourcePaths.push("-");
   if (resourcePaths.length === 0) return fail(ApplyMessages.noResources);
   if (policyPaths.includes("-") && resourcePaths.includes("-")) return fail(CommonMessages.stdinTwice);
+  if (options.outputPath === "") return fail(ApplyMessages.emptyOutput);
   const set = parseSetFlags(options.set);
   if (!set.ok) return fail(set.error);
 
@@ -171,7 +209,7 @@ export async function runApply(
   const inputs = await loadApplyInputs(policyPaths, resourcePaths, options, io, warnings);
   reportWarnings(io, warnings);
   if (!inputs.ok) return reportProblems(io, inputs.problems);
-  const { policies, resources, values, userInfo, exceptions } = inputs.value;
+  const { policies, resources, values, userInfo, exceptions, targets, cluster } = inputs.value;
   for (const s of policies.skipped)
     io.stderr.write(`Warning: ${ApplyMessages.skippedKind(s.file, s.kind)}\n`);
   if (!options.exceptionsWithinPolicies && policies.exceptions.length > 0) {
@@ -180,9 +218,17 @@ export async function runApply(
   if (policies.policies.length === 0) return fail(ApplyMessages.noPolicies);
 
   const variables = createVariables(values, set.value);
-  const engine = createEngine({ namespaceLabels: (ns) => variables.namespaceLabels(ns) });
+  const accepted = options.exceptionNamespace.length > 0 ? options.exceptionNamespace : ["*"];
+  const pool = createPoolLoader({ sources: [...resources, ...cluster], targets: [...targets, ...cluster] });
+  const engine = createEngine({
+    namespaceLabels: (ns) => variables.namespaceLabels(ns),
+    contextLoader: pool.loader,
+    exceptionNamespaces: accepted,
+  });
   const compiled = compilePolicies(engine, policies.policies);
   if (!compiled.ok) return reportProblems(io, compiled.problems);
+  for (const w of exceptionWarnings(exceptions, policies.policies, accepted))
+    io.stderr.write(`Warning: ${w}\n`);
 
   if (options.output === undefined) {
     const rules = compiled.value.reduce((n, p) => n + p.ruleNames.length, 0);
@@ -196,9 +242,17 @@ export async function runApply(
     variables,
     ...(userInfo ? { requestInfo: userInfo } : {}),
     exceptions,
+    pool,
     onProgress: (done, total) => progress.update(done, total, "resources evaluated"),
   });
   progress.clear();
+
+  if (options.outputPath !== undefined) {
+    const written = writeOutputs(evaluated, options.outputPath, io);
+    if (written !== undefined) return written;
+  } else if (options.output === undefined) {
+    io.stdout.write(renderMutations(evaluated, options.stdin));
+  }
 
   const counts = countEvaluated(evaluated, options.auditWarn);
   printResults(evaluated, counts, options, io);

@@ -12,20 +12,19 @@ export function resourcePath(r: ResourceRef): string {
   return `${r.namespace}/${r.kind}/${r.name}`;
 }
 
-/** Counts the report results of all validate rule responses. */
+/** Counts the report results of all rule responses (validate, mutate and generate), as upstream's summary. */
 export function countEvaluated(evaluated: readonly Evaluated[], auditWarn: boolean): ResultCounts {
   const counts = emptyCounts();
   for (const e of evaluated) {
-    for (const rule of e.response.rules) {
-      if (rule.type === "Validation") counts[reportResult(e.policy, rule, auditWarn)]++;
-    }
+    for (const rule of e.response.rules) counts[reportResult(e.policy, rule, auditWarn)]++;
   }
   return counts;
 }
 
 /**
  * Upstream's per-response blocks: for each policy and resource with failures (or errors, or
- * warnings), a heading then one numbered line per rule with its message.
+ * warnings), a heading then one numbered line per rule with its message. Mutate and generate rules
+ * that errored (a bad patch, a missing clone source) are listed like validate rules.
  */
 export function renderViolations(evaluated: readonly Evaluated[], auditWarn: boolean): string {
   const blocks: string[] = [];
@@ -36,7 +35,6 @@ export function renderViolations(evaluated: readonly Evaluated[], auditWarn: boo
       warn: [],
     };
     for (const rule of e.response.rules) {
-      if (rule.type !== "Validation") continue;
       const result = reportResult(e.policy, rule, auditWarn);
       if (result === "fail" || result === "error" || result === "warn")
         by[result].push({ rule: rule.name, message: rule.message });
@@ -58,7 +56,7 @@ export function renderViolations(evaluated: readonly Evaluated[], auditWarn: boo
   return blocks.join("\n");
 }
 
-/** The `--table` view: one row per validate rule response, with the message when `detailed`. */
+/** The `--table` view: one row per rule response, with the message when `detailed`. */
 export function renderApplyTable(
   evaluated: readonly Evaluated[],
   auditWarn: boolean,
@@ -70,7 +68,6 @@ export function renderApplyTable(
   const rows: string[][] = [];
   for (const e of evaluated) {
     for (const rule of e.response.rules) {
-      if (rule.type !== "Validation") continue;
       const result = reportResult(e.policy, rule, auditWarn);
       const row = [
         String(rows.length + 1),

@@ -2,6 +2,8 @@
  * Every user-visible CLI message format, in one place: users and scripts compare them with upstream
  * Kyverno's output, so wording follows upstream where upstream has one.
  */
+import type { JsonValue, KubeObject } from "@kyverno-ts/api";
+import type { Difference } from "../run/compare.js";
 import type { ResultCounts } from "../run/report-result.js";
 
 function plural(n: number, one: string, many: string): string {
@@ -13,7 +15,10 @@ export const Reasons = {
   ok: "Ok",
   excluded: "Excluded",
   notFound: "Not found",
-  mutateGenerate: "mutate/generate not supported yet",
+  /** A `patchedResources` / `generatedResource` file could not be read or lacks the resource. */
+  resourceError: "Resource error",
+  /** The patched or generated resource differs from the expected one. */
+  resourceDiff: "Resource diff",
   celPolicy: "CEL policies not supported yet",
   checks: "checks not supported yet",
   /** The computed result differs from the expected one. */
@@ -38,6 +43,16 @@ export const ApplyMessages = {
   /** Final counts line. */
   summary: (c: ResultCounts) =>
     `pass: ${c.pass}, fail: ${c.fail}, warn: ${c.warn}, error: ${c.error}, skip: ${c.skip} `,
+  /** Heading of a mutated resource, as upstream prints it. */
+  mutated: (policy: string, resource: string) => `mutate policy ${policy} applied to ${resource}:`,
+  /** Heading of a generated resource. */
+  generated: (policy: string, resource: string) => `generate policy ${policy} applied to ${resource}:`,
+  patchedTargets: "patched targets:",
+  /** After `-o <path>` wrote the mutated and generated resources. */
+  written: (n: number, path: string) =>
+    `${n} mutated/generated ${plural(n, "resource", "resources")} written to ${path}`,
+  emptyOutput: "-o/--output needs json, yaml, or a file or folder path",
+  nothingWritten: (path: string) => `no resource was mutated or generated: nothing written to ${path}`,
   divider: "----------------------------------------------------------------------",
   policyReport: "POLICY REPORT:",
   exceptionsInPolicies: (n: number) =>
@@ -53,8 +68,34 @@ export const ApplyMessages = {
   noPass: "exit as no objects satisfied policy",
 } as const;
 
+function shortJson(value: JsonValue | undefined): string {
+  if (value === undefined) return "(absent)";
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+function describeDiffs(diffs: readonly Difference[]): string {
+  return diffs
+    .map((d) => `${d.path}: expected ${shortJson(d.expected)}, got ${shortJson(d.actual)}`)
+    .join("; ");
+}
+
+function objectName(o: KubeObject): string {
+  const ns = o.metadata?.namespace;
+  return `${o.kind ?? ""}/${ns ? `${ns}/` : ""}${o.metadata?.name ?? ""}`;
+}
+
 /** Messages of the `test` command. */
 export const TestMessages = {
+  /** The resource has no entry (same kind, name and namespace) in an expected-resources file. */
+  notInFile: (file: string, o: KubeObject) => `${file}: no resource ${objectName(o)} in the file`,
+  noFileReader: (file: string) => `${file}: expected resources are not available`,
+  /** The patched resource differs from its entry in `patchedResources` (upstream's wording, then the paths). */
+  patchedDiff: (file: string, diffs: readonly Difference[]) =>
+    `Patched resource didn't match the one in ${file}: ${describeDiffs(diffs)}`,
+  generatedDiff: (file: string, diffs: readonly Difference[]) =>
+    `Generated resource didn't match the one in ${file}: ${describeDiffs(diffs)}`,
+  nothingGenerated: "the rule generated no resource",
   loading: (name: string, path: string) => `Loading test ${name} ( ${path} ) ...`,
   loadingValues: "  Loading values/variables ...",
   loadingUserInfo: "  Loading user infos ...",
@@ -82,6 +123,7 @@ export const TestMessages = {
 /** Problems found in inputs, beyond the api loader's own messages. */
 export const InputMessages = {
   resourceNotObject: "a resource must be an object",
+  stringList: "expected a list of file paths",
   missingField: (name: string) => `missing field "${name}"`,
   emptyFile: (what: string) => `${what} file is empty`,
   invalidSet: (part: string) => `invalid --set value "${part}": expected key=value`,
@@ -94,6 +136,22 @@ export const InputMessages = {
   /** Joins a reason made of several problems: `a; b; c; and 4 more`. */
   andMore: (shown: readonly string[], rest: number) =>
     rest > 0 ? `${shown.join("; ")}; and ${rest} more` : shown.join("; "),
+} as const;
+
+/** Warnings about PolicyExceptions that cannot apply. */
+export const ExceptionMessages = {
+  /** An exception from a namespace outside `--exception-namespace`. */
+  ignoredNamespace: (exception: string, namespace: string, accepted: readonly string[]) =>
+    `PolicyException ${exception} ignored: namespace "${namespace}" is not accepted by --exception-namespace ${accepted.join(",")}`,
+  /** An exception naming a policy that was not loaded. */
+  unknownPolicy: (exception: string, policy: string) =>
+    `PolicyException ${exception} names policy "${policy}", which is not loaded: that entry has no effect`,
+} as const;
+
+/** Messages of the CLI's stand-in for cluster objects (clone sources, mutate-existing targets). */
+export const ClusterMessages = {
+  notFound: (apiVersion: string, kind: string, namespace: string, name: string) =>
+    `${apiVersion ? `${apiVersion}/` : ""}${kind} ${namespace ? `${namespace}/` : ""}${name} not found: pass it with --cluster-resource (apply) or clusterResources / cloneSourceResource (test)`,
 } as const;
 
 /** Messages shared by commands. */
@@ -120,9 +178,35 @@ export const JpMessages = {
     `Name: ${name}\n  Signature: ${signature}${returnType ? ` ${returnType}` : ""}\n  Note:      ${description}\n`,
 } as const;
 
+/** Messages of `create exception`. */
+export const CreateMessages = {
+  badFilter: (part: string) =>
+    `invalid resource filter "${part}": expected key=value (kind, name, namespace, operation)`,
+  badFilterKey: (key: string) =>
+    `invalid resource filter key "${key}": expected kind, name, namespace or operation`,
+  emptyFilter: 'empty resource filter: expected e.g. --any "kind=Pod,namespace=default,name=x"',
+  badPolicyRules: (text: string) =>
+    `invalid --policy-rules "${text}": expected the policy name followed by rule names (policy,rule-1,rule-2)`,
+  noPolicyRules: "no --policy-rules given: name the policy and its rules (--policy-rules policy,rule-1)",
+  noMatch: "no --any or --all resource filter given: the exception must say which resources it covers",
+  badName: (name: string) => `invalid name "${name}": expected a lowercase DNS name (a-z, 0-9, '-', '.')`,
+  written: (path: string) => `PolicyException written to ${path}`,
+} as const;
+
+/** Messages of `bundle`. */
+export const BundleMessages = {
+  missing: (dir: string) =>
+    `the bundled policy folder ${dir} does not exist: 'bundle' runs from a checkout of the kyverno-ts repository (its policies/ folder)`,
+  empty: (dir: string) => `no policy files (*.yaml) in ${dir}`,
+  /** Comment heading each printed file. */
+  source: (name: string) => `Source: policies/${name}`,
+  written: (n: number, dir: string, action: string) =>
+    `${n} ${plural(n, "policy file", "policy files")} written to ${dir} (validationFailureAction: ${action})`,
+} as const;
+
 /** Messages of the `version` command. */
 export const VersionMessages = {
   version: (version: string) => `Version: ${version}`,
   compatibility:
-    "Compatible with: Kyverno kyverno.io/v1 policies (validate rules), Kyverno CLI test format cli.kyverno.io/v1alpha1",
+    "Compatible with: Kyverno kyverno.io/v1 policies (validate, mutate and generate rules), kyverno.io/v2 PolicyExceptions, Kyverno CLI test format cli.kyverno.io/v1alpha1",
 } as const;

@@ -1,8 +1,16 @@
-import type { JsonValue, KubeObject, PolicyException, RequestInfo } from "@kyverno-ts/api";
-import type { CompiledPolicy, Engine, EngineRequest, Operation, PolicyResponse } from "@kyverno-ts/engine";
+import type { JsonValue, KubeObject, Policy, PolicyException, RequestInfo, Rule } from "@kyverno-ts/api";
+import type {
+  CompiledPolicy,
+  Engine,
+  EngineRequest,
+  Operation,
+  PolicyResponse,
+  RuleType,
+} from "@kyverno-ts/engine";
 import type { Variables } from "../load/variables.js";
 import { InputMessages } from "../output/messages.js";
-import type { Evaluated } from "./judge.js";
+import type { PoolLoader } from "./cluster.js";
+import type { Evaluated, Phase } from "./judge.js";
 
 /** What `evaluateAll` needs: compiled policies, resources and the data around the requests. */
 export interface EvaluationInput {
@@ -14,6 +22,8 @@ export interface EvaluationInput {
   requestInfo?: RequestInfo;
   /** PolicyExceptions considered for every request. */
   exceptions?: readonly PolicyException[];
+  /** The engine's resource loader, switched between clone sources and mutate-existing targets. */
+  pool?: PoolLoader;
   /** Called after each resource with the count done so far. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -51,9 +61,55 @@ export function buildRequest(
   return request;
 }
 
-function crashResponse(compiled: CompiledPolicy, resource: KubeObject, error: unknown): PolicyResponse {
+const RULE_TYPES: Record<Phase, RuleType> = {
+  mutate: "Mutation",
+  mutateExisting: "Mutation",
+  validate: "Validation",
+  generate: "Generation",
+};
+
+function isMutateExisting(rule: Rule): boolean {
+  return rule.mutate?.targets !== undefined && rule.mutate.targets.length > 0;
+}
+
+/** Whether a rule is evaluated in a phase. */
+function inPhase(rule: Rule, phase: Phase): boolean {
+  switch (phase) {
+    case "mutate":
+      return rule.mutate !== undefined && !isMutateExisting(rule);
+    case "mutateExisting":
+      return isMutateExisting(rule);
+    case "validate":
+      return rule.validate !== undefined;
+    case "generate":
+      return rule.generate !== undefined;
+  }
+}
+
+/** Whether a policy has rules of a phase. */
+export function hasPhase(policy: Policy, phase: Phase): boolean {
+  return policy.spec.rules.some((r) => inPhase(r, phase));
+}
+
+/** The rule an autogen rule name (`autogen-x`, `autogen-cronjob-x`) comes from. */
+function baseRuleName(name: string): string {
+  if (name.startsWith("autogen-cronjob-")) return name.slice("autogen-cronjob-".length);
+  if (name.startsWith("autogen-")) return name.slice("autogen-".length);
+  return name;
+}
+
+function crashResponse(
+  compiled: CompiledPolicy,
+  resource: KubeObject,
+  phase: Phase,
+  error: unknown,
+): PolicyResponse {
   const p = compiled.policy;
   const message = InputMessages.internal("engine", error);
+  const names = compiled.ruleNames.filter((name) => {
+    const rule = p.spec.rules.find((r) => r.name === name || r.name === baseRuleName(name));
+    return rule !== undefined && inPhase(rule, phase);
+  });
   return {
     policy: {
       kind: p.kind,
@@ -67,9 +123,9 @@ function crashResponse(compiled: CompiledPolicy, resource: KubeObject, error: un
       namespace: resource.metadata?.namespace ?? "",
       uid: typeof resource.metadata?.uid === "string" ? resource.metadata.uid : "",
     },
-    rules: compiled.ruleNames.map((name) => ({
+    rules: names.map((name) => ({
       name,
-      type: "Validation",
+      type: RULE_TYPES[phase],
       status: "error",
       message,
       failureAction: p.spec.validationFailureAction,
@@ -79,31 +135,55 @@ function crashResponse(compiled: CompiledPolicy, resource: KubeObject, error: un
   };
 }
 
+function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /**
- * Evaluates every policy on every resource; one response per pair, including policies that did
- * not match (they answer with no rule responses, which `test` judges as `Excluded`).
+ * Evaluates every policy on every resource as upstream's CLI processor does, per resource:
+ * the mutate rules of all policies in order (each policy sees the resource as patched by the
+ * policies before it), mutate-existing rules (targets from the pool), then the validate rules on
+ * the patched resource, then the generate rules (clone sources from the pool).
+ * There is one validate response per policy and resource, including policies that did not match
+ * (they answer with no rule responses, which `test` judges as `Excluded`), plus one response per
+ * phase for the policies that have rules of that phase.
  * An engine exception becomes `error` results rather than aborting the run.
  */
 export function evaluateAll(input: EvaluationInput): Evaluated[] {
   const out: Evaluated[] = [];
   const total = input.resources.length;
-  input.resources.forEach((resource, i) => {
-    for (const compiled of input.policies) {
-      const request = buildRequest(
-        compiled.policy.metadata.name,
-        resource,
-        input.variables,
-        input.requestInfo,
-      );
-      if (input.exceptions && input.exceptions.length > 0) request.exceptions = input.exceptions;
-      let response: PolicyResponse;
-      try {
-        response = input.engine.validate(compiled, request);
-      } catch (error) {
-        response = crashResponse(compiled, resource, error);
-      }
-      out.push({ policy: compiled.policy, response });
+  const withPhase = (phase: Phase) => input.policies.filter((c) => hasPhase(c.policy, phase));
+  const mutating = withPhase("mutate");
+  const mutatingExisting = withPhase("mutateExisting");
+  const generating = withPhase("generate");
+  const call = (
+    compiled: CompiledPolicy,
+    original: KubeObject,
+    resource: KubeObject,
+    phase: Phase,
+  ): Evaluated => {
+    const request = buildRequest(compiled.policy.metadata.name, resource, input.variables, input.requestInfo);
+    if (input.exceptions && input.exceptions.length > 0) request.exceptions = input.exceptions;
+    let response: PolicyResponse;
+    try {
+      response = input.engine[phase](compiled, request);
+    } catch (error) {
+      response = crashResponse(compiled, resource, phase, error);
     }
+    return { policy: compiled.policy, response, phase, original, resource };
+  };
+  input.resources.forEach((original, i) => {
+    let resource = original;
+    for (const compiled of mutating) {
+      const e = call(compiled, original, resource, "mutate");
+      out.push(e);
+      if (isObject(e.response.patchedResource)) resource = e.response.patchedResource as KubeObject;
+    }
+    input.pool?.use("targets");
+    for (const compiled of mutatingExisting) out.push(call(compiled, original, resource, "mutateExisting"));
+    for (const compiled of input.policies) out.push(call(compiled, original, resource, "validate"));
+    input.pool?.use("sources");
+    for (const compiled of generating) out.push(call(compiled, original, resource, "generate"));
     input.onProgress?.(i + 1, total);
   });
   return out;

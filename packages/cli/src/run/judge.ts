@@ -1,6 +1,8 @@
-import type { Policy } from "@kyverno-ts/api";
+import type { JsonValue, KubeObject, Policy } from "@kyverno-ts/api";
 import type { PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
-import { Reasons } from "../output/messages.js";
+import { withDefaultNamespace } from "../load/scope.js";
+import { Reasons, TestMessages } from "../output/messages.js";
+import { compareResources, withoutGenerateLabels } from "./compare.js";
 import { reportResult } from "./report-result.js";
 
 /** The fields of a `kyverno-test.yaml` result line that judging reads (deprecated spellings included). */
@@ -31,11 +33,22 @@ export interface ExpectedResult {
   isDeletingPolicy?: boolean;
 }
 
-/** One engine response together with the policy it came from. */
+/** The engine call a response comes from, in upstream's order of evaluation. */
+export type Phase = "mutate" | "mutateExisting" | "validate" | "generate";
+
+/** One engine response together with the policy and the resource it came from. */
 export interface Evaluated {
   policy: Policy;
   response: PolicyResponse;
+  phase: Phase;
+  /** The resource as loaded, before any mutation. */
+  original: KubeObject;
+  /** The resource the engine was given (patched by the mutate policies before this call). */
+  resource: KubeObject;
 }
+
+/** Resources of a `patchedResources` / `generatedResource` file, or why it could not be read. */
+export type ExpectedFile = { ok: true; value: KubeObject[] } | { ok: false; error: string };
 
 /** Verdict for one (result line × resource): the unit `kyverno test` counts and prints. */
 export interface LineOutcome {
@@ -60,6 +73,8 @@ export interface LineOutcome {
 export interface JudgeOptions {
   /** Report Audit failures as `warn` (upstream's `test` never sets it; kept for symmetry with `apply`). */
   auditWarn?: boolean;
+  /** The resources of a line's `patchedResources` / `generatedResource` file, by the path written in the line. */
+  files?: (path: string) => ExpectedFile;
 }
 
 /** Returns the expected result of a line (`result`, else the deprecated `status`). */
@@ -83,9 +98,6 @@ export function kindOf(line: ExpectedResult): string {
 
 /** Why a line cannot be judged by this version, or undefined when it can. */
 export function unsupportedReason(line: ExpectedResult): string | undefined {
-  if (line.patchedResources || line.patchedResource || line.generatedResource || line.cloneSourceResource) {
-    return Reasons.mutateGenerate;
-  }
   if (
     line.isValidatingPolicy ||
     line.isMutatingPolicy ||
@@ -117,13 +129,64 @@ export function lookupRules(rule: string, rules: readonly RuleResponse[]): RuleR
   );
 }
 
+/** One rule response to check for a line, with the object its resource files are compared with. */
+interface Check {
+  e: Evaluated;
+  rule: RuleResponse;
+  /** The resource after the rule: patched resource, patched target, or the resource itself. */
+  subject: KubeObject;
+}
+
+function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The resource a response is about, after the policy's mutations when it mutated. */
+function subjectOf(e: Evaluated): KubeObject {
+  const patched = e.response.patchedResource;
+  return e.phase === "mutate" && isObject(patched) ? (patched as KubeObject) : e.resource;
+}
+
+function objectMatches(name: string, o: KubeObject): boolean {
+  const n = o.metadata?.name ?? "";
+  const ns = o.metadata?.namespace ?? "";
+  return n === name || (ns !== "" && `${ns}/${n}` === name);
+}
+
+/** Checks of the mutate-existing targets a response patched, narrowed to a name and kind when given. */
+function targetChecks(e: Evaluated, rule: string, name: string, kind: string): Check[] {
+  const out: Check[] = [];
+  if (e.phase !== "mutateExisting") return out;
+  for (const r of lookupRules(rule, e.response.rules)) {
+    for (const t of r.patchedTargets ?? []) {
+      if (!isObject(t.patched)) continue;
+      const patched = t.patched as KubeObject;
+      if (name !== "" && !objectMatches(name, patched)) continue;
+      if (kind !== "" && patched.kind !== kind) continue;
+      out.push({ e, rule: r, subject: patched });
+    }
+  }
+  return out;
+}
+
+/** Display form of an object: `ns/name` or `name`. */
+function displayName(o: KubeObject): string {
+  const ns = o.metadata?.namespace;
+  return ns ? `${ns}/${o.metadata?.name ?? ""}` : (o.metadata?.name ?? "");
+}
+
 /**
  * Judges one result line against the engine responses of its test, as upstream `kyverno test`:
  * responses are narrowed to the line's policy and kind, then, per named resource, to that resource
- * (`name` or `ns/name`). Each matching rule response's report result must equal the expected result.
- * A policy that responded for the resource without a matching rule counts as passing (`Excluded`);
- * no response at all fails (`Not found`). Lines that name no resource are judged on every response
- * of the policy. Returns one outcome per (line × resource).
+ * (`name` or `ns/name`) — or to the mutate-existing targets of that name. Each matching rule
+ * response's report result must equal the expected result; with `patchedResources` the resource
+ * after the policy's mutations (or the patched target) must equal its entry in the file, and with
+ * `generatedResource` the generated object must equal its entry, both compared after dropping
+ * nulls and empty values (and Kyverno's generate labels); a line expecting `fail` is met when they
+ * differ (upstream counts a failed check as success when a failure was expected). A policy that responded for the resource
+ * without a matching rule counts as passing (`Excluded`); no response at all fails (`Not found`).
+ * Lines that name no resource are judged on every response of the policy (and every patched
+ * target). Returns one outcome per (line × resource).
  */
 export function judgeLine(
   test: string,
@@ -148,22 +211,35 @@ export function judgeLine(
       message: unsupported,
     }));
   }
-  const candidates = evaluated.filter(
-    (e) =>
-      policyMatches(line.policy, e.response.policy) && (kind === "" || kind === e.response.resource.kind),
-  );
+  const ofPolicy = evaluated.filter((e) => policyMatches(line.policy, e.response.policy));
+  const candidates = ofPolicy.filter((e) => kind === "" || kind === e.response.resource.kind);
+  const rulesOf = (e: Evaluated): Check[] =>
+    lookupRules(rule, e.response.rules).map((r) => ({ e, rule: r, subject: subjectOf(e) }));
   if (names.length > 0) {
     return names.map((resource) => {
       const matching = candidates.filter((e) => resourceMatches(resource, e.response));
-      return verdict({ ...base, resource }, matching, rule, expected, options);
+      const checks = [
+        ...matching.flatMap(rulesOf),
+        ...ofPolicy.flatMap((e) => targetChecks(e, rule, resource, kind)),
+      ];
+      if (matching.length === 0 && checks.length === 0) return notFound({ ...base, resource });
+      return verdict({ ...base, resource }, line, checks, options);
     });
   }
   const outcomes: LineOutcome[] = [];
   for (const e of candidates) {
-    if (lookupRules(rule, e.response.rules).length === 0) continue;
+    const checks = rulesOf(e);
+    if (checks.length === 0) continue;
     const r = e.response.resource;
     const resource = r.namespace ? `${r.namespace}/${r.name}` : r.name;
-    outcomes.push(verdict({ ...base, resource, kind: base.kind || r.kind }, [e], rule, expected, options));
+    outcomes.push(verdict({ ...base, resource, kind: base.kind || r.kind }, line, checks, options));
+  }
+  for (const e of ofPolicy) {
+    for (const check of targetChecks(e, rule, "", kind)) {
+      const resource = displayName(check.subject);
+      const k = base.kind || (check.subject.kind ?? "");
+      outcomes.push(verdict({ ...base, resource, kind: k }, line, [check], options));
+    }
   }
   if (outcomes.length === 0) outcomes.push(notFound({ ...base, resource: "" }));
   return outcomes;
@@ -175,33 +251,93 @@ function notFound(base: OutcomeBase): LineOutcome {
   return { ...base, actual: "not found", ok: false, reason: Reasons.notFound, message: Reasons.notFound };
 }
 
+/** Finds an object's entry in an expected-resources file: same kind, name and namespace. */
+function findExpected(objects: readonly KubeObject[], actual: KubeObject): KubeObject | undefined {
+  const a = withDefaultNamespace(actual);
+  return objects.find(
+    (o) =>
+      o.kind === a.kind &&
+      (o.metadata?.name ?? "") === (a.metadata?.name ?? "") &&
+      (o.metadata?.namespace ?? "") === (a.metadata?.namespace ?? ""),
+  );
+}
+
+/** A failed resource comparison: the reason and the message, or undefined when the resources match. */
+type ResourceVerdict = { reason: string; message: string } | undefined;
+
+function readExpected(path: string, options: JudgeOptions): ExpectedFile {
+  return options.files ? options.files(path) : { ok: false, error: TestMessages.noFileReader(path) };
+}
+
+function checkPatched(path: string, subject: KubeObject, options: JudgeOptions): ResourceVerdict {
+  const file = readExpected(path, options);
+  if (!file.ok) return { reason: Reasons.resourceError, message: file.error };
+  const wanted = findExpected(file.value, subject);
+  if (!wanted) return { reason: Reasons.resourceError, message: TestMessages.notInFile(path, subject) };
+  const diffs = compareResources(wanted, withDefaultNamespace(subject));
+  return diffs.length === 0
+    ? undefined
+    : { reason: Reasons.resourceDiff, message: TestMessages.patchedDiff(path, diffs) };
+}
+
+function checkGenerated(path: string, rule: RuleResponse, options: JudgeOptions): ResourceVerdict {
+  const generated = (rule.generated ?? []).map((g) => g.object);
+  if (generated.length === 0)
+    return { reason: Reasons.resourceError, message: TestMessages.nothingGenerated };
+  const file = readExpected(path, options);
+  if (!file.ok) return { reason: Reasons.resourceError, message: file.error };
+  let compared = 0;
+  for (const object of generated) {
+    const wanted = findExpected(file.value, object);
+    if (!wanted) continue;
+    compared++;
+    const diffs = compareResources(withoutGenerateLabels(wanted), withDefaultNamespace(object));
+    if (diffs.length > 0)
+      return { reason: Reasons.resourceDiff, message: TestMessages.generatedDiff(path, diffs) };
+  }
+  if (compared === 0) {
+    return {
+      reason: Reasons.resourceError,
+      message: TestMessages.notInFile(path, generated[0] as KubeObject),
+    };
+  }
+  return undefined;
+}
+
 function verdict(
   base: OutcomeBase,
-  matching: readonly Evaluated[],
-  rule: string,
-  expected: string,
+  line: ExpectedResult,
+  checks: readonly Check[],
   options: JudgeOptions,
 ): LineOutcome {
-  if (matching.length === 0) return notFound(base);
+  const expected = base.expected;
+  const patched = line.patchedResources ?? line.patchedResource;
   const actuals: string[] = [];
   const messages: string[] = [];
-  let failure: string | undefined;
-  for (const e of matching) {
-    for (const r of lookupRules(rule, e.response.rules)) {
-      const actual = reportResult(e.policy, r, options.auditWarn ?? false);
-      if (!actuals.includes(actual)) actuals.push(actual);
-      if (r.message) messages.push(r.message);
-      if (actual !== expected && failure === undefined) failure = Reasons.want(expected, actual);
-    }
+  let failure: { reason: string; message: string } | undefined;
+  for (const { e, rule, subject } of checks) {
+    const actual = reportResult(e.policy, rule, options.auditWarn ?? false);
+    if (!actuals.includes(actual)) actuals.push(actual);
+    if (rule.message) messages.push(rule.message);
+    if (failure !== undefined) continue;
+    const resourceFailure =
+      (patched ? checkPatched(patched, subject, options) : undefined) ??
+      (line.generatedResource && (actual === "pass" || (rule.generated ?? []).length > 0)
+        ? checkGenerated(line.generatedResource, rule, options)
+        : undefined);
+    // As upstream: a line expecting `fail` is met when the resource does not match its file.
+    if (resourceFailure) failure = expected === "fail" ? undefined : resourceFailure;
+    else if (actual !== expected) failure = { reason: Reasons.want(expected, actual), message: "" };
   }
   if (actuals.length === 0) {
     return { ...base, actual: "excluded", ok: true, reason: Reasons.excluded, message: Reasons.excluded };
   }
+  const message = [failure?.message ?? "", ...messages].filter((m) => m !== "").join("; ");
   return {
     ...base,
     actual: actuals.join(","),
     ok: failure === undefined,
-    reason: failure ?? Reasons.ok,
-    message: messages.join("; "),
+    reason: failure?.reason ?? Reasons.ok,
+    message,
   };
 }

@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import {
+  type JsonValue,
   type KubeObject,
   type LoadError,
   loadTest,
@@ -33,9 +34,11 @@ import { loadUserInfoSource, loadValuesSource } from "../load/side-files.js";
 import { findTestFiles, testDisplay } from "../load/test-files.js";
 import { createVariables } from "../load/variables.js";
 import { ApplyMessages, InputMessages, Reasons, TestMessages } from "../output/messages.js";
+import { createPoolLoader } from "./cluster.js";
 import { compilePolicies } from "./compile.js";
 import { evaluateAll } from "./evaluate.js";
-import { judgeLine, type LineOutcome } from "./judge.js";
+import { exceptionWarnings } from "./exceptions.js";
+import { type ExpectedFile, judgeLine, type LineOutcome } from "./judge.js";
 import { SELECT_ALL, selects, type TestCaseSelector } from "./selector.js";
 
 /** Options of `runTests`. */
@@ -118,7 +121,40 @@ function failed(
   return { path, name, notes, policies: 0, resources: 0, exceptions: 0, loadError, outcomes: [outcome] };
 }
 
-function loadTestFile(source: SourceFile, warnings: Warnings): InputResult<TestFile> {
+/** A test file with the fields the api's Test schema does not know yet. */
+interface LoadedTest {
+  test: TestFile;
+  /** `clusterResources`: files of objects that exist in the cluster (clone sources). */
+  clusterResources: string[];
+}
+
+/**
+ * Takes `clusterResources` (a list of file paths) out of a raw test document, so the api's Test
+ * schema, which rejects unknown fields, loads the rest.
+ */
+function takeClusterResources(
+  value: JsonValue,
+  file: string,
+  document: number,
+): InputResult<{ value: JsonValue; paths: string[] }> {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !("clusterResources" in value))
+    return { ok: true, value: { value, paths: [] } };
+  const { clusterResources, ...rest } = value;
+  const list = clusterResources ?? [];
+  if (!Array.isArray(list) || !list.every((p) => typeof p === "string")) {
+    const e: LoadError = {
+      code: "wrong-type",
+      file,
+      document,
+      path: "clusterResources",
+      message: InputMessages.stringList,
+    };
+    return { ok: false, problems: [e] };
+  }
+  return { ok: true, value: { value: rest, paths: list as string[] } };
+}
+
+function loadTestFile(source: SourceFile, warnings: Warnings): InputResult<LoadedTest> {
   const parsed = parseSources([source], warnings);
   if (!parsed.ok) return parsed;
   const doc = parsed.value[0];
@@ -131,10 +167,12 @@ function loadTestFile(source: SourceFile, warnings: Warnings): InputResult<TestF
     };
     return { ok: false, problems: [e] };
   }
-  const loaded = loadTest(doc.value, { file: doc.file, document: doc.document, locate: doc.locate });
+  const taken = takeClusterResources(doc.value, doc.file, doc.document);
+  if (!taken.ok) return taken;
+  const loaded = loadTest(taken.value.value, { file: doc.file, document: doc.document, locate: doc.locate });
   if (!loaded.ok) return { ok: false, problems: loaded.errors };
   warnings.push(...loaded.warnings);
-  return { ok: true, value: loaded.value };
+  return { ok: true, value: { test: loaded.value, clusterResources: taken.value.paths } };
 }
 
 /** Everything a test file points at, loaded. */
@@ -144,11 +182,45 @@ interface TestInputs {
   policies: LoadedPolicies;
   resources: KubeObject[];
   exceptions: PolicyException[];
+  /** Mutate-existing targets (`targetResources`). */
+  targets: KubeObject[];
+  /** Clone sources: `clusterResources` and every line's `cloneSourceResource`. */
+  cluster: KubeObject[];
+  /** Resources of the lines' `patchedResources` / `generatedResource` files, by the path as written. */
+  expected: Map<string, ExpectedFile>;
+}
+
+/** Paths of the expected-resource files the result lines name. */
+function expectedPaths(test: TestFile): string[] {
+  const paths = new Set<string>();
+  for (const r of test.results) {
+    const patched = r.patchedResources ?? r.patchedResource;
+    if (patched) paths.add(patched);
+    if (r.generatedResource) paths.add(r.generatedResource);
+  }
+  return [...paths];
+}
+
+/** Loads each expected-resources file on its own: a bad file fails only the lines that use it. */
+async function loadExpectedFiles(
+  paths: readonly string[],
+  testDir: string,
+  io: CliIo,
+  warnings: Warnings,
+): Promise<Map<string, ExpectedFile>> {
+  const out = new Map<string, ExpectedFile>();
+  for (const path of paths) {
+    const files = await readList([path], testDir, io);
+    const docs = files.ok ? parseSources(files.value, warnings) : files;
+    const loaded = docs.ok ? loadResourceDocuments(docs.value) : docs;
+    out.set(path, loaded.ok ? loaded : { ok: false, error: summarizeProblems(loaded.problems) });
+  }
+  return out;
 }
 
 /** Loads the files a test names (relative to its folder), collecting every problem of every file. */
 async function loadTestInputs(
-  test: TestFile,
+  { test, clusterResources }: LoadedTest,
   testDir: string,
   io: CliIo,
   warnings: Warnings,
@@ -161,26 +233,35 @@ async function loadTestInputs(
     const files = await readList(paths, testDir, io);
     return files.ok ? parseSources(files.value, warnings) : files;
   };
-  const [policyDocs, resourceDocs, exceptionDocs] = [
+  const objects = async (paths: readonly string[]) => {
+    const docs = await parse(paths);
+    return docs.ok ? loadResourceDocuments(docs.value) : docs;
+  };
+  const cloneSources = test.results.flatMap((r) => (r.cloneSourceResource ? [r.cloneSourceResource] : []));
+  const [policyDocs, resources, exceptionDocs, targets, cluster] = [
     await parse(test.policies),
-    await parse(test.resources),
+    await objects(test.resources),
     await parse(test.exceptions),
+    await objects(test.targetResources),
+    await objects([...new Set([...clusterResources, ...cloneSources])]),
   ];
   const policies = policyDocs.ok ? loadPolicyDocuments(policyDocs.value, warnings) : policyDocs;
-  const resources = resourceDocs.ok ? loadResourceDocuments(resourceDocs.value) : resourceDocs;
   const exceptions = exceptionDocs.ok ? loadExceptionDocuments(exceptionDocs.value, warnings) : exceptionDocs;
-  if (values.ok && userInfo.ok && policies.ok && resources.ok && exceptions.ok) {
+  if (values.ok && userInfo.ok && policies.ok && resources.ok && exceptions.ok && targets.ok && cluster.ok) {
     const value = {
       values: values.value,
       userInfo: userInfo.value,
       policies: policies.value,
       resources: resources.value,
       exceptions: exceptions.value,
+      targets: targets.value,
+      cluster: cluster.value,
+      expected: await loadExpectedFiles(expectedPaths(test), testDir, io, warnings),
     };
     return { ok: true, value };
   }
   const problems: InputProblem[] = [];
-  for (const r of [values, userInfo, policies, resources, exceptions])
+  for (const r of [values, userInfo, policies, resources, exceptions, targets, cluster])
     if (!r.ok) problems.push(...r.problems);
   return { ok: false, problems };
 }
@@ -203,13 +284,13 @@ export async function runTestFile(
   if (!read.ok || !source) return failed(path, "", read.ok ? [] : read.problems, notes);
   const spec = loadTestFile(source, warnings);
   if (!spec.ok) return failed(path, "", spec.problems, notes);
-  const test = spec.value;
+  const test = spec.value.test;
   const name = test.metadata?.name ?? test.name ?? "";
 
-  const inputs = await loadTestInputs(test, dirname(absolute), io, warnings);
+  const inputs = await loadTestInputs(spec.value, dirname(absolute), io, warnings);
   for (const w of warnings) notes.push(`Warning: ${formatProblem(w)}`);
   if (!inputs.ok) return failed(path, name, inputs.problems, notes);
-  const { values, userInfo, policies, resources, exceptions } = inputs.value;
+  const { values, userInfo, policies, resources, exceptions, targets, cluster, expected } = inputs.value;
   for (const s of policies.skipped) notes.push(`Warning: ${ApplyMessages.skippedKind(s.file, s.kind)}`);
 
   const unique = new Map<string, KubeObject>();
@@ -222,9 +303,19 @@ export async function runTestFile(
     notes.push(TestMessages.exceptionsInPolicies(policies.exceptions.length));
 
   const variables = createVariables(values);
-  const engine = createEngine({ namespaceLabels: (ns) => variables.namespaceLabels(ns) });
+  // Clone sources: the test's resources and cluster objects (`clusterResources`, `cloneSourceResource`);
+  // mutate-existing targets: `targetResources` and the cluster objects.
+  const pool = createPoolLoader({
+    sources: [...unique.values(), ...cluster],
+    targets: [...targets, ...cluster],
+  });
+  const engine = createEngine({
+    namespaceLabels: (ns) => variables.namespaceLabels(ns),
+    contextLoader: pool.loader,
+  });
   const compiled = compilePolicies(engine, policies.policies);
   if (!compiled.ok) return failed(path, name, compiled.problems, notes);
+  for (const w of exceptionWarnings(exceptions, policies.policies, ["*"])) notes.push(`Warning: ${w}`);
   const evaluated = evaluateAll({
     engine,
     policies: compiled.value,
@@ -232,10 +323,13 @@ export async function runTestFile(
     variables,
     ...(userInfo ? { requestInfo: userInfo } : {}),
     exceptions,
+    pool,
   });
+  const files = (p: string): ExpectedFile =>
+    expected.get(p) ?? { ok: false, error: TestMessages.noFileReader(p) };
   const outcomes: LineOutcome[] = [];
   for (const line of test.results ?? []) {
-    for (const o of judgeLine(path, line, evaluated)) {
+    for (const o of judgeLine(path, line, evaluated, { files })) {
       if (selects(selector, o.policy, o.rule, o.resource)) outcomes.push(o);
     }
   }

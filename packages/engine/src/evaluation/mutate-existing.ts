@@ -1,12 +1,14 @@
 import type { JsonValue, KubeObject, TargetSelector } from "@kyverno-ts/api";
 import type { CompiledPolicyImpl } from "../compile/compiled.js";
 import type { EngineRequest } from "../engine-types.js";
+import { exceptionsForRule } from "../exceptions/exceptions.js";
 import { matchesRule } from "../match/index.js";
 import { diffJson6902, jsonEqual } from "../mutate/index.js";
+import { exceptionSkipMessage } from "../response/messages.js";
 import type { PolicyResponse, RuleResponse, TargetPatch } from "../response/types.js";
 import { withValue, withValues } from "./json-context.js";
 import { applyMutation, prepareRule } from "./mutate-rule.js";
-import { emptyResponse, type PolicyEvalEnv, requestFacts } from "./policy.js";
+import { acceptedExceptions, emptyResponse, type PolicyEvalEnv, requestFacts } from "./policy.js";
 import { requestContext } from "./request-context.js";
 import { substitute } from "./variables.js";
 
@@ -45,8 +47,11 @@ export function mutateExistingPolicy(
 ): PolicyResponse {
   const response = emptyResponse(policy, req, env);
   if (req.background && !policy.policy.spec.background) return response;
+  // A namespaced Policy only applies to triggers in its namespace.
+  if (policy.namespace !== undefined && response.resource.namespace !== policy.namespace) return response;
   const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
   const { gvk, matchReq } = requestFacts(policy, req, env, response.resource);
+  const exceptions = acceptedExceptions(req, env);
   for (const { rule, mayMatchKind } of policy.rules) {
     const mutation = rule.mutate;
     if (!mutation?.targets || mutation.targets.length === 0) continue;
@@ -61,6 +66,21 @@ export function mutateExistingPolicy(
     };
     response.rules.push(r);
     const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE", memo: env.memo };
+    if (exceptions.length > 0) {
+      const found = exceptionsForRule(
+        exceptions,
+        policy.key,
+        rule.name,
+        matchReq,
+        scope,
+        req.background ?? false,
+      );
+      if (found.skipping.length > 0) {
+        r.message = exceptionSkipMessage(found.skipping.map((e) => `${e.namespace}/${e.name}`));
+        r.exception = found.skipping[0] as { namespace: string; name: string };
+        continue;
+      }
+    }
     const prepared = prepareRule(scope, rule, env, preset, req.ruleValues?.(rule.name));
     if ("status" in prepared) {
       r.status = prepared.status === "applied" ? "pass" : prepared.status;
