@@ -155,6 +155,8 @@ export interface TestFile {
   policies: string[];
   resources: string[];
   targetResources: string[];
+  /** Files of objects that exist in the cluster (clone sources for generate rules). */
+  clusterResources: string[];
   exceptions: string[];
   /** Path of a Values file. */
   variables?: string;

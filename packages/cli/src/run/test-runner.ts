@@ -121,37 +121,11 @@ function failed(
   return { path, name, notes, policies: 0, resources: 0, exceptions: 0, loadError, outcomes: [outcome] };
 }
 
-/** A test file with the fields the api's Test schema does not know yet. */
+/** A loaded test file. */
 interface LoadedTest {
   test: TestFile;
   /** `clusterResources`: files of objects that exist in the cluster (clone sources). */
   clusterResources: string[];
-}
-
-/**
- * Takes `clusterResources` (a list of file paths) out of a raw test document, so the api's Test
- * schema, which rejects unknown fields, loads the rest.
- */
-function takeClusterResources(
-  value: JsonValue,
-  file: string,
-  document: number,
-): InputResult<{ value: JsonValue; paths: string[] }> {
-  if (typeof value !== "object" || value === null || Array.isArray(value) || !("clusterResources" in value))
-    return { ok: true, value: { value, paths: [] } };
-  const { clusterResources, ...rest } = value;
-  const list = clusterResources ?? [];
-  if (!Array.isArray(list) || !list.every((p) => typeof p === "string")) {
-    const e: LoadError = {
-      code: "wrong-type",
-      file,
-      document,
-      path: "clusterResources",
-      message: InputMessages.stringList,
-    };
-    return { ok: false, problems: [e] };
-  }
-  return { ok: true, value: { value: rest, paths: list as string[] } };
 }
 
 function loadTestFile(source: SourceFile, warnings: Warnings): InputResult<LoadedTest> {
@@ -167,12 +141,10 @@ function loadTestFile(source: SourceFile, warnings: Warnings): InputResult<Loade
     };
     return { ok: false, problems: [e] };
   }
-  const taken = takeClusterResources(doc.value, doc.file, doc.document);
-  if (!taken.ok) return taken;
-  const loaded = loadTest(taken.value.value, { file: doc.file, document: doc.document, locate: doc.locate });
+  const loaded = loadTest(doc.value, { file: doc.file, document: doc.document, locate: doc.locate });
   if (!loaded.ok) return { ok: false, problems: loaded.errors };
   warnings.push(...loaded.warnings);
-  return { ok: true, value: { test: loaded.value, clusterResources: taken.value.paths } };
+  return { ok: true, value: { test: loaded.value, clusterResources: loaded.value.clusterResources } };
 }
 
 /** Everything a test file points at, loaded. */
