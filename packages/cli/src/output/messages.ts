@@ -123,7 +123,6 @@ export const TestMessages = {
 /** Problems found in inputs, beyond the api loader's own messages. */
 export const InputMessages = {
   resourceNotObject: "a resource must be an object",
-  stringList: "expected a list of file paths",
   missingField: (name: string) => `missing field "${name}"`,
   emptyFile: (what: string) => `${what} file is empty`,
   invalidSet: (part: string) => `invalid --set value "${part}": expected key=value`,
