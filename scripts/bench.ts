@@ -23,7 +23,7 @@ function yamlFiles(dir: string): string[] {
   return out;
 }
 
-function loadSet(dirs: string[]) {
+function loadSet(dirs: string[], kind: "validate" | "mutate") {
   const engine = createEngine();
   const compiled = [];
   let rules = 0;
@@ -31,9 +31,10 @@ function loadSet(dirs: string[]) {
     for (const file of yamlFiles(join(root, dir))) {
       const parsed = parseDocuments(readFileSync(file, "utf8"), file);
       for (const doc of parsed.documents) {
-        const value = doc.value as { kind?: string; spec?: { rules?: Array<{ validate?: unknown }> } };
+        const value = doc.value as { kind?: string; spec?: { rules?: Array<Record<string, unknown>> } };
         if (value?.kind !== "ClusterPolicy") continue;
-        if (!value.spec?.rules?.every((r) => r.validate)) continue; // validate-only policies
+        if (!value.spec?.rules?.every((r) => r[kind] !== undefined)) continue; // policies of one rule type
+        if (kind === "mutate" && value.spec.rules.some((r) => JSON.stringify(r).includes("{{"))) continue;
         const loaded = loadPolicy(doc.value, { file, document: doc.document });
         if (!loaded.ok) continue;
         const c = engine.compile(loaded.value);
@@ -139,15 +140,19 @@ function measure(resources: Array<Record<string, unknown>>, fn: (r: Record<strin
 }
 
 const resources = generate(COUNT);
-const texts = resources.map((r) => JSON.stringify(r));
 const floor = measure(resources, (r) => {
   structuredClone(JSON.parse(JSON.stringify(r)));
 });
-void texts;
 
 const sets = [
-  { name: "pod-security", dirs: ["pod-security/baseline", "pod-security/restricted"] },
-  { name: "best-practices", dirs: ["best-practices"] },
+  {
+    name: "pod-security",
+    dirs: ["pod-security/baseline", "pod-security/restricted"],
+    kind: "validate" as const,
+  },
+  { name: "best-practices", dirs: ["best-practices"], kind: "validate" as const },
+  // Label/annotation/securityContext defaults without variables (add-labels, add-safe-to-evict, …).
+  { name: "mutate", dirs: ["other", "best-practices", "psp-migration"], kind: "mutate" as const },
 ];
 console.log(`kyverno-ts engine benchmark: ${COUNT} resources (half Pods, half Deployments), one core`);
 console.log(
@@ -156,14 +161,15 @@ console.log(
 console.log("");
 console.log("set               policies rules  resources/s   p50 µs   p99 µs   p50/floor");
 for (const set of sets) {
-  const { engine, compiled, rules } = loadSet(set.dirs);
+  const { engine, compiled, rules } = loadSet(set.dirs, set.kind);
+  const evaluate = set.kind === "mutate" ? engine.mutate : engine.validate;
   let results = 0;
   const m = measure(resources, (r) => {
-    for (const p of compiled) results += engine.validate(p, { resource: r }).rules.length;
+    for (const p of compiled) results += evaluate(p, { resource: r }).rules.length;
   });
   const pods = resources.filter((r) => r.kind === "Pod");
   const podOnly = measure(pods, (r) => {
-    for (const p of compiled) engine.validate(p, { resource: r });
+    for (const p of compiled) evaluate(p, { resource: r });
   });
   console.log(
     `${set.name.padEnd(17)} ${String(compiled.length).padStart(8)} ${String(rules).padStart(5)} ${m.perSecond.toFixed(0).padStart(12)} ${m.p50
