@@ -33,7 +33,7 @@ import { dataFunctions } from "./data.js";
 import { messageOf } from "./errors.js";
 import { imageFunctions } from "./image.js";
 import { randomFunctions } from "./random.js";
-import { regexFunctions } from "./regex.js";
+import { compileRegex, regexFunctions } from "./regex.js";
 import { semverFunctions } from "./semver.js";
 import { stringFunctions } from "./strings.js";
 import { timeFunctions } from "./time.js";
@@ -166,6 +166,38 @@ function isPathOnly(node: unknown): boolean {
   return isPathOnly(record.left) && isPathOnly(record.right);
 }
 
+/** Functions whose first argument is a Go RE2 regular expression. */
+const REGEX_FUNCTIONS = new Set(["regex_match", "regex_replace_all", "regex_replace_all_literal"]);
+
+/** Compiles every literal regex argument of the regex functions; returns the first syntax error. */
+function invalidLiteralRegex(node: unknown): string | undefined {
+  if (node === null || typeof node !== "object") return undefined;
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      const found = invalidLiteralRegex(child);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  const record = node as Record<string, unknown>;
+  if (record.type === "Function" && typeof record.name === "string" && REGEX_FUNCTIONS.has(record.name)) {
+    const first = Array.isArray(record.children)
+      ? (record.children[0] as Record<string, unknown> | undefined)
+      : undefined;
+    if (first?.type === "Literal" && typeof first.value === "string") {
+      const compiled = compileRegex(first.value);
+      if (typeof compiled === "string")
+        return `${record.name}: invalid regular expression "${first.value}": ${compiled}`;
+    }
+  }
+  if (record.type === "Literal") return undefined;
+  for (const value of Object.values(record)) {
+    const found = invalidLiteralRegex(value);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /** Visits every Function node of an AST and returns the first unknown name. */
 function unknownFunction(node: unknown, known: (name: string) => boolean): string | undefined {
   if (node === null || typeof node !== "object") return undefined;
@@ -282,7 +314,8 @@ export function createJmespath(options: JmespathOptions): Jmespath {
         const ast = parse(expression);
         if (typeof ast === "string") return ast;
         const name = unknownFunction(ast, known);
-        return name === undefined ? undefined : `Unknown function: ${name}()`;
+        if (name !== undefined) return `Unknown function: ${name}()`;
+        return invalidLiteralRegex(ast);
       } catch (thrown) {
         return messageOf(thrown);
       }
