@@ -100,7 +100,9 @@ describe("check", () => {
     expect(jp.check('`{"type": "Function", "name": "x"}`')).toBeUndefined();
   });
   it("rejects literal regular expressions that RE2 does not accept (backreferences)", () => {
-    expect(jp.check("regex_match('(a+)\\1', name)")).toContain('regex_match: invalid regular expression "(a+)\\1"');
+    expect(jp.check("regex_match('(a+)\\1', name)")).toContain(
+      'regex_match: invalid regular expression "(a+)\\1"',
+    );
     expect(jp.check("regex_replace_all('(?P<x>a', name, 'b')")).toContain("invalid regular expression");
     expect(jp.check("regex_match('^(?i)[a-z]+$', name)")).toBeUndefined();
   });
