@@ -19,6 +19,14 @@ export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath/index
 export { createJmespath } from "./jmespath/index.js";
 export { matchLabelSelector } from "./match/index.js";
 export { applyJson6902, applyStrategicMerge, diffJson6902, parseJson6902 } from "./mutate/index.js";
+export {
+  policyReportResults,
+  type ReportOptions,
+  reportStatus,
+  reportSummary,
+  resourceReference,
+  SCORED_ANNOTATION,
+} from "./report/report.js";
 export type {
   PolicyResponse,
   ResourceRef,

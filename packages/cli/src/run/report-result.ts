@@ -1,19 +1,14 @@
 import type { Policy } from "@kyverno-ts/api";
-import type { RuleResponse, RuleStatus } from "@kyverno-ts/engine";
+import { type RuleResponse, type RuleStatus, reportStatus, SCORED_ANNOTATION } from "@kyverno-ts/engine";
 
-/** Annotation that, set to `"false"` on a policy, turns its failures into warnings (upstream). */
-export const SCORED_ANNOTATION = "policies.kyverno.io/scored";
+/** The engine's report options for a policy: unscored when its `scored` annotation is `"false"`. */
+export function reportOptions(policy: Policy, auditWarn: boolean): { unscored: boolean; auditWarn: boolean } {
+  return { unscored: policy.metadata.annotations?.[SCORED_ANNOTATION] === "false", auditWarn };
+}
 
-/**
- * The PolicyReport result of a rule response, as upstream's `ComputePolicyReportResult`: the rule
- * status, except that a failure is a `warn` when the policy is not scored, or when `auditWarn` is
- * set and the rule's effective failure action is Audit.
- */
+/** The PolicyReport result of a rule response (see the engine's `reportStatus`). */
 export function reportResult(policy: Policy, rule: RuleResponse, auditWarn: boolean): RuleStatus {
-  if (rule.status !== "fail") return rule.status;
-  if (policy.metadata.annotations?.[SCORED_ANNOTATION] === "false") return "warn";
-  if (auditWarn && rule.failureAction === "Audit") return "warn";
-  return "fail";
+  return reportStatus(rule, reportOptions(policy, auditWarn));
 }
 
 /** Counts of report results, in upstream's order. */

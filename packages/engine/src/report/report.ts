@@ -1,0 +1,88 @@
+import type {
+  ObjectReference,
+  PolicyReportResult,
+  PolicyReportSummary,
+  PolicySeverity,
+} from "@kyverno-ts/api";
+import type { PolicyResponse, RuleResponse, RuleStatus } from "../response/types.js";
+
+/** Annotation that, set to `"false"` on a policy, turns its failures into warnings (upstream). */
+export const SCORED_ANNOTATION = "policies.kyverno.io/scored";
+
+const SEVERITIES: ReadonlySet<string> = new Set<PolicySeverity>([
+  "critical",
+  "high",
+  "medium",
+  "low",
+  "info",
+]);
+
+/** How rule statuses become report results. */
+export interface ReportOptions {
+  /** The policy's `policies.kyverno.io/scored` annotation is `"false"`: failures are warnings. */
+  unscored?: boolean;
+  /** Report Audit failures as warnings (`kyverno apply --audit-warn`). */
+  auditWarn?: boolean;
+}
+
+/**
+ * The PolicyReport result of a rule response, as upstream's `ComputePolicyReportResult`: the rule
+ * status, except that a failure is a `warn` when the policy is not scored, or with `auditWarn` when
+ * the rule's effective failure action is Audit.
+ */
+export function reportStatus(rule: RuleResponse, options: ReportOptions = {}): RuleStatus {
+  if (rule.status !== "fail") return rule.status;
+  if (options.unscored) return "warn";
+  if (options.auditWarn && rule.failureAction === "Audit") return "warn";
+  return "fail";
+}
+
+/** The object reference a report result points at. */
+export function resourceReference(response: PolicyResponse): ObjectReference {
+  const r = response.resource;
+  const ref: ObjectReference = { apiVersion: r.apiVersion, kind: r.kind, name: r.name };
+  if (r.namespace) ref.namespace = r.namespace;
+  if (r.uid) ref.uid = r.uid;
+  return ref;
+}
+
+/**
+ * Report results of the validate rule responses of one policy response, as upstream builds them:
+ * source `kyverno`, policy (`ns/name` for namespaced Policies), rule, result, message,
+ * category/severity from the policy annotations, the resource reference, scored, timestamp and
+ * the rule's report properties. Use it for PolicyReports and for the CLI's `--policy-report`.
+ */
+export function policyReportResults(
+  response: PolicyResponse,
+  options: ReportOptions = {},
+): PolicyReportResult[] {
+  const p = response.policy;
+  const resource = resourceReference(response);
+  const out: PolicyReportResult[] = [];
+  for (const rule of response.rules) {
+    if (rule.type !== "Validation") continue;
+    const result: PolicyReportResult = {
+      source: "kyverno",
+      policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,
+      rule: rule.name,
+      result: reportStatus(rule, options),
+      message: rule.message,
+      resources: [resource],
+      scored: !options.unscored,
+      timestamp: { seconds: Math.floor(response.timestamp / 1000), nanos: 0 },
+    };
+    if (response.category) result.category = response.category;
+    const severity = response.severity?.toLowerCase();
+    if (severity !== undefined && SEVERITIES.has(severity)) result.severity = severity as PolicySeverity;
+    if (rule.properties && Object.keys(rule.properties).length > 0) result.properties = rule.properties;
+    out.push(result);
+  }
+  return out;
+}
+
+/** Counts results by outcome, in upstream's summary shape. */
+export function reportSummary(results: readonly PolicyReportResult[]): Required<PolicyReportSummary> {
+  const counts = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
+  for (const r of results) if (r.result !== undefined) counts[r.result]++;
+  return counts;
+}
