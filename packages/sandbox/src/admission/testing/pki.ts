@@ -2,7 +2,7 @@
  * Test-only: a throwaway CA and a server certificate it signs, for local HTTPS webhook servers.
  * Not part of the package API (imported by tests beside the code only).
  */
-import "./reflect-metadata.js";
+import "reflect-metadata";
 import { webcrypto } from "node:crypto";
 import {
   AuthorityKeyIdentifierExtension,

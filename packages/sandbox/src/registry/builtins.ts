@@ -1,0 +1,202 @@
+/** The built-in kinds the sandbox serves, with the scope, names and behaviour kube-apiserver gives them. */
+import { BUILTIN_COLUMNS, DEFAULT_BUILTIN_COLUMNS } from "../table/builtin-columns.js";
+import type { GenerationPolicy, ResourceType } from "./types.js";
+
+const ALL_VERBS = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+] as const;
+
+interface BuiltinSpec {
+  group?: string;
+  version?: string;
+  kind: string;
+  plural: string;
+  shortNames?: readonly string[];
+  namespaced?: boolean;
+  subresources?: readonly string[];
+  generation?: GenerationPolicy;
+  nameRule?: ResourceType["nameRule"];
+  all?: boolean;
+  returnDeletedObject?: boolean;
+  selectableFields?: readonly string[];
+  verbs?: readonly string[];
+}
+
+function builtin(spec: BuiltinSpec): ResourceType {
+  const group = spec.group ?? "";
+  const version = spec.version ?? "v1";
+  return {
+    group,
+    version,
+    kind: spec.kind,
+    listKind: `${spec.kind}List`,
+    plural: spec.plural,
+    singular: spec.kind.toLowerCase(),
+    shortNames: spec.shortNames ?? [],
+    categories: spec.all === true ? ["all"] : [],
+    namespaced: spec.namespaced ?? true,
+    verbs: spec.verbs ?? ALL_VERBS,
+    subresources: spec.subresources ?? [],
+    strategicMerge: true,
+    generation: spec.generation ?? "none",
+    requireResourceVersion: false,
+    returnDeletedObject: spec.returnDeletedObject ?? false,
+    nameRule: spec.nameRule ?? "subdomain",
+    selectableFields: spec.selectableFields ?? [],
+    printerColumns:
+      BUILTIN_COLUMNS[group === "" ? spec.kind : `${group}/${spec.kind}`] ?? DEFAULT_BUILTIN_COLUMNS,
+    storageKey: group === "" ? spec.plural : `${group}/${spec.plural}`,
+    storageVersion: group === "" ? version : `${group}/${version}`,
+    custom: false,
+  };
+}
+
+const WORKLOAD = { group: "apps", subresources: ["status", "scale"], generation: "spec", all: true } as const;
+
+/** Every built-in resource, in discovery order. */
+export function builtinResources(): ResourceType[] {
+  return [
+    builtin({
+      kind: "Namespace",
+      plural: "namespaces",
+      shortNames: ["ns"],
+      namespaced: false,
+      subresources: ["status", "finalize"],
+      nameRule: "label",
+      returnDeletedObject: true,
+      selectableFields: ["status.phase"],
+      verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+    }),
+    builtin({
+      kind: "Pod",
+      plural: "pods",
+      shortNames: ["po"],
+      subresources: ["status", "exec", "attach", "portforward"],
+      all: true,
+      returnDeletedObject: true,
+      selectableFields: [
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName",
+      ],
+    }),
+    builtin({ kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"] }),
+    builtin({ kind: "Secret", plural: "secrets", selectableFields: ["type"] }),
+    builtin({
+      kind: "Service",
+      plural: "services",
+      shortNames: ["svc"],
+      subresources: ["status"],
+      nameRule: "label1035",
+      all: true,
+      returnDeletedObject: true,
+    }),
+    builtin({ kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"] }),
+    builtin({
+      kind: "Event",
+      plural: "events",
+      shortNames: ["ev"],
+      selectableFields: [
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
+        "type",
+      ],
+    }),
+    builtin({
+      kind: "Node",
+      plural: "nodes",
+      shortNames: ["no"],
+      namespaced: false,
+      subresources: ["status"],
+    }),
+    builtin({ ...WORKLOAD, kind: "Deployment", plural: "deployments", shortNames: ["deploy"] }),
+    builtin({ ...WORKLOAD, kind: "ReplicaSet", plural: "replicasets", shortNames: ["rs"] }),
+    builtin({ ...WORKLOAD, kind: "StatefulSet", plural: "statefulsets", shortNames: ["sts"] }),
+    builtin({
+      ...WORKLOAD,
+      kind: "DaemonSet",
+      plural: "daemonsets",
+      shortNames: ["ds"],
+      subresources: ["status"],
+    }),
+    builtin({
+      group: "batch",
+      kind: "Job",
+      plural: "jobs",
+      subresources: ["status"],
+      generation: "spec",
+      all: true,
+      selectableFields: ["status.successful"],
+    }),
+    builtin({
+      group: "batch",
+      kind: "CronJob",
+      plural: "cronjobs",
+      shortNames: ["cj"],
+      subresources: ["status"],
+      generation: "spec",
+      all: true,
+    }),
+    builtin({ group: "coordination.k8s.io", kind: "Lease", plural: "leases" }),
+    ...rbac(),
+    builtin({
+      group: "admissionregistration.k8s.io",
+      kind: "MutatingWebhookConfiguration",
+      plural: "mutatingwebhookconfigurations",
+      namespaced: false,
+      generation: "nonMetadata",
+    }),
+    builtin({
+      group: "admissionregistration.k8s.io",
+      kind: "ValidatingWebhookConfiguration",
+      plural: "validatingwebhookconfigurations",
+      namespaced: false,
+      generation: "nonMetadata",
+    }),
+    builtin({
+      group: "apiextensions.k8s.io",
+      kind: "CustomResourceDefinition",
+      plural: "customresourcedefinitions",
+      shortNames: ["crd", "crds"],
+      namespaced: false,
+      subresources: ["status"],
+      generation: "spec",
+    }),
+  ];
+}
+
+function rbac(): ResourceType[] {
+  const group = "rbac.authorization.k8s.io";
+  return [
+    builtin({ group, kind: "ClusterRole", plural: "clusterroles", namespaced: false, nameRule: "path" }),
+    builtin({
+      group,
+      kind: "ClusterRoleBinding",
+      plural: "clusterrolebindings",
+      namespaced: false,
+      nameRule: "path",
+    }),
+    builtin({ group, kind: "Role", plural: "roles", nameRule: "path" }),
+    builtin({ group, kind: "RoleBinding", plural: "rolebindings", nameRule: "path" }),
+  ];
+}

@@ -1,0 +1,204 @@
+/** The composition root: TLS, users, store (+ persistence), registry, controllers and the HTTPS server. */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { JsonObject, JsonValue } from "@kyverno-ts/api";
+import { parseAllDocuments } from "yaml";
+import { createAdmissionChain, type ServiceResolver } from "./admission/index.js";
+import type { AdmissionChain, WebhookSource } from "./admission/types.js";
+import { createAuthenticator, DEFAULT_ADMIN, type SandboxUser } from "./auth/authenticator.js";
+import { startGarbageCollector } from "./gc/garbage-collector.js";
+import { startNamespaceController } from "./gc/namespace-controller.js";
+import { createWorkQueue } from "./gc/work-queue.js";
+import { createHandler } from "./http/handler.js";
+import { writeKubeconfig } from "./kubeconfig/kubeconfig.js";
+import { asObject } from "./objects/meta.js";
+import { syncCrds } from "./registry/crd-sync.js";
+import { createRegistry } from "./registry/registry.js";
+import { createPersistence, loadPersisted } from "./store/persistence.js";
+import { createStore } from "./store/store.js";
+import { createCertificateAuthority } from "./tls/certificates.js";
+import type { ApiEnv } from "./verbs/context.js";
+import { validateCrd } from "./verbs/crd-rules.js";
+import { internalEnsure } from "./verbs/internal.js";
+
+/** Options of `startSandbox`. */
+export interface SandboxOptions {
+  /** CRDs to install at start: paths of YAML files (multi-document allowed) or CRD objects. */
+  crds?: Array<string | JsonObject>;
+  /** Users besides the default `admin` (group `system:masters`); each gets a context in the kubeconfig. */
+  users?: SandboxUser[];
+  /** Directory to persist objects in (and write the kubeconfig to); state is in memory only without it. */
+  dataDir?: string;
+  /** Port on 127.0.0.1 (default 0: a free port). */
+  port?: number;
+  /**
+   * The admission chain, or a factory given read access to the stored webhook configurations.
+   * Default: kube-apiserver's webhook admission (`createAdmissionChain`) over the stored
+   * Mutating/ValidatingWebhookConfigurations; pass `false` to admit everything.
+   */
+  admission?: AdmissionChain | ((source: WebhookSource) => AdmissionChain) | false;
+  /** Maps a webhook `service` reference to a base URL (no cluster DNS here), e.g. to 127.0.0.1:port. */
+  resolveService?: ServiceResolver;
+  /** Write events kept for watch resumption and paginated lists (default 10000); older versions get 410. */
+  watchHistorySize?: number;
+  /** Interval of BOOKMARK events on watches that allow them (default 60000 ms, as kube-apiserver). */
+  bookmarkIntervalMs?: number;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  /** `https://127.0.0.1:<port>`. */
+  url: string;
+  /** The kubeconfig with one context per user (`admin` current). */
+  kubeconfigPath: string;
+  /** The CA that signed the serving certificate. */
+  caCertPem: string;
+  /** Bearer token of each user, by username. */
+  users: Record<string, string>;
+  /** Resolves once background work (garbage collection, namespace cleanup) has drained. */
+  settled(): Promise<void>;
+  /** Destroys the connections of every open watch (to test client reconnection). */
+  dropWatchConnections(): void;
+  /** Stops serving, ends watches and flushes persistence. */
+  stop(): Promise<void>;
+}
+
+const BOOTSTRAP_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions";
+
+function loadCrds(sources: Array<string | JsonObject>): JsonObject[] {
+  return sources.flatMap((source) => {
+    if (typeof source !== "string") return [source];
+    return parseAllDocuments(readFileSync(source, "utf8"))
+      .map((d) => asObject(d.toJS() as JsonValue))
+      .filter((o): o is JsonObject => o !== undefined && o.kind === "CustomResourceDefinition");
+  });
+}
+
+/**
+ * Starts a local Kubernetes API server over HTTPS and writes a kubeconfig for it. For tests and for
+ * trying policies with `kubectl`; see the package README for what is and is not covered.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const ca = await createCertificateAuthority();
+  const serving = await ca.issue(["127.0.0.1", "localhost", "::1"]);
+  const users = [
+    DEFAULT_ADMIN,
+    ...(options.users ?? []).filter((u) => u.username !== DEFAULT_ADMIN.username),
+  ];
+  const adminOverride = options.users?.find((u) => u.username === DEFAULT_ADMIN.username);
+  if (adminOverride !== undefined) users[0] = adminOverride;
+  const authenticator = createAuthenticator(users);
+
+  const dataDir = options.dataDir;
+  const persisted = dataDir === undefined ? undefined : loadPersisted(dataDir);
+  let store: ReturnType<typeof createStore> | undefined;
+  const persistence =
+    dataDir === undefined ? undefined : createPersistence(dataDir, () => store as NonNullable<typeof store>);
+  const storeOptions: Parameters<typeof createStore>[0] = { historySize: options.watchHistorySize ?? 10000 };
+  if (persisted !== undefined) storeOptions.initial = { objects: persisted.objects, rv: persisted.rv };
+  if (persistence !== undefined) storeOptions.onWrite = (e) => persistence.record(e);
+  store = createStore(storeOptions);
+  persistence?.compact(store.entries(), store.currentRv());
+
+  const registry = createRegistry();
+  const webhooks: WebhookSource = {
+    mutating: () => store.list("admissionregistration.k8s.io/mutatingwebhookconfigurations"),
+    validating: () => store.list("admissionregistration.k8s.io/validatingwebhookconfigurations"),
+  };
+  const admission =
+    options.admission === false
+      ? undefined
+      : typeof options.admission === "function"
+        ? options.admission(webhooks)
+        : (options.admission ??
+          createAdmissionChain({
+            webhooks,
+            ...(options.resolveService ? { resolveService: options.resolveService } : {}),
+          }));
+  const env: ApiEnv = {
+    store,
+    registry,
+    admission,
+    now: () => new Date(),
+    newUid: () => randomUUID(),
+    nameSuffix: () =>
+      Array.from(
+        { length: 5 },
+        () => SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)],
+      ).join(""),
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60000,
+    watches: new Set(),
+  };
+
+  const stopCrdSync = syncCrds(store, registry);
+  const crdResource = registry.byStorageKey(CRD_KEY);
+  const nsResource = registry.byStorageKey("namespaces");
+  for (const name of BOOTSTRAP_NAMESPACES)
+    if (nsResource !== undefined)
+      internalEnsure(env, nsResource, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  for (const crd of loadCrds(options.crds ?? [])) {
+    validateCrd(crd);
+    if (crdResource !== undefined) internalEnsure(env, crdResource, crd);
+  }
+  const queue = createWorkQueue();
+  const stopGc = startGarbageCollector(env, queue);
+  const stopNs = startNamespaceController(env, queue);
+
+  let address = "127.0.0.1:0";
+  const server: Server = createServer(
+    { cert: serving.certPem, key: serving.keyPem },
+    createHandler({ env, authenticator, serverAddress: () => address }),
+  );
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `127.0.0.1:${port}`;
+  const url = `https://${address}`;
+
+  const ownDir = dataDir === undefined ? mkdtempSync(join(tmpdir(), "kyverno-ts-sandbox-")) : undefined;
+  const configDir = dataDir ?? (ownDir as string);
+  mkdirSync(configDir, { recursive: true });
+  const kubeconfigPath = join(configDir, "kubeconfig");
+  writeKubeconfig(kubeconfigPath, { server: url, caCertPem: ca.caCertPem, users: authenticator.users() });
+
+  let stopped = false;
+  return {
+    url,
+    kubeconfigPath,
+    caCertPem: ca.caCertPem,
+    users: Object.fromEntries(authenticator.users().map((u) => [u.user.username, u.token])),
+    settled: () => queue.idle(),
+    dropWatchConnections() {
+      for (const watch of [...env.watches]) watch.destroy();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await queue.idle();
+      queue.stop();
+      stopGc();
+      stopNs();
+      stopCrdSync();
+      for (const watch of [...env.watches]) watch.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      persistence?.compact(store.entries(), store.currentRv());
+      if (ownDir !== undefined) rmSync(ownDir, { recursive: true, force: true });
+    },
+  };
+}

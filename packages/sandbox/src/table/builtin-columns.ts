@@ -1,0 +1,194 @@
+/** Server-side `kubectl get` columns of the built-in kinds, after kube-apiserver's printers (abridged). */
+import type { JsonObject, JsonValue } from "@kyverno-ts/api";
+import type { PrinterColumn } from "../registry/types.js";
+import { list, map, num, orNone, str } from "./cells.js";
+
+const col = (
+  name: string,
+  compute: (o: JsonObject) => string | number | boolean | null,
+  type = "string",
+  priority = 0,
+): PrinterColumn => ({ name, type, description: name, priority, compute });
+
+/** The `Name` column every table starts with. */
+export const NAME_COLUMN: PrinterColumn = {
+  name: "Name",
+  type: "string",
+  format: "name",
+  description:
+    "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.",
+  priority: 0,
+  jsonPath: ".metadata.name",
+  extract: (o) => str(o, "metadata.name"),
+};
+
+/** The `Age` column (creation time as a human duration). */
+export const AGE_COLUMN: PrinterColumn = {
+  name: "Age",
+  type: "date",
+  description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+  priority: 0,
+  jsonPath: ".metadata.creationTimestamp",
+  extract: (o) => str(o, "metadata.creationTimestamp"),
+};
+
+const CREATED_AT: PrinterColumn = {
+  ...AGE_COLUMN,
+  name: "Created At",
+  format: "date-time",
+  compute: (o) => str(o, "metadata.creationTimestamp"),
+};
+
+const count = (o: JsonObject, ...paths: string[]): number =>
+  paths.reduce((n, p) => n + Object.keys(map(o, p)).length, 0);
+
+const podReady = (o: JsonObject): string => {
+  const statuses = list(o, "status.containerStatuses");
+  const ready = statuses.filter((s) => (s as JsonObject).ready === true).length;
+  return `${ready}/${list(o, "spec.containers").length}`;
+};
+
+const podRestarts = (o: JsonObject): number =>
+  list(o, "status.containerStatuses").reduce<number>((n, s) => n + num(s, "restartCount"), 0);
+
+const podStatus = (o: JsonObject): string => {
+  if (str(o, "metadata.deletionTimestamp") !== "") return "Terminating";
+  return str(o, "status.reason") || str(o, "status.phase") || "Pending";
+};
+
+const ports = (o: JsonObject): string =>
+  orNone(
+    list(o, "spec.ports")
+      .map(
+        (p) =>
+          `${num(p, "port")}${num(p, "nodePort") ? `:${num(p, "nodePort")}` : ""}/${str(p, "protocol") || "TCP"}`,
+      )
+      .join(","),
+  );
+
+const jobStatus = (o: JsonObject): string => {
+  const conditions = list(o, "status.conditions") as JsonValue[];
+  const has = (type: string): boolean =>
+    conditions.some((c) => str(c, "type") === type && str(c, "status") === "True");
+  if (has("Complete")) return "Complete";
+  if (has("Failed")) return "Failed";
+  if (str(o, "metadata.deletionTimestamp") !== "") return "Terminating";
+  return "Running";
+};
+
+const selector = (o: JsonObject, path: string): string =>
+  orNone(
+    Object.entries(map(o, path))
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(","),
+  );
+
+/** Columns by `group/Kind` (core kinds by `Kind`); kinds not listed get Name + Created At. */
+export const BUILTIN_COLUMNS: Readonly<Record<string, readonly PrinterColumn[]>> = {
+  Namespace: [NAME_COLUMN, col("Status", (o) => str(o, "status.phase")), AGE_COLUMN],
+  Pod: [
+    NAME_COLUMN,
+    col("Ready", podReady),
+    col("Status", podStatus),
+    col("Restarts", podRestarts, "string"),
+    AGE_COLUMN,
+    col("IP", (o) => orNone(str(o, "status.podIP")), "string", 1),
+    col("Node", (o) => orNone(str(o, "spec.nodeName")), "string", 1),
+  ],
+  ConfigMap: [NAME_COLUMN, col("Data", (o) => count(o, "data", "binaryData"), "integer"), AGE_COLUMN],
+  Secret: [
+    NAME_COLUMN,
+    col("Type", (o) => str(o, "type")),
+    col("Data", (o) => count(o, "data"), "integer"),
+    AGE_COLUMN,
+  ],
+  Service: [
+    NAME_COLUMN,
+    col("Type", (o) => str(o, "spec.type") || "ClusterIP"),
+    col("Cluster-IP", (o) => orNone(str(o, "spec.clusterIP"))),
+    col("External-IP", (o) => orNone(list(o, "spec.externalIPs").join(","))),
+    col("Port(s)", ports),
+    AGE_COLUMN,
+    col("Selector", (o) => selector(o, "spec.selector"), "string", 1),
+  ],
+  ServiceAccount: [NAME_COLUMN, col("Secrets", (o) => list(o, "secrets").length, "integer"), AGE_COLUMN],
+  Event: [
+    col("Last Seen", (o) => str(o, "lastTimestamp") || str(o, "eventTime")),
+    col("Type", (o) => str(o, "type")),
+    col("Reason", (o) => str(o, "reason")),
+    col("Object", (o) => `${str(o, "involvedObject.kind").toLowerCase()}/${str(o, "involvedObject.name")}`),
+    col("Message", (o) => str(o, "message")),
+  ],
+  "apps/Deployment": [
+    NAME_COLUMN,
+    col("Ready", (o) => `${num(o, "status.readyReplicas")}/${num(o, "spec.replicas")}`),
+    col("Up-to-date", (o) => num(o, "status.updatedReplicas"), "integer"),
+    col("Available", (o) => num(o, "status.availableReplicas"), "integer"),
+    AGE_COLUMN,
+  ],
+  "apps/ReplicaSet": [
+    NAME_COLUMN,
+    col("Desired", (o) => num(o, "spec.replicas"), "integer"),
+    col("Current", (o) => num(o, "status.replicas"), "integer"),
+    col("Ready", (o) => num(o, "status.readyReplicas"), "integer"),
+    AGE_COLUMN,
+  ],
+  "apps/StatefulSet": [
+    NAME_COLUMN,
+    col("Ready", (o) => `${num(o, "status.readyReplicas")}/${num(o, "spec.replicas")}`),
+    AGE_COLUMN,
+  ],
+  "apps/DaemonSet": [
+    NAME_COLUMN,
+    col("Desired", (o) => num(o, "status.desiredNumberScheduled"), "integer"),
+    col("Current", (o) => num(o, "status.currentNumberScheduled"), "integer"),
+    col("Ready", (o) => num(o, "status.numberReady"), "integer"),
+    col("Up-to-date", (o) => num(o, "status.updatedNumberScheduled"), "integer"),
+    col("Available", (o) => num(o, "status.numberAvailable"), "integer"),
+    col("Node Selector", (o) => selector(o, "spec.template.spec.nodeSelector")),
+    AGE_COLUMN,
+  ],
+  "batch/Job": [
+    NAME_COLUMN,
+    col("Status", jobStatus),
+    col("Completions", (o) => `${num(o, "status.succeeded")}/${num(o, "spec.completions") || 1}`),
+    AGE_COLUMN,
+  ],
+  "batch/CronJob": [
+    NAME_COLUMN,
+    col("Schedule", (o) => str(o, "spec.schedule")),
+    col("Suspend", (o) => (map(o, "spec").suspend === true ? "True" : "False")),
+    col("Active", (o) => list(o, "status.active").length, "integer"),
+    col("Last Schedule", (o) => orNone(str(o, "status.lastScheduleTime"))),
+    AGE_COLUMN,
+  ],
+  "coordination.k8s.io/Lease": [NAME_COLUMN, col("Holder", (o) => str(o, "spec.holderIdentity")), AGE_COLUMN],
+  "rbac.authorization.k8s.io/Role": [NAME_COLUMN, CREATED_AT],
+  "rbac.authorization.k8s.io/ClusterRole": [NAME_COLUMN, CREATED_AT],
+  "rbac.authorization.k8s.io/RoleBinding": [
+    NAME_COLUMN,
+    col("Role", (o) => `${str(o, "roleRef.kind")}/${str(o, "roleRef.name")}`),
+    AGE_COLUMN,
+  ],
+  "rbac.authorization.k8s.io/ClusterRoleBinding": [
+    NAME_COLUMN,
+    col("Role", (o) => `${str(o, "roleRef.kind")}/${str(o, "roleRef.name")}`),
+    AGE_COLUMN,
+  ],
+  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": [
+    NAME_COLUMN,
+    col("Webhooks", (o) => list(o, "webhooks").length, "integer"),
+    AGE_COLUMN,
+  ],
+  "admissionregistration.k8s.io/MutatingWebhookConfiguration": [
+    NAME_COLUMN,
+    col("Webhooks", (o) => list(o, "webhooks").length, "integer"),
+    AGE_COLUMN,
+  ],
+};
+
+/** The default columns of a built-in kind without its own printer. */
+export const DEFAULT_BUILTIN_COLUMNS: readonly PrinterColumn[] = [NAME_COLUMN, CREATED_AT];
+
+/** The default columns of a custom resource without `additionalPrinterColumns`. */
+export const DEFAULT_CUSTOM_COLUMNS: readonly PrinterColumn[] = [NAME_COLUMN, AGE_COLUMN];

@@ -1,0 +1,105 @@
+/**
+ * Generic object validation run before every write: metadata (name, generateName, labels, annotations,
+ * namespace), the kind-specific data limits, and the 1.5 MiB storage limit.
+ */
+import type { JsonObject } from "@kyverno-ts/api";
+import { ApiError, fieldInvalid, fieldRequired, invalid, type StatusCause } from "../http/status.js";
+import { asObject, metadataOf, metaString } from "../objects/meta.js";
+import type { ResourceType } from "../registry/types.js";
+import {
+  dns1035Label,
+  dns1123Label,
+  dns1123Subdomain,
+  labelValue,
+  pathSegmentName,
+  qualifiedName,
+} from "./names.js";
+
+/** etcd's default request limit, which bounds the size of one stored object. */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+
+const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+const MAX_CONFIG_DATA_BYTES = 1024 * 1024;
+
+function nameErrors(rule: ResourceType["nameRule"], name: string): string[] {
+  switch (rule) {
+    case "label":
+      return dns1123Label(name);
+    case "label1035":
+      return dns1035Label(name);
+    case "path":
+      return pathSegmentName(name);
+    case "subdomain":
+      return dns1123Subdomain(name);
+  }
+}
+
+/** Validates metadata; throws a 422 Invalid listing every problem. */
+export function validateObject(resource: ResourceType, object: JsonObject): void {
+  const causes: StatusCause[] = [];
+  const name = metaString(object, "name");
+  const meta = metadataOf(object);
+  if (name === "") {
+    causes.push(fieldRequired("metadata.name", "name or generateName is required"));
+  } else {
+    for (const why of nameErrors(resource.nameRule, name))
+      causes.push(fieldInvalid("metadata.name", name, why));
+  }
+  if (resource.namespaced && metaString(object, "namespace") === "")
+    causes.push(fieldRequired("metadata.namespace", ""));
+  const labels = asObject(meta.labels) ?? {};
+  for (const [key, value] of Object.entries(labels)) {
+    for (const why of qualifiedName(key)) causes.push(fieldInvalid("metadata.labels", key, why));
+    if (typeof value !== "string") causes.push(fieldInvalid(`metadata.labels`, value, "must be a string"));
+    else for (const why of labelValue(value)) causes.push(fieldInvalid("metadata.labels", value, why));
+  }
+  const annotations = asObject(meta.annotations) ?? {};
+  let annotationBytes = 0;
+  for (const [key, value] of Object.entries(annotations)) {
+    for (const why of qualifiedName(key.toLowerCase()))
+      causes.push(fieldInvalid("metadata.annotations", key, why));
+    annotationBytes += key.length + (typeof value === "string" ? value.length : 0);
+  }
+  if (annotationBytes > MAX_ANNOTATIONS_BYTES)
+    causes.push({
+      reason: "FieldValueTooLong",
+      message: `Too long: must have at most ${MAX_ANNOTATIONS_BYTES} bytes`,
+      field: "metadata.annotations",
+    });
+  if (!resource.custom && (resource.kind === "ConfigMap" || resource.kind === "Secret")) {
+    causes.push(...dataCauses(resource.kind, object));
+  }
+  if (causes.length > 0)
+    throw invalid(resource.custom ? resource.group : resource.group, resource.kind, name, causes);
+}
+
+function dataCauses(kind: string, object: JsonObject): StatusCause[] {
+  let total = 0;
+  const causes: StatusCause[] = [];
+  for (const field of kind === "Secret" ? ["data", "stringData"] : ["data", "binaryData"]) {
+    for (const [key, value] of Object.entries(asObject(object[field]) ?? {})) {
+      if (!/^[-._a-zA-Z0-9]+$/.test(key) || key.length > 253)
+        causes.push(
+          fieldInvalid(
+            `${field}[${key}]`,
+            key,
+            "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+          ),
+        );
+      total += typeof value === "string" ? value.length : 0;
+    }
+  }
+  if (total > MAX_CONFIG_DATA_BYTES)
+    causes.push({
+      reason: "FieldValueTooLong",
+      message: `Too long: may not be more than ${MAX_CONFIG_DATA_BYTES} bytes`,
+      field: "",
+    });
+  return causes;
+}
+
+/** Throws a 413 when the stored form of the object would exceed etcd's request limit. */
+export function checkObjectSize(object: JsonObject): void {
+  if (Buffer.byteLength(JSON.stringify(object)) > MAX_OBJECT_BYTES)
+    throw new ApiError(413, "RequestEntityTooLarge", "etcdserver: request is too large");
+}
