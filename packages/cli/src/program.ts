@@ -1,3 +1,5 @@
+import type { Writable } from "node:stream";
+import { runSandboxCommand } from "@kyverno-ts/sandbox";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runApply } from "./commands/apply.js";
 import { type BundleAction, runBundle } from "./commands/bundle.js";
@@ -293,6 +295,24 @@ function bundleCommand(io: CliIo, done: (status: number) => void): Command {
     });
 }
 
+/** Long-running commands implemented by other packages; their flags are parsed there. */
+function passThroughCommand(
+  name: string,
+  summary: string,
+  run: (args: string[]) => Promise<number>,
+  done: (status: number) => void,
+): Command {
+  return new Command(name)
+    .summary(summary)
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .argument("[args...]")
+    .action(async (args: string[]) => {
+      done(await run(args));
+    });
+}
+
 function jpCommand(io: CliIo, done: (status: number) => void): Command {
   const jp = new Command("jp").summary("JMESPath with Kyverno's functions").description(Help.jp.description);
   jp.addHelpText("after", Help.jp.examples);
@@ -360,6 +380,14 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
   program.addCommand(configure(jpCommand(io, done)));
   program.addCommand(configure(createCommand(io, done)));
   program.addCommand(configure(bundleCommand(io, done)));
+  program.addCommand(
+    passThroughCommand(
+      "sandbox",
+      "Run a local Kubernetes API server (kubectl works against it) until Ctrl+C",
+      (args) => runSandboxCommand({ stdout: io.stdout as Writable, args }),
+      done,
+    ),
+  );
   program.addCommand(
     configure(
       new Command("version")
