@@ -1,1 +1,62 @@
-export {};
+/**
+ * @kyverno-ts/kube: typed wrappers over `@kubernetes/client-node` for the controllers: a client for any
+ * kind (API errors as values, QPS/burst limits, query metrics), informers, a rate-limited work queue and
+ * leader election on a Lease. The public API is this list; nothing is re-exported wholesale.
+ */
+
+export { createKubeClient, type KubeClient, type KubeClientOptions } from "./client/client.js";
+export { isConflict, isNotFound } from "./client/failure.js";
+export type {
+  ApiFailure,
+  ApiResourceInfo,
+  ApiResult,
+  ApiSuccess,
+  DeleteOptions,
+  JsonPatchOperation,
+  ListQuery,
+  ObjectHeader,
+  ObjectList,
+  ObjectRef,
+  Patch,
+  QueryEvent,
+  QueryOperation,
+  ResourceQuery,
+  StatusDetails,
+  WatchEnd,
+  WatchEvent,
+  WatchQuery,
+  WatchStream,
+  WriteOptions,
+} from "./client/types.js";
+export { type Clock, systemClock } from "./clock/clock.js";
+export { type ExponentialBackoffOptions, exponentialBackoff } from "./informer/backoff.js";
+export {
+  createInformer,
+  type Informer,
+  type InformerError,
+  type InformerHandlers,
+  type InformerOptions,
+} from "./informer/informer.js";
+export {
+  createLeaderElector,
+  type LeaderElector,
+  type LeaderElectorOptions,
+} from "./leader/elector.js";
+export type { LeaderRecord, Lease } from "./leader/lease.js";
+export {
+  bucketRateLimiter,
+  defaultControllerRateLimiter,
+  exponentialRateLimiter,
+  maxOfRateLimiters,
+  type RateLimiter,
+} from "./queue/rate-limiters.js";
+export {
+  createWorkQueue,
+  type QueueEvent,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  type WorkQueue,
+  type WorkQueueOptions,
+} from "./queue/work-queue.js";
+export { createTokenBucket, type TokenBucket, type TokenBucketOptions } from "./ratelimit/token-bucket.js";
