@@ -1,1 +1,94 @@
-export {};
+/**
+ * Policy Reporter in TypeScript: the public entry. A hand-written list; nothing is re-exported
+ * wholesale. The UI should import only the API contract types (`ApiFilterQuery`, `Paginated`, …).
+ */
+
+export type {
+  ApiError,
+  ApiFilterQuery,
+  ApiPaginationQuery,
+  ApiSeverity,
+  ApiStatus,
+  Category,
+  ClusterStatusCount,
+  FindingCounts,
+  Findings,
+  HealthStatus,
+  NamespacedStatusCount,
+  NamespaceSeverityCounts,
+  NamespaceStatusCounts,
+  Paginated,
+  Policy,
+  PolicyReportSummary,
+  PolicyResult,
+  Resource,
+  ResourceResult,
+  ResourceSeverityCount,
+  ResourceStatusCount,
+  SeverityCounts,
+  SourceCategoryTree,
+  StatusCounts as ApiStatusCounts,
+  Target as ApiTarget,
+} from "./api/contract.js";
+export type { ApiServer, ApiServerOptions } from "./api/server.js";
+export { createApiServer } from "./api/server.js";
+export type { Clock, ManualClock, TimerHandle } from "./clock.js";
+export { createManualClock, systemClock } from "./clock.js";
+export type { ReporterErrorCode } from "./errors.js";
+export { ERROR_CODES, isReporterError, ReporterError } from "./errors.js";
+export type {
+  ControllerLookup,
+  IngestFilters,
+  ReportFilterConfig,
+  SourceFilterConfig,
+} from "./ingest/filters.js";
+export type { Ingest, IngestEvent, IngestListener, IngestOptions, IngestOutcome } from "./ingest/ingest.js";
+export { createIngest } from "./ingest/ingest.js";
+export type { LogFields, Logger } from "./logger.js";
+export { silentLogger } from "./logger.js";
+export type { IncludeExclude, Matcher } from "./match.js";
+export { compileIncludeExclude, compileWildcard } from "./match.js";
+export type { MetricsFilter, MetricsMode, ResultLabel } from "./metrics/labels.js";
+export { DETAILED_LABELS, SIMPLE_LABELS } from "./metrics/labels.js";
+export type { MetricsOptions, ReporterMetrics } from "./metrics/metrics.js";
+export { createMetrics, METRIC_NAMES } from "./metrics/metrics.js";
+export { fnv1a64 } from "./model/fnv.js";
+export type { ResultIdFields } from "./model/ids.js";
+export { RESULT_ID_PROPERTY, reportId, resourceId, resultId } from "./model/ids.js";
+export type { ModelIssue, ModelIssueCode } from "./model/issues.js";
+export { formatIssue } from "./model/issues.js";
+export { FIELD_LIMITS } from "./model/limits.js";
+export type { NormalizeOptions, NormalizeResult } from "./model/normalize.js";
+export { normalizeReport } from "./model/normalize.js";
+export type {
+  Report,
+  ReportKind,
+  ResourceRef,
+  Result,
+  Severity,
+  Status,
+  StatusCounts,
+} from "./model/types.js";
+export { DEFAULT_CATEGORY, SEVERITIES, STATUSES } from "./model/types.js";
+export type { NotifierReport, ReportEvent, SeenCache } from "./notify/index.js";
+export { createMemorySeenCache, createNotifier, createRedisSeenCache } from "./notify/index.js";
+export { createStore } from "./store/connect.js";
+export type {
+  CountRow,
+  Dimension,
+  Page,
+  Pagination,
+  ReportRow,
+  ReportStore,
+  ResourceCountRow,
+  ResultFilter,
+  ResultRow,
+  Scope,
+  StoreDialect,
+  StoreOptions,
+  WriteOp,
+  WriteSummary,
+} from "./store/types.js";
+export type { TargetDescription, TargetSet, TargetsConfig } from "./targets/index.js";
+export { createTargetsFromConfig, TargetConfigError, withFilter } from "./targets/index.js";
+export type { NotifiableResult, Target } from "./targets/types.js";

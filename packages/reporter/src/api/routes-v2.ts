@@ -1,0 +1,162 @@
+/**
+ * The v2 dashboard API: namespaces, sources (with categories and counts), policies, findings by
+ * status and by severity, targets and property values. All served from pre-aggregated counts
+ * unless a filter needs the result rows.
+ */
+import type { FastifyInstance } from "fastify";
+import { SEVERITIES } from "../model/types.js";
+import type {
+  ApiFilterQuery,
+  ApiSeverity,
+  ApiStatus,
+  FindingCounts,
+  Findings,
+  Policy,
+  SeverityCounts,
+  SourceCategoryTree,
+  StatusCounts,
+} from "./contract.js";
+import {
+  addStatus,
+  emptySeverityCounts,
+  emptyStatusCounts,
+  entryOf,
+  severityKey,
+  toFilter,
+  toSourceCategoryTree,
+} from "./map.js";
+import { filterQuery, propertyParams, responses, sourceParams } from "./schemas.js";
+import type { RouteContext } from "./server.js";
+
+type SourceParams = { source: string };
+
+/** Builds findings from (source, key, count) rows, every key present in `perResult` and per source. */
+function findings<K extends string>(
+  rows: readonly { source: string; key: K; count: number }[],
+  empty: () => Record<K, number>,
+): Findings<K> {
+  const perResult = empty();
+  const bySource = new Map<string, FindingCounts<K>>();
+  let total = 0;
+  for (const row of rows) {
+    const entry = entryOf(bySource, row.source, () => ({ source: row.source, total: 0, counts: empty() }));
+    entry.counts[row.key] += row.count;
+    entry.total += row.count;
+    perResult[row.key] += row.count;
+    total += row.count;
+  }
+  return { total, perResult, counts: [...bySource.values()] };
+}
+
+/** Registers the v2 dashboard routes. */
+export function registerV2Routes(app: FastifyInstance, { store, targets }: RouteContext): void {
+  app.get("/v2/targets", { schema: { response: { 200: responses.targets } } }, async () => targets());
+
+  app.get<{ Querystring: ApiFilterQuery }>(
+    "/v2/namespaces",
+    { schema: { querystring: filterQuery, response: { 200: responses.strings } } },
+    async (req): Promise<string[]> => store.values("namespace", toFilter(req.query, { scope: "namespaced" })),
+  );
+  app.get<{ Querystring: ApiFilterQuery }>(
+    "/v2/sources",
+    { schema: { querystring: filterQuery, response: { 200: responses.strings } } },
+    async (req): Promise<string[]> => store.values("source", toFilter(req.query)),
+  );
+  app.get<{ Querystring: ApiFilterQuery }>(
+    "/v2/sources/categories",
+    { schema: { querystring: filterQuery, response: { 200: responses.sourceCategoryTree } } },
+    async (req): Promise<SourceCategoryTree[]> =>
+      toSourceCategoryTree(await store.countBy(["source", "category", "status"], toFilter(req.query))),
+  );
+  app.get<{ Querystring: ApiFilterQuery; Params: SourceParams }>(
+    "/v2/sources/:source/status-counts",
+    { schema: { querystring: filterQuery, params: sourceParams, response: { 200: responses.statusCounts } } },
+    async (req): Promise<StatusCounts> => {
+      const counts = emptyStatusCounts();
+      const filter = toFilter(req.query, { sources: [req.params.source] });
+      for (const row of await store.countBy(["status"], filter)) addStatus(counts, row.status, row.count);
+      return counts;
+    },
+  );
+  app.get<{ Querystring: ApiFilterQuery; Params: SourceParams }>(
+    "/v2/sources/:source/severity-counts",
+    {
+      schema: { querystring: filterQuery, params: sourceParams, response: { 200: responses.severityCounts } },
+    },
+    async (req): Promise<SeverityCounts> => {
+      const counts = emptySeverityCounts();
+      const filter = toFilter(req.query, { sources: [req.params.source] });
+      for (const row of await store.countBy(["severity"], filter))
+        counts[severityKey(row.severity)] += row.count;
+      return counts;
+    },
+  );
+
+  app.get<{ Querystring: ApiFilterQuery }>(
+    "/v2/policies",
+    { schema: { querystring: filterQuery, response: { 200: responses.policies } } },
+    async (req): Promise<Policy[]> => {
+      const rows = await store.countBy(
+        ["source", "category", "policy", "severity", "status"],
+        toFilter(req.query),
+      );
+      const policies = new Map<string, Policy>();
+      const rank = (s: string | undefined) => (s ? (SEVERITIES as readonly string[]).indexOf(s) : -1);
+      for (const row of rows) {
+        const key = `${row.source}\u0000${row.category}\u0000${row.policy}`;
+        let policy = policies.get(key);
+        if (!policy) {
+          policy = {
+            source: row.source,
+            category: row.category,
+            policy: row.policy,
+            results: emptyStatusCounts(),
+          };
+          policies.set(key, policy);
+        }
+        if (rank(row.severity) > rank(policy.severity)) policy.severity = row.severity as ApiSeverity;
+        addStatus(policy.results, row.status, row.count);
+      }
+      const order = (a: Policy, b: Policy) =>
+        a.policy < b.policy
+          ? -1
+          : a.policy > b.policy
+            ? 1
+            : a.source < b.source
+              ? -1
+              : a.source > b.source
+                ? 1
+                : 0;
+      return [...policies.values()].sort(order);
+    },
+  );
+
+  app.get<{ Querystring: ApiFilterQuery }>(
+    "/v2/findings",
+    { schema: { querystring: filterQuery, response: { 200: responses.findings } } },
+    async (req): Promise<Findings<ApiStatus>> => {
+      const rows = await store.countBy(["source", "status"], toFilter(req.query));
+      return findings(
+        rows.map((r) => ({ source: r.source, key: r.status as ApiStatus, count: r.count })),
+        emptyStatusCounts,
+      );
+    },
+  );
+  app.get<{ Querystring: ApiFilterQuery }>(
+    "/v2/severity-findings",
+    { schema: { querystring: filterQuery, response: { 200: responses.findings } } },
+    async (req): Promise<Findings<keyof SeverityCounts>> => {
+      const rows = await store.countBy(["source", "severity"], toFilter(req.query));
+      return findings(
+        rows.map((r) => ({ source: r.source, key: severityKey(r.severity), count: r.count })),
+        emptySeverityCounts,
+      );
+    },
+  );
+
+  app.get<{ Querystring: ApiFilterQuery; Params: { property: string } }>(
+    "/v2/properties/:property",
+    { schema: { querystring: filterQuery, params: propertyParams, response: { 200: responses.strings } } },
+    async (req): Promise<string[]> => store.propertyValues(req.params.property, toFilter(req.query)),
+  );
+}

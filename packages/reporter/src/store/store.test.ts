@@ -1,0 +1,232 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isReporterError } from "../errors.js";
+import { STATUSES } from "../model/types.js";
+import { testBackends } from "../testing/backends.js";
+import { normalized, pod, report, result } from "../testing/fixtures.js";
+import { createStore } from "./connect.js";
+import type { Dimension, ReportStore, ResultFilter } from "./types.js";
+
+function podReport(ns: string, name: string, statuses: string[], policy = "require-labels") {
+  return normalized(
+    report({
+      name: `pol-${name}`,
+      namespace: ns,
+      scope: pod(name, ns),
+      results: statuses.map((s, i) =>
+        result({
+          policy,
+          rule: `rule-${i}`,
+          result: s,
+          severity: i % 2 ? "high" : "low",
+          category: i ? "Security" : "",
+        }),
+      ),
+    }),
+  );
+}
+
+/** Counts computed from the raw result rows, to check the pre-aggregated tables against. */
+async function expectAggregatesConsistent(store: ReportStore, filter: ResultFilter = {}) {
+  const all = await store.results(filter);
+  const expected = new Map<string, number>();
+  for (const r of all.items) {
+    const key = `${r.namespace}|${r.source}|${r.status}|${r.severity}`;
+    expected.set(key, (expected.get(key) ?? 0) + 1);
+  }
+  const counted = await store.countBy(["namespace", "source", "status", "severity"], filter);
+  const actual = new Map(
+    counted.map((r) => [`${r.namespace}|${r.source}|${r.status}|${r.severity}`, r.count]),
+  );
+  expect(actual).toEqual(expected);
+  // Each pre-aggregated table (picked by the dimensions asked for) against the rows.
+  const granularities: Dimension[][] = [
+    ["source", "category", "policy", "severity", "status"],
+    ["namespace", "source", "category", "severity", "status", "kind"],
+    ["namespace", "source", "category", "policy", "rule", "severity", "status", "kind"],
+  ];
+  for (const dims of granularities) {
+    for (const scope of [undefined, "namespaced", "cluster"] as const) {
+      const fromRows = new Map<string, number>();
+      for (const r of all.items) {
+        if (scope && (r.namespace === "") !== (scope === "cluster")) continue;
+        const values: Record<Dimension, string> = { ...r, kind: r.resource?.kind ?? "" };
+        const key = dims.map((d) => values[d]).join("|");
+        fromRows.set(key, (fromRows.get(key) ?? 0) + 1);
+      }
+      const rows = await store.countBy(dims, scope ? { ...filter, scope } : filter);
+      expect(new Map(rows.map((row) => [dims.map((d) => row[d]).join("|"), row.count]))).toEqual(fromRows);
+    }
+  }
+  const perResource = await store.resourceCounts(filter, { byCategory: true });
+  const fromRows = new Map<string, number>();
+  for (const r of all.items) {
+    if (!r.resource) continue;
+    const key = `${r.resource.id}|${r.source}|${r.category}|${r.status}`;
+    fromRows.set(key, (fromRows.get(key) ?? 0) + 1);
+  }
+  const fromAgg = new Map<string, number>();
+  for (const row of perResource.items) {
+    for (const s of STATUSES) {
+      if (row[s]) fromAgg.set(`${row.resource.id}|${row.source}|${row.category}|${s}`, row[s]);
+    }
+  }
+  expect(fromAgg).toEqual(fromRows);
+  const perSource = await store.resourceCounts(filter, { byCategory: false });
+  const totals = new Map<string, number>();
+  for (const [key, n] of fromRows) {
+    const [id, source, , status] = key.split("|");
+    totals.set(`${id}|${source}|${status}`, (totals.get(`${id}|${source}|${status}`) ?? 0) + n);
+  }
+  const fromTotals = new Map<string, number>();
+  for (const row of perSource.items) {
+    for (const s of STATUSES) if (row[s]) fromTotals.set(`${row.resource.id}|${row.source}|${s}`, row[s]);
+  }
+  expect(fromTotals).toEqual(totals);
+}
+
+describe.each(testBackends())("store on $name", (backend) => {
+  let store: ReportStore;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    ({ store, cleanup } = await backend.open());
+  });
+  afterAll(async () => {
+    await cleanup?.();
+  });
+
+  it("is migrated to the current schema version", async () => {
+    expect(await store.schemaVersion()).toBe(1);
+  });
+
+  it("keeps pre-aggregated counts equal to the rows through upserts, updates and deletes", async () => {
+    const a = podReport("team-a", "web", ["pass", "fail", "warn"]);
+    const b = podReport("team-b", "db", ["fail", "fail", "error", "skip"]);
+    const cluster = normalized(
+      report({
+        name: "cpol-ns",
+        results: [
+          result({
+            policy: "ns-labels",
+            result: "fail",
+            resources: [{ kind: "Namespace", name: "team-a", uid: "ns-a" }],
+          }),
+          result({
+            policy: "ns-labels",
+            result: "pass",
+            resources: [{ kind: "Namespace", name: "team-b", uid: "ns-b" }],
+          }),
+        ],
+      }),
+    );
+    const summary = await store.write([
+      { type: "upsert", report: a },
+      { type: "upsert", report: b },
+      { type: "upsert", report: cluster },
+    ]);
+    expect(summary).toEqual({ upserted: 3, unchanged: 0, deleted: 0, resultsWritten: 9 });
+    await expectAggregatesConsistent(store);
+
+    // identical re-delivery is skipped
+    expect((await store.write([{ type: "upsert", report: a }])).unchanged).toBe(1);
+
+    // an update turns a failure into a pass and drops a result
+    await store.write([{ type: "upsert", report: podReport("team-b", "db", ["pass", "fail"]) }]);
+    await expectAggregatesConsistent(store);
+    expect(await store.countBy(["status"], { namespaces: ["team-b"] })).toEqual([
+      { status: "fail", count: 1 },
+      { status: "pass", count: 1 },
+    ]);
+
+    await store.write([{ type: "delete", reportId: a.id }]);
+    await expectAggregatesConsistent(store);
+    expect(await store.values("namespace", { scope: "namespaced" })).toEqual(["team-b"]);
+    expect(await store.resource(a.scope?.id ?? "")).toBeUndefined();
+    expect((await store.resource(b.scope?.id ?? ""))?.name).toBe("db");
+  });
+
+  it("applies the last operation per report within a batch", async () => {
+    const c = podReport("team-c", "cache", ["fail"]);
+    const summary = await store.write([
+      { type: "upsert", report: c },
+      { type: "delete", reportId: c.id },
+      { type: "upsert", report: podReport("team-c", "cache", ["pass", "pass"]) },
+    ]);
+    expect(summary.upserted).toBe(1);
+    expect(await store.countBy(["status"], { namespaces: ["team-c"] })).toEqual([
+      { status: "pass", count: 2 },
+    ]);
+    await store.clear();
+    expect(await store.reportIds()).toEqual([]);
+    expect(await store.countBy(["status"], {})).toEqual([]);
+  });
+
+  it("writes large batches in chunks", async () => {
+    const many = Array.from({ length: 300 }, (_, i) =>
+      podReport(`ns-${i % 7}`, `pod-${i}`, ["pass", "fail", "warn", "pass", "skip", "error", "pass", "fail"]),
+    );
+    await store.write(many.map((r) => ({ type: "upsert" as const, report: r })));
+    const total = await store.countBy([], {});
+    expect(total).toEqual([{ count: 2400 }]);
+    const page = await store.results({ status: ["fail"] }, { page: 3, offset: 50 });
+    expect(page.count).toBe(600);
+    expect(page.items).toHaveLength(50);
+    await expectAggregatesConsistent(store, { namespaces: ["ns-3"] });
+    await store.clear();
+  });
+});
+
+describe("store lifecycle", () => {
+  it("reopens a migrated file without migrating again, keeping the data", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reporter-reopen-"));
+    try {
+      const path = join(dir, "r.db");
+      const first = await createStore({ type: "sqlite", path });
+      const r = podReport("a", "web", ["fail"]);
+      await first.write([{ type: "upsert", report: r }]);
+      await first.close();
+      const second = await createStore({ type: "sqlite", path });
+      expect(await second.schemaVersion()).toBe(1);
+      expect(await second.reportIds()).toEqual([r.id]);
+      expect(await second.size()).toBeGreaterThan(0);
+      await second.optimize();
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an unusable location with STORE_CONFIG_INVALID", async () => {
+    const error = await createStore({ type: "sqlite", path: "/nonexistent/dir/r.db" }).catch((e) => e);
+    expect(isReporterError(error, "STORE_CONFIG_INVALID")).toBe(true);
+  });
+});
+
+describe("store failures", () => {
+  it("surfaces a full SQLite disk as STORE_DISK_FULL and keeps earlier data", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reporter-full-"));
+    try {
+      const store = await createStore({ type: "sqlite", path: join(dir, "r.db"), maxSizeBytes: 256 * 1024 });
+      const first = podReport("full", "first", ["fail"]);
+      await store.write([{ type: "upsert", report: first }]);
+      const big = Array.from({ length: 200 }, (_, i) =>
+        podReport(
+          "full",
+          `pod-${i}`,
+          Array.from({ length: 20 }, () => "fail"),
+        ),
+      );
+      const error = await store
+        .write(big.map((r) => ({ type: "upsert" as const, report: r })))
+        .catch((e) => e);
+      expect(isReporterError(error, "STORE_DISK_FULL")).toBe(true);
+      expect(await store.reportIds()).toEqual([first.id]);
+      await expectAggregatesConsistent(store);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * A bounded, ordered delivery queue in front of one target, so a slow or failing target never delays
+ * the others or the caller.
+ */
+import type { Logger } from "../../logger.js";
+import type { DeliveryFailure, NotifiableResult, SendContext, Target } from "../types.js";
+import { isDeliveryError } from "./errors.js";
+
+/** Options of `createDeliveryQueue`. */
+export interface DeliveryQueueOptions {
+  /** Pending sends kept at most; further sends are dropped and reported as `QUEUE_FULL` (default 1000). */
+  capacity?: number;
+}
+
+/** Dependencies of `createDeliveryQueue`. */
+export interface DeliveryQueueDeps {
+  logger: Logger;
+  onError?: (failure: DeliveryFailure) => void;
+}
+
+/**
+ * A target whose `send` / `sendBatch` enqueue and resolve at once; deliveries run one at a time in
+ * order. Failures are logged (and counted by the target's own `onError`), never thrown to the caller.
+ */
+export interface QueuedTarget extends Target {
+  /** Sends waiting or in flight. */
+  readonly pending: number;
+  /** Resolves when the queue is empty and nothing is in flight. */
+  idle(): Promise<void>;
+  /** Refuses new sends, then waits for the queued ones. */
+  close(): Promise<void>;
+}
+
+interface Job {
+  /** `one` came from `send`, `batch` from `sendBatch`; the target renders them differently. */
+  kind: "one" | "batch";
+  results: readonly NotifiableResult[];
+  context: SendContext | undefined;
+}
+
+/**
+ * Wraps `target` in its own bounded queue. Use one per target in the notifier; call `close()` on
+ * shutdown to flush.
+ */
+export function createDeliveryQueue(
+  target: Target,
+  options: DeliveryQueueOptions,
+  deps: DeliveryQueueDeps,
+): QueuedTarget {
+  const capacity = options.capacity ?? 1000;
+  const jobs: Job[] = [];
+  let running = false;
+  let closed = false;
+  let inFlight = 0;
+  let waiters: (() => void)[] = [];
+
+  const settle = (): void => {
+    if (jobs.length > 0 || running) return;
+    const ws = waiters;
+    waiters = [];
+    for (const w of ws) w();
+  };
+
+  const run = async (): Promise<void> => {
+    running = true;
+    for (let job = jobs.shift(); job !== undefined; job = jobs.shift()) {
+      inFlight = 1;
+      try {
+        const first = job.results[0];
+        if (job.kind === "one" && first !== undefined) await target.send(first, job.context);
+        else await target.sendBatch(job.results, job.context);
+      } catch (error) {
+        // Retries and per-attempt metrics happened inside the target; here only the final outcome is logged.
+        deps.logger.error(
+          {
+            target: target.name,
+            results: job.results.length,
+            code: isDeliveryError(error) ? error.code : undefined,
+          },
+          `notification dropped: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      } finally {
+        inFlight = 0;
+      }
+    }
+    running = false;
+    settle();
+  };
+
+  const enqueue = (
+    kind: Job["kind"],
+    results: readonly NotifiableResult[],
+    context: SendContext | undefined,
+  ): void => {
+    if (results.length === 0) return;
+    if (closed || jobs.length >= capacity) {
+      const message = closed ? "queue closed" : `queue full (${capacity} pending)`;
+      deps.onError?.({ target: target.name, code: "QUEUE_FULL", attempt: 0, willRetry: false, message });
+      deps.logger.warn({ target: target.name, results: results.length }, `notification dropped: ${message}`);
+      return;
+    }
+    jobs.push({ kind, results, context });
+    if (!running) void run();
+  };
+
+  const idle = (): Promise<void> =>
+    jobs.length === 0 && !running ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve));
+
+  return {
+    name: target.name,
+    get pending() {
+      return jobs.length + inFlight;
+    },
+    send: async (result, context) => enqueue("one", [result], context),
+    sendBatch: async (results, context) => enqueue("batch", results, context),
+    idle,
+    close: () => {
+      closed = true;
+      return idle();
+    },
+  };
+}
