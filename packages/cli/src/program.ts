@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import { runSandboxCommand } from "@kyverno-ts/sandbox";
+import { runAdmissionCommand } from "@kyverno-ts/server";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runApply } from "./commands/apply.js";
 import { type BundleAction, runBundle } from "./commands/bundle.js";
@@ -380,6 +381,14 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
   program.addCommand(configure(jpCommand(io, done)));
   program.addCommand(configure(createCommand(io, done)));
   program.addCommand(configure(bundleCommand(io, done)));
+  program.addCommand(
+    passThroughCommand(
+      "admission",
+      "Run the admission webhook server (--standalone: self-signed TLS, policies from files)",
+      (args) => runAdmissionCommand({ args, stdout: io.stdout, stderr: io.stderr }),
+      done,
+    ),
+  );
   program.addCommand(
     passThroughCommand(
       "sandbox",

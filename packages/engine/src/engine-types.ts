@@ -50,6 +50,11 @@ export interface EngineRequest {
   namespaceLabels?: Record<string, string>;
   /** Subresource of the request (e.g. `status`, `ephemeralcontainers`); empty for the main resource. */
   subresource?: string;
+  /**
+   * Group/version/kind of the addressed resource when it differs from the object's own (a
+   * subresource request such as `pods/exec` carries a `PodExecOptions` object but matches `Pod/exec`).
+   */
+  requestKind?: { group: string; version: string; kind: string };
   dryRun?: boolean;
   /**
    * Variables set before context entries are evaluated, with dotted keys (`request.operation`,

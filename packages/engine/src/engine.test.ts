@@ -232,3 +232,38 @@ describe("createEngine().validate", () => {
     if (!r.ok) expect(r.issues[0]?.path).toBe("spec.rules[0].validate.deny.conditions.all[0].key");
   });
 });
+
+describe("DELETE and subresource requests", () => {
+  const p = policy([
+    {
+      name: "no-latest",
+      match: { any: [{ resources: { kinds: ["Pod"] } }] },
+      validate: { pattern: { spec: { containers: [{ image: "!*:latest" }] } } },
+    },
+  ]);
+  it("skips pattern checks of a deleted resource, as upstream", () => {
+    const bad = pod("bad", "nginx:latest");
+    expect(run(p, { resource: bad, oldResource: bad, operation: "DELETE" }).rules).toEqual([]);
+  });
+  it("matches a subresource request by the addressed kind, not the options object", () => {
+    const exec = policy([
+      {
+        name: "no-exec",
+        match: { any: [{ resources: { kinds: ["Pod/exec"] } }] },
+        validate: { deny: {} },
+      },
+    ]);
+    const options = {
+      apiVersion: "v1",
+      kind: "PodExecOptions",
+      metadata: { name: "web", namespace: "default" },
+    } as KubeObject;
+    const r = run(exec, {
+      resource: options,
+      operation: "CONNECT",
+      subresource: "exec",
+      requestKind: { group: "", version: "v1", kind: "Pod" },
+    });
+    expect(r.rules.map((x) => [x.name, x.status])).toEqual([["no-exec", "fail"]]);
+  });
+});

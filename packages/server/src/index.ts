@@ -1,1 +1,86 @@
-export {};
+export type { KyvernoConfig, ResourceFilterEntry } from "./admission/filters.js";
+export {
+  DEFAULT_RESOURCE_FILTERS,
+  defaultKyvernoConfig,
+  isExcludedRequester,
+  isFilteredResource,
+  parseKyvernoConfig,
+  parseResourceFilters,
+} from "./admission/filters.js";
+export type {
+  AdmissionHandler,
+  AdmissionHandlerOptions,
+  HandleOptions,
+  WebhookRoute,
+} from "./admission/handler.js";
+export { createAdmissionHandler, deadlineFor } from "./admission/handler.js";
+export type { BlockingRule } from "./admission/messages.js";
+export { blockedMessage, ruleWarning } from "./admission/messages.js";
+export type { RequesterRoles } from "./admission/request.js";
+export type {
+  AdmissionResult,
+  AdmissionResultSink,
+  BoundedResultQueue,
+  BoundedResultQueueOptions,
+} from "./admission/results.js";
+export { createBoundedResultQueue } from "./admission/results.js";
+export type {
+  AdmissionRequest,
+  AdmissionResponse,
+  AdmissionReviewResponse,
+  GroupVersionKind,
+  GroupVersionResource,
+  HandlerReply,
+  KubeStatus,
+  ParsedReview,
+  ReviewParse,
+  StatusBody,
+} from "./admission/review.js";
+export { ADMISSION_REVIEW_API_VERSION, parseAdmissionReview } from "./admission/review.js";
+export type { AdmissionController, AdmissionControllerOptions } from "./admission-controller.js";
+export { serverVersion, startAdmissionController } from "./admission-controller.js";
+export type { AdmissionCommandOptions, AdmissionReadyInfo, TextOutput } from "./bin/admission.js";
+export { AdmissionExit, runAdmissionCommand } from "./bin/admission.js";
+export type { ServerClock } from "./clock.js";
+export { systemClock } from "./clock.js";
+export type { Logger, LogLevel } from "./logger.js";
+export { createJsonLogger, silentLogger } from "./logger.js";
+export type {
+  AdmissionMetrics,
+  AdmissionMetricsOptions,
+  AdmissionRequestLabels,
+  PolicyLabels,
+  RuleInfoLabels,
+  RuleResultLabels,
+} from "./metrics/metrics.js";
+export { createAdmissionMetrics, DEFAULT_BUCKETS } from "./metrics/metrics.js";
+export type { RuleTypes } from "./policycache/index-keys.js";
+export type {
+  CachedPolicy,
+  FailurePolicy,
+  PolicyCache,
+  PolicyCacheOptions,
+  PolicyQuery,
+  PolicyStatus,
+} from "./policycache/policy-cache.js";
+export { createPolicyCache, policyKey } from "./policycache/policy-cache.js";
+export type { PolicyValidation, PolicyValidationOptions } from "./policycache/policy-validation.js";
+export { createPolicyValidation, EXCEPTION_NAMESPACE_WARNING } from "./policycache/policy-validation.js";
+export type { LoadedPolicies } from "./standalone/load-policies.js";
+export { loadPolicyFiles } from "./standalone/load-policies.js";
+export type { CertificateBundle, CertificatePair, GenerateCertificatesOptions } from "./tls/certificates.js";
+export {
+  CA_VALIDITY_DAYS,
+  caBundle,
+  certificateValidity,
+  generateCertificateAuthority,
+  generateCertificates,
+  issueServingCertificate,
+  needsRenewal,
+  RENEW_BEFORE_DAYS,
+  SERVING_VALIDITY_DAYS,
+} from "./tls/certificates.js";
+export type { MetricsServer } from "./webhooks/metrics-server.js";
+export { createMetricsServer } from "./webhooks/metrics-server.js";
+export type { TlsMaterial, WebhookServer, WebhookServerOptions } from "./webhooks/server.js";
+export { createWebhookServer, WEBHOOK_ROUTES } from "./webhooks/server.js";

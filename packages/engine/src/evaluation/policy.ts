@@ -106,7 +106,7 @@ export function requestFacts(
   resource: ResourceRef,
 ) {
   const subject = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
-  const gvk = resourceGvk(subject);
+  const gvk = req.requestKind ? { ...req.requestKind, subresource: req.subresource ?? "" } : resourceGvk(subject);
   // A Namespace has no namespace labels: upstream never applies namespaceSelector to it.
   const namespaceLabels =
     resource.kind === "Namespace"

@@ -93,6 +93,10 @@ export function evaluateBlock(
       return { status: "fail", message: messages.denyFailMessage(env.ruleName, substitutedMessage(s, env)) };
     return { status: "pass", message: messages.passMessage(env.ruleName) };
   }
+  // Upstream skips pattern checks of a deleted resource (only deny rules see DELETE requests).
+  if (element === undefined && s.isDelete && (block.pattern !== undefined || block.anyPattern !== undefined)) {
+    return undefined;
+  }
   const target = element ?? env.resource;
   if (block.pattern !== undefined) {
     const pattern = substitute(s, block.pattern, `${basePath}/pattern`);

@@ -75,7 +75,7 @@ export function buildResourceReport(
     ],
   };
   const base = {
-    apiVersion: POLICY_REPORT_API_VERSION,
+    apiVersion: POLICY_REPORT_API_VERSION as typeof POLICY_REPORT_API_VERSION,
     metadata,
     scope: resource,
     results: kept,

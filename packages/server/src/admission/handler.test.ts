@@ -1,0 +1,282 @@
+import type { Policy } from "@kyverno-ts/api";
+import { createEngine, type Engine } from "@kyverno-ts/engine";
+import { describe, expect, it } from "vitest";
+import { createAdmissionMetrics } from "../metrics/metrics.js";
+import { createPolicyCache } from "../policycache/policy-cache.js";
+import {
+  exception,
+  type FakeClock,
+  fakeClock,
+  pod,
+  podValidatePolicy,
+  recordingLogger,
+  review,
+} from "../testing/fixtures.js";
+import { defaultKyvernoConfig } from "./filters.js";
+import {
+  type AdmissionHandlerOptions,
+  createAdmissionHandler,
+  deadlineFor,
+  type WebhookRoute,
+} from "./handler.js";
+import { createBoundedResultQueue } from "./results.js";
+
+const VALIDATE_FAIL: WebhookRoute = { type: "validate", failurePolicy: "Fail" };
+const VALIDATE_IGNORE: WebhookRoute = { type: "validate", failurePolicy: "Ignore" };
+
+function setup(
+  policies: Policy[],
+  options: { clock?: FakeClock; engine?: Engine } & Partial<AdmissionHandlerOptions> = {},
+) {
+  const clock = options.clock ?? fakeClock();
+  const engine = options.engine ?? createEngine({ clock });
+  const metrics = createAdmissionMetrics({ version: "test" });
+  const cache = createPolicyCache({ engine: createEngine({ clock }), metrics });
+  for (const p of policies) expect(cache.set(p).ready).toBe(true);
+  const sink = createBoundedResultQueue();
+  const logger = recordingLogger();
+  const handler = createAdmissionHandler({
+    config: defaultKyvernoConfig(),
+    sink,
+    metrics,
+    logger,
+    ...options,
+    engine,
+    policyCache: cache,
+    clock,
+  });
+  const call = (route: WebhookRoute, body: unknown) => {
+    const reply = handler.handleBody(route, JSON.stringify(body));
+    if (reply.statusCode !== 200) throw new Error(`HTTP ${reply.statusCode}: ${reply.body.message}`);
+    return reply.body.response;
+  };
+  return { handler, cache, sink, metrics, logger, clock, call };
+}
+
+describe("validate webhook", () => {
+  it("denies an Enforce failure with upstream's message shape and echoes the uid", () => {
+    const { call } = setup([podValidatePolicy({ name: "disallow-privileged" })]);
+    const response = call(
+      VALIDATE_FAIL,
+      review({ uid: "1d1e5c1e-aaaa-bbbb-cccc-000000000001", object: pod({ privileged: true }) }),
+    );
+    expect(response).toEqual({
+      uid: "1d1e5c1e-aaaa-bbbb-cccc-000000000001",
+      allowed: false,
+      status: {
+        status: "Failure",
+        message:
+          "\n\nresource Pod/default/x was blocked due to the following policies\n\n" +
+          "disallow-privileged:\n" +
+          "  check-privileged: 'validation error: privileged containers are not allowed. rule check-privileged failed at path /spec/containers/0/securityContext/privileged/'\n",
+      },
+    });
+  });
+
+  it("lists every blocking policy and rule, sorted, and allows a compliant Pod", () => {
+    const { call } = setup([
+      podValidatePolicy({ name: "zeta", rule: "r2" }),
+      podValidatePolicy({ name: "alpha", rule: "r1", message: "no privileged" }),
+    ]);
+    const denied = call(VALIDATE_FAIL, review({ object: pod({ privileged: true }) }));
+    expect(denied.status?.message).toMatch(/policies\n\nalpha:\n {2}r1: .*\nzeta:\n {2}r2: .*\n$/);
+    expect(call(VALIDATE_FAIL, review({ object: pod({ privileged: false }) }))).toEqual({
+      uid: "705ab4f5-6393-11e8-b7cc-42010a800002",
+      allowed: true,
+    });
+  });
+
+  it("allows an Audit failure, with a warning only when the policy sets emitWarning", () => {
+    const quiet = setup([podValidatePolicy({ name: "audit-quiet", action: "Audit" })]);
+    expect(quiet.call(VALIDATE_FAIL, review({ object: pod({ privileged: true }) }))).toEqual({
+      uid: "705ab4f5-6393-11e8-b7cc-42010a800002",
+      allowed: true,
+    });
+    const loud = setup([podValidatePolicy({ name: "audit-loud", action: "Audit", emitWarning: true })]);
+    expect(loud.call(VALIDATE_FAIL, review({ object: pod({ privileged: true }) })).warnings).toEqual([
+      "policy audit-loud.check-privileged: validation error: privileged containers are not allowed. rule check-privileged failed at path /spec/containers/0/securityContext/privileged/",
+    ]);
+  });
+
+  it("hands results of admitted requests to the sink, but never for dryRun", () => {
+    const { call, sink } = setup([podValidatePolicy({ name: "audit", action: "Audit" })]);
+    call(VALIDATE_FAIL, review({ object: pod({ privileged: true }), dryRun: true }));
+    expect(sink.size).toBe(0);
+    call(VALIDATE_FAIL, review({ object: pod({ privileged: true }) }));
+    const [result] = sink.drain();
+    expect(result?.resource).toMatchObject({ kind: "Pod", namespace: "default", name: "x" });
+    expect(result?.responses[0]?.rules[0]?.status).toBe("fail");
+  });
+
+  it("still denies a dryRun request that violates an Enforce policy", () => {
+    const { call, sink } = setup([podValidatePolicy({ name: "enforce" })]);
+    expect(call(VALIDATE_FAIL, review({ object: pod({ privileged: true }), dryRun: true })).allowed).toBe(
+      false,
+    );
+    expect(sink.size).toBe(0);
+  });
+
+  it("on UPDATE lets an existing violation through unless allowExistingViolations is false", () => {
+    const update = (oldPrivileged: boolean) =>
+      review({
+        operation: "UPDATE",
+        object: pod({ privileged: true }),
+        oldObject: pod({ privileged: oldPrivileged }),
+      });
+    const { call } = setup([podValidatePolicy({ name: "p" })]);
+    expect(call(VALIDATE_FAIL, update(true)).allowed).toBe(true);
+    expect(call(VALIDATE_FAIL, update(false)).allowed).toBe(false);
+    const strict = setup([podValidatePolicy({ name: "p", allowExistingViolations: false })]);
+    expect(strict.call(VALIDATE_FAIL, update(true)).allowed).toBe(false);
+  });
+
+  it("evaluates DELETE requests against oldObject", () => {
+    const protectedPods = podValidatePolicy({
+      name: "protect",
+      rule: "no-delete",
+      operations: ["DELETE"],
+      message: "protected pods cannot be deleted",
+      deny: {
+        conditions: {
+          any: [
+            {
+              key: "{{ request.oldObject.metadata.labels.protected || '' }}",
+              operator: "Equals",
+              value: "yes",
+            },
+          ],
+        },
+      },
+    });
+    const { call } = setup([protectedPods]);
+    const del = (labels: Record<string, string>) =>
+      review({ operation: "DELETE", object: null, oldObject: pod({ name: "keep", labels }) });
+    const denied = call(VALIDATE_FAIL, del({ protected: "yes" }));
+    expect(denied.status?.message).toContain("resource Pod/default/keep was blocked");
+    expect(denied.status?.message).toContain("no-delete: protected pods cannot be deleted");
+    expect(call(VALIDATE_FAIL, del({})).allowed).toBe(true);
+  });
+
+  it("only evaluates policies whose failurePolicy matches the endpoint", () => {
+    const { call } = setup([podValidatePolicy({ name: "ignored", failurePolicy: "Ignore" })]);
+    expect(call(VALIDATE_FAIL, review({ object: pod({ privileged: true }) })).allowed).toBe(true);
+    expect(call(VALIDATE_IGNORE, review({ object: pod({ privileged: true }) })).allowed).toBe(false);
+    expect(call({ type: "validate" }, review({ object: pod({ privileged: true }) })).allowed).toBe(false);
+  });
+
+  it("follows the policy's failurePolicy when a rule errors, and counts the error", async () => {
+    const erroring = (failurePolicy: "Fail" | "Ignore") =>
+      podValidatePolicy({
+        name: `broken-${failurePolicy.toLowerCase()}`,
+        failurePolicy,
+        deny: {
+          conditions: { any: [{ key: "{{ nosuchvariable.field }}", operator: "Equals", value: "x" }] },
+        },
+      });
+    const { call, metrics } = setup([erroring("Fail"), erroring("Ignore")]);
+    const denied = call(VALIDATE_FAIL, review({}));
+    expect(denied.allowed).toBe(false);
+    expect(denied.status?.message).toContain("broken-fail:\n  check-privileged:");
+    expect(call(VALIDATE_IGNORE, review({})).allowed).toBe(true);
+    const audit = setup([
+      { ...erroring("Fail"), spec: { ...erroring("Fail").spec, validationFailureAction: "Audit" } },
+    ]);
+    expect(audit.call(VALIDATE_FAIL, review({})).allowed).toBe(true);
+    const text = await metrics.render();
+    expect(text).toMatch(
+      /kyverno_policy_results_total\{[^}]*policy_name="broken-ignore"[^}]*rule_result="error"[^}]*\} 1/,
+    );
+  });
+
+  it("turns an engine crash into a policy error instead of throwing", () => {
+    const clock = fakeClock();
+    const real = createEngine({ clock });
+    const engine: Engine = {
+      ...real,
+      validate: () => {
+        throw new RangeError("Maximum call stack size exceeded");
+      },
+    };
+    const { call } = setup([podValidatePolicy({ name: "p" })], { clock, engine });
+    const response = call(VALIDATE_FAIL, review({}));
+    expect(response.allowed).toBe(false);
+    expect(response.status?.message).toContain(
+      "p:\n  '-': 'policy evaluation failed: Maximum call stack size exceeded'\n",
+    );
+  });
+
+  it("skips PolicyExceptions' rules, requesters and resources excluded by Kyverno's ConfigMap", () => {
+    const { call, cache } = setup([podValidatePolicy({ name: "p" })]);
+    const bad = { object: pod({ privileged: true }) };
+    expect(call(VALIDATE_FAIL, review({ ...bad, groups: ["system:nodes"] })).allowed).toBe(true);
+    expect(
+      call(VALIDATE_FAIL, review({ object: pod({ privileged: true, namespace: "kube-system" }) })).allowed,
+    ).toBe(true);
+    expect(call(VALIDATE_FAIL, review(bad)).allowed).toBe(false);
+    cache.setExceptions([
+      exception({
+        apiVersion: "kyverno.io/v2",
+        kind: "PolicyException",
+        metadata: { name: "allow-x", namespace: "default" },
+        spec: {
+          exceptions: [{ policyName: "p", ruleNames: ["check-privileged"] }],
+          match: { any: [{ resources: { kinds: ["Pod"], names: ["x"] } }] },
+        },
+      }),
+    ]);
+    expect(call(VALIDATE_FAIL, review(bad)).allowed).toBe(true);
+  });
+
+  it("allows objects of kinds no policy names without evaluating anything", async () => {
+    const { call, metrics } = setup([podValidatePolicy({ name: "p" })]);
+    const cm = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c", namespace: "default" },
+      data: {},
+    };
+    expect(
+      call(VALIDATE_FAIL, review({ object: cm, kind: { group: "", version: "v1", kind: "ConfigMap" } }))
+        .allowed,
+    ).toBe(true);
+    expect(await metrics.render()).not.toContain("kyverno_policy_results_total{");
+  });
+});
+
+describe("deadline", () => {
+  it("is the webhook timeout minus min(1 s, 20 %)", () => {
+    expect(deadlineFor(10)).toBe(9000);
+    expect(deadlineFor(1)).toBe(800);
+    expect(deadlineFor(30)).toBe(29000);
+  });
+
+  it("answers per failure policy when evaluation overruns the deadline", () => {
+    // Every clock reading advances 400 ms against an 800 ms budget: only the first policy runs.
+    const policies = ["a", "b", "c"].map((name) => podValidatePolicy({ name }));
+    const fail = setup(policies, { clock: fakeClock(400), webhookTimeoutSeconds: 1 });
+    const denied = fail.call(VALIDATE_FAIL, review({}));
+    expect(denied.allowed).toBe(false);
+    expect(denied.status?.message).toBe(
+      "admission review was not completed within 800ms (webhook timeout); policies not evaluated: b, c",
+    );
+    const ignored = policies.map((p) => ({ ...p, spec: { ...p.spec, failurePolicy: "Ignore" as const } }));
+    const ignore = setup(ignored, { clock: fakeClock(400), webhookTimeoutSeconds: 1 });
+    const allowed = ignore.call(VALIDATE_IGNORE, review({}));
+    expect(allowed.allowed).toBe(true);
+    expect(allowed.warnings?.[0]).toContain("policies not evaluated: b, c");
+    const audits = ["a", "b", "c"].map((name) => podValidatePolicy({ name, action: "Audit" }));
+    const audit = setup(audits, { clock: fakeClock(400), webhookTimeoutSeconds: 1 });
+    expect(audit.call(VALIDATE_FAIL, review({})).allowed).toBe(true);
+  });
+
+  it("counts time spent queued before the handler ran", () => {
+    const clock = fakeClock();
+    const { handler } = setup([podValidatePolicy({ name: "p" })], { clock, webhookTimeoutSeconds: 1 });
+    const receivedAt = clock.monotonic();
+    clock.advance(5000);
+    const reply = handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({})), { receivedAt });
+    expect(reply.statusCode === 200 && reply.body.response.status?.message).toContain(
+      "not completed within 800ms",
+    );
+  });
+});

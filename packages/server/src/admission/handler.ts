@@ -1,0 +1,235 @@
+/**
+ * The admission handler: one AdmissionReview body in, one answer out, synchronously and without
+ * throwing. It parses and checks the review, applies Kyverno's ConfigMap filters, selects policies
+ * from the cache index, runs the validate or mutate step under a deadline below the webhook timeout,
+ * records metrics and hands results to the reports sink. The HTTP server is a thin layer around it.
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import type { Engine, EngineRequest, UserInfo } from "@kyverno-ts/engine";
+import type { ServerClock } from "../clock.js";
+import type { Logger } from "../logger.js";
+import type { AdmissionMetrics } from "../metrics/metrics.js";
+import type { CachedPolicy, FailurePolicy, PolicyCache } from "../policycache/policy-cache.js";
+import type { StepContext } from "./evaluation.js";
+import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
+import { EvaluationMessages, ReviewMessages } from "./messages.js";
+import { runMutation } from "./mutate.js";
+import { engineRequest, type RequesterRoles, type RequestSubject, requestSubject } from "./request.js";
+import type { AdmissionResultSink } from "./results.js";
+import {
+  type AdmissionReviewResponse,
+  allow,
+  allowWithPatch,
+  deny,
+  type HandlerReply,
+  type ParsedReview,
+  parseAdmissionReview,
+  sniffUid,
+  statusBody,
+} from "./review.js";
+import { runValidation } from "./validate.js";
+
+/** Which webhook a request came in on: `/validate/fail` is `{ type: "validate", failurePolicy: "Fail" }`. */
+export interface WebhookRoute {
+  type: "validate" | "mutate";
+  /** Only policies with this failure policy are evaluated (upstream's split); all when undefined. */
+  failurePolicy?: FailurePolicy;
+}
+
+/** Options of `createAdmissionHandler`. */
+export interface AdmissionHandlerOptions {
+  engine: Engine;
+  policyCache: PolicyCache;
+  clock: ServerClock;
+  logger: Logger;
+  metrics?: AdmissionMetrics;
+  /** Kyverno's ConfigMap settings, or a getter returning the latest ones (an informer updates them). */
+  config: KyvernoConfig | (() => KyvernoConfig);
+  /** Receives results of admitted, non-dry-run requests for reports. */
+  sink?: AdmissionResultSink;
+  /** Labels of a namespace for `namespaceSelector` (from an informer cache); unknown → undefined. */
+  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  /** Roles and cluster roles of a requester (from RBAC informers). */
+  resolveRoles?: (user: UserInfo) => RequesterRoles;
+  /** The webhook timeout the API server uses (default 10 s): the deadline is set below it. */
+  webhookTimeoutSeconds?: number;
+  /** Overrides the per-request budget in milliseconds (default: the timeout minus min(1 s, 20 %)). */
+  deadlineMs?: number;
+}
+
+/** Per-call options. */
+export interface HandleOptions {
+  /** Monotonic time the request arrived (time spent queued counts against the deadline). */
+  receivedAt?: number;
+}
+
+/** The handler; see `createAdmissionHandler`. */
+export interface AdmissionHandler {
+  /** Answers a raw request body (JSON text). Never throws. */
+  handleBody(route: WebhookRoute, body: string, options?: HandleOptions): HandlerReply;
+  /** Answers a body that could not be read whole (too large): an AdmissionReview if `head` shows a uid. */
+  rejectBody(route: WebhookRoute, head: string, message: string): HandlerReply;
+  /** Answers an already parsed review. Never throws. */
+  handleReview(route: WebhookRoute, review: ParsedReview, options?: HandleOptions): AdmissionReviewResponse;
+  /** The per-request evaluation budget in milliseconds. */
+  readonly deadlineMs: number;
+}
+
+/** The per-request budget for a webhook timeout: leave min(1 s, 20 %) for transport. */
+export function deadlineFor(webhookTimeoutSeconds: number): number {
+  const timeoutMs = webhookTimeoutSeconds * 1000;
+  return Math.round(timeoutMs - Math.min(1000, timeoutMs * 0.2));
+}
+
+/** Creates the handler. It holds no per-request state; everything mutable lives in the injected cache. */
+export function createAdmissionHandler(options: AdmissionHandlerOptions): AdmissionHandler {
+  const { engine, policyCache, clock, logger, metrics, sink } = options;
+  const config =
+    typeof options.config === "function" ? options.config : () => options.config as KyvernoConfig;
+  const deadlineMs = options.deadlineMs ?? deadlineFor(options.webhookTimeoutSeconds ?? 10);
+
+  /** Malformed but with a uid: answer per the endpoint's failure policy (all policies count as Fail). */
+  function unusable(route: WebhookRoute, uid: string | undefined, message: string): HandlerReply {
+    logger.warn({ uid, webhook: route.type, reason: message }, "invalid admission request");
+    if (uid === undefined) return statusBody(message);
+    if (route.failurePolicy === "Ignore")
+      return { statusCode: 200, body: allow(uid, [EvaluationMessages.ignoredBadRequest(message)]) };
+    return { statusCode: 200, body: deny(uid, message, 400) };
+  }
+
+  function decide(
+    route: WebhookRoute,
+    review: ParsedReview,
+    subject: RequestSubject,
+    receivedAt: number,
+  ): AdmissionReviewResponse {
+    const { request } = review;
+    const cfg = config();
+    const roles =
+      request.userInfo && options.resolveRoles ? options.resolveRoles(request.userInfo) : undefined;
+    const filtered =
+      isExcludedRequester(cfg, request.userInfo, roles) ||
+      isFilteredResource(cfg, {
+        ...request.kind,
+        subresource: request.subResource ?? "",
+        namespace: request.namespace ?? subject.namespace,
+        name: request.name ?? subject.name,
+      });
+    if (filtered) return allow(request.uid);
+    const policies = policyCache.select({
+      type: route.type,
+      kind: request.subResource ? undefined : subject.kind,
+      namespace: subject.namespace,
+      operation: request.operation,
+      ...(route.failurePolicy ? { failurePolicy: route.failurePolicy } : {}),
+    });
+    if (policies.length === 0 || (route.type === "mutate" && request.operation === "DELETE"))
+      return allow(request.uid);
+    const ctx: StepContext = {
+      review,
+      subject,
+      clock,
+      metrics,
+      deadline: receivedAt + deadlineMs,
+      deadlineMs,
+    };
+    const labels =
+      options.namespaceLabels && subject.namespace ? options.namespaceLabels(subject.namespace) : undefined;
+    const base = engineRequest(review, subject, roles, []);
+    if (labels) base.namespaceLabels = labels;
+    const requestFor = (policy: CachedPolicy, resource?: KubeObject): EngineRequest => {
+      const exceptions = policyCache.exceptionsFor(policy);
+      if (resource === undefined && exceptions.length === 0) return base;
+      return { ...base, exceptions, ...(resource ? { resource } : {}) };
+    };
+    if (route.type === "mutate") {
+      const outcome = runMutation(engine, ctx, policies, requestFor);
+      return outcome.allowed
+        ? allowWithPatch(request.uid, outcome.patch, outcome.warnings)
+        : deny(request.uid, outcome.message ?? "");
+    }
+    const outcome = runValidation(engine, ctx, policies, (p) => requestFor(p));
+    if (
+      outcome.allowed &&
+      request.dryRun !== true &&
+      request.operation !== "DELETE" &&
+      outcome.responses.length > 0
+    ) {
+      const object = subject.object;
+      sink?.offer({
+        uid: request.uid,
+        timestamp: clock.now().getTime(),
+        operation: request.operation,
+        resource: {
+          apiVersion: typeof object.apiVersion === "string" ? object.apiVersion : "",
+          kind: subject.kind,
+          namespace: subject.namespace,
+          name: subject.name,
+          uid: typeof object.metadata?.uid === "string" ? object.metadata.uid : "",
+        },
+        ...(request.userInfo ? { userInfo: request.userInfo } : {}),
+        responses: outcome.responses,
+      });
+    }
+    return outcome.allowed ? allow(request.uid, outcome.warnings) : deny(request.uid, outcome.message ?? "");
+  }
+
+  function handleReview(
+    route: WebhookRoute,
+    review: ParsedReview,
+    opts: HandleOptions = {},
+  ): AdmissionReviewResponse {
+    const receivedAt = opts.receivedAt ?? clock.monotonic();
+    const { request } = review;
+    const subject = requestSubject(review);
+    let answer: AdmissionReviewResponse;
+    try {
+      answer = decide(route, review, subject, receivedAt);
+    } catch (error) {
+      // A bug outside the engine: answer per failure policy rather than crash or hang.
+      logger.error({ uid: request.uid, err: error }, "admission handler failed");
+      const message = EvaluationMessages.engineError(error);
+      answer = route.failurePolicy === "Ignore" ? allow(request.uid, [message]) : deny(request.uid, message);
+    }
+    const allowed = answer.response.allowed;
+    if (!allowed)
+      logger.info(
+        {
+          uid: request.uid,
+          kind: subject.kind,
+          namespace: subject.namespace,
+          name: subject.name,
+          operation: request.operation,
+          webhook: route.type,
+        },
+        "admission request denied",
+      );
+    metrics?.admissionRequest(
+      {
+        resourceKind: subject.kind,
+        resourceNamespace: subject.namespace,
+        operation: request.operation,
+        allowed,
+        webhook:
+          route.type === "validate" ? "ValidatingWebhookConfiguration" : "MutatingWebhookConfiguration",
+      },
+      (clock.monotonic() - receivedAt) / 1000,
+    );
+    return answer;
+  }
+
+  return {
+    deadlineMs,
+    handleReview,
+    handleBody(route, body, opts = {}) {
+      const receivedAt = opts.receivedAt ?? clock.monotonic();
+      if (body.trim() === "") return unusable(route, undefined, ReviewMessages.emptyBody);
+      const parsed = parseAdmissionReview(body);
+      if (!parsed.ok) return unusable(route, parsed.uid, parsed.message);
+      return { statusCode: 200, body: handleReview(route, parsed.review, { receivedAt }) };
+    },
+    rejectBody(route, head, message) {
+      return unusable(route, sniffUid(head), message);
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { pod, recordingLogger, review } from "../testing/fixtures.js";
+import { type AdmissionReadyInfo, runAdmissionCommand } from "./admission.js";
+
+function buffer() {
+  let text = "";
+  return {
+    write: (s: string) => {
+      text += s;
+    },
+    get text() {
+      return text;
+    },
+  };
+}
+
+const POLICY = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: disallow-privileged
+spec:
+  validationFailureAction: Enforce
+  rules:
+    - name: privileged
+      match:
+        any:
+          - resources:
+              kinds: [Pod]
+      validate:
+        message: privileged mode is not allowed
+        pattern:
+          spec:
+            containers:
+              - =(securityContext):
+                  =(privileged): "false"
+`;
+
+function post(info: AdmissionReadyInfo, path: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port: info.port, method: "POST", path, ca: info.caCertPem, agent: false },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on("end", () => resolve(text));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function policyDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "kyverno-ts-admission-"));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+describe("kyverno-ts admission", () => {
+  it("serves policies from a directory in standalone mode and stops on abort", async () => {
+    const dir = policyDir({
+      "pss/privileged.yaml": POLICY,
+      ".chainsaw-test/ignored.yaml":
+        "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: x}\nstatus: {}\n",
+    });
+    const stdout = buffer();
+    const stderr = buffer();
+    const controller = new AbortController();
+    let answer = "";
+    let info: AdmissionReadyInfo | undefined;
+    const code = await runAdmissionCommand({
+      args: ["--policies", dir, "--standalone", "--port", "0", "--metrics-port", "0", "--host", "127.0.0.1"],
+      stdout,
+      stderr,
+      logger: recordingLogger(),
+      signal: controller.signal,
+      onReady: (ready) => {
+        info = ready;
+        post(ready, "/validate/fail", JSON.stringify(review({ object: pod({ privileged: true }) })))
+          .then((text) => {
+            answer = text;
+          })
+          .finally(() => controller.abort());
+      },
+    });
+    expect(code).toBe(0);
+    expect(stderr.text).toBe("");
+    expect(stdout.text).toContain("kyverno-ts admission (standalone): 1 policies (3 rules), 0 exceptions");
+    expect(stdout.text).toContain(`caBundle: ${info?.caBundle}`);
+    expect(JSON.parse(answer).response.status.message).toContain("disallow-privileged:\n  privileged: ");
+  });
+
+  it("refuses bad flags, a missing mode and invalid policies with exit status 2", async () => {
+    const run = async (args: string[]) => {
+      const stderr = buffer();
+      const code = await runAdmissionCommand({ args, stdout: buffer(), stderr, logger: recordingLogger() });
+      return { code, stderr: stderr.text };
+    };
+    expect((await run(["--nope"])).code).toBe(2);
+    expect((await run(["--policies", "x", "--port", "99999", "--standalone"])).stderr).toContain(
+      "--port must be a port number",
+    );
+    expect((await run(["--policies", "x"])).stderr).toContain("only --standalone mode is available");
+    expect((await run(["--standalone"])).stderr).toContain("--policies is required");
+    const bad = policyDir({ "bad.yaml": POLICY.replace("pattern:", "patern:") });
+    const invalid = await run(["--policies", bad, "--standalone", "--port", "0", "--metrics-port", "0"]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(
+      /bad\.yaml:\d+ \(document 1\): spec\.rules\[0\]\.validate: unknown field "patern"/,
+    );
+  });
+
+  it("prints usage with --help", async () => {
+    const stdout = buffer();
+    expect(await runAdmissionCommand({ args: ["--help"], stdout, stderr: buffer() })).toBe(0);
+    expect(stdout.text).toContain("Usage: kyverno-ts admission --policies <dir> --standalone");
+  });
+});

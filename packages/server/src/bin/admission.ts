@@ -1,0 +1,190 @@
+/**
+ * `kyverno-ts admission`: the admission controller. Standalone mode (`--standalone`) needs no
+ * cluster: policies come from files and a self-signed CA and serving certificate are generated, with
+ * the `caBundle` printed for a webhook configuration pointing at this server.
+ */
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { parseDocuments } from "@kyverno-ts/api";
+import { defaultKyvernoConfig, type KyvernoConfig, parseKyvernoConfig } from "../admission/filters.js";
+import { type AdmissionController, startAdmissionController } from "../admission-controller.js";
+import { type ServerClock, systemClock } from "../clock.js";
+import { createJsonLogger, type Logger } from "../logger.js";
+import { loadPolicyFiles } from "../standalone/load-policies.js";
+import { caBundle, generateCertificates } from "../tls/certificates.js";
+import type { TlsMaterial } from "../webhooks/server.js";
+import { ADMISSION_USAGE, type AdmissionArgs, parseAdmissionArgs } from "./args.js";
+
+/** Anything text can be written to (`process.stdout`, a test buffer). */
+export interface TextOutput {
+  write(text: string): unknown;
+}
+
+/** What a started controller tells its caller (tests and benchmarks use it instead of parsing stdout). */
+export interface AdmissionReadyInfo {
+  port: number;
+  metricsPort: number;
+  /** base64 PEM of the CA, for a webhook configuration's `clientConfig.caBundle`. */
+  caBundle: string;
+  caCertPem: string;
+}
+
+/** Options of `runAdmissionCommand`. */
+export interface AdmissionCommandOptions {
+  /** Arguments after `admission`. */
+  args: readonly string[];
+  stdout: TextOutput;
+  stderr: TextOutput;
+  /** Stops the server; when omitted, SIGINT and SIGTERM do. */
+  signal?: AbortSignal;
+  clock?: ServerClock;
+  /** Structured logs; defaults to JSON lines on `stderr`. */
+  logger?: Logger;
+  onReady?: (info: AdmissionReadyInfo) => void;
+}
+
+/** Exit statuses: 0 after a clean stop, 2 for unusable input (flags, policies, certificates). */
+export const AdmissionExit = { Ok: 0, InputError: 2 } as const;
+
+function readConfig(file: string | undefined): { config: KyvernoConfig; problems: string[] } {
+  if (file === undefined) return { config: defaultKyvernoConfig(), problems: [] };
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    return { config: defaultKyvernoConfig(), problems: [`${file}: ${(error as Error).message}`] };
+  }
+  const doc = parseDocuments(text, file).documents[0]?.value;
+  const data = doc !== null && typeof doc === "object" && !Array.isArray(doc) ? doc.data : undefined;
+  if (data === null || typeof data !== "object" || Array.isArray(data))
+    return { config: defaultKyvernoConfig(), problems: [`${file}: expected a ConfigMap with data`] };
+  const strings = Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
+  const parsed = parseKyvernoConfig(strings);
+  return { config: parsed.config, problems: parsed.problems.map((p) => `${file}: ${p}`) };
+}
+
+async function tlsMaterial(
+  args: AdmissionArgs,
+  clock: ServerClock,
+): Promise<{ tls: TlsMaterial; caCertPem: string }> {
+  if (args.tlsCertFile !== undefined && args.tlsKeyFile !== undefined) {
+    const certPem = readFileSync(args.tlsCertFile, "utf8");
+    return { tls: { certPem, keyPem: readFileSync(args.tlsKeyFile, "utf8") }, caCertPem: certPem };
+  }
+  const hosts = [...new Set(["localhost", "127.0.0.1", "::1", hostname(), ...args.extraHosts])];
+  const bundle = await generateCertificates({ hosts, clock });
+  return {
+    tls: { certPem: bundle.serving.certPem, keyPem: bundle.serving.keyPem },
+    caCertPem: bundle.ca.certPem,
+  };
+}
+
+function stopSignal(signal: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
+  if (signal) return { signal, dispose: () => {} };
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+    },
+  };
+}
+
+/**
+ * Runs the admission controller until stopped; resolves with the exit status. Only standalone mode
+ * exists so far (the cluster mode needs informers, Secrets and leader election).
+ */
+export async function runAdmissionCommand(options: AdmissionCommandOptions): Promise<number> {
+  const { stdout, stderr } = options;
+  const parsed = parseAdmissionArgs(options.args);
+  if (!parsed.ok) {
+    stderr.write(`error: ${parsed.message}\n\n${ADMISSION_USAGE}`);
+    return AdmissionExit.InputError;
+  }
+  const args = parsed.args;
+  if (args.help) {
+    stdout.write(ADMISSION_USAGE);
+    return AdmissionExit.Ok;
+  }
+  if (!args.standalone) {
+    stderr.write(
+      "error: only --standalone mode is available for now (cluster mode is not implemented yet)\n",
+    );
+    return AdmissionExit.InputError;
+  }
+  if (args.policies.length === 0) {
+    stderr.write(`error: --policies is required in standalone mode\n\n${ADMISSION_USAGE}`);
+    return AdmissionExit.InputError;
+  }
+  const clock = options.clock ?? systemClock();
+  const logger = options.logger ?? createJsonLogger({ stream: stderr, level: args.logLevel });
+  const loaded = loadPolicyFiles(args.policies);
+  const config = readConfig(args.configFile);
+  const problems = [...loaded.problems, ...config.problems];
+  for (const w of loaded.warnings) stderr.write(`warning: ${w}\n`);
+  if (problems.length > 0) {
+    for (const p of problems) stderr.write(`error: ${p}\n`);
+    return AdmissionExit.InputError;
+  }
+  let tls: Awaited<ReturnType<typeof tlsMaterial>>;
+  try {
+    tls = await tlsMaterial(args, clock);
+  } catch (error) {
+    stderr.write(`error: TLS certificate: ${(error as Error).message}\n`);
+    return AdmissionExit.InputError;
+  }
+  let controller: AdmissionController;
+  try {
+    controller = await startAdmissionController({
+      policies: loaded.policies,
+      exceptions: loaded.exceptions,
+      config: config.config,
+      tls: tls.tls,
+      clock,
+      logger,
+      host: args.host,
+      port: args.port,
+      metricsPort: args.metricsPort,
+      webhookTimeoutSeconds: args.webhookTimeoutSeconds,
+      ...(args.exceptionNamespace !== undefined ? { exceptionNamespace: args.exceptionNamespace } : {}),
+    });
+  } catch (error) {
+    stderr.write(`error: cannot start: ${(error as Error).message}\n`);
+    return AdmissionExit.InputError;
+  }
+  const notReady = [...controller.statuses].filter(([, s]) => !s.ready);
+  if (notReady.length > 0) {
+    for (const [key, s] of notReady) stderr.write(`error: policy ${key} is not ready: ${s.message}\n`);
+    await controller.close();
+    return AdmissionExit.InputError;
+  }
+  const rules = controller.cache.policies().reduce((n, p) => n + p.compiled.ruleNames.length, 0);
+  const bundle = caBundle(tls.caCertPem);
+  stdout.write(
+    `kyverno-ts admission (standalone): ${controller.cache.policies().length} policies (${rules} rules), ` +
+      `${loaded.exceptions.length} exceptions\n` +
+      `webhooks: https://${args.host}:${controller.port} (/validate/fail /validate/ignore /mutate/fail /mutate/ignore /policyvalidate /exceptionvalidate)\n` +
+      `metrics: http://${args.host}:${controller.metricsPort}/metrics\n` +
+      `caBundle: ${bundle}\n`,
+  );
+  options.onReady?.({
+    port: controller.port,
+    metricsPort: controller.metricsPort,
+    caBundle: bundle,
+    caCertPem: tls.caCertPem,
+  });
+  const stop = stopSignal(options.signal);
+  await new Promise<void>((resolve) => {
+    if (stop.signal.aborted) resolve();
+    else stop.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  stop.dispose();
+  await controller.close();
+  return AdmissionExit.Ok;
+}

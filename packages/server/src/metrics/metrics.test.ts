@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { createAdmissionMetrics } from "./metrics.js";
+
+const policy = {
+  validationMode: "enforce" as const,
+  type: "cluster" as const,
+  background: true,
+  namespace: "-",
+  name: "p",
+};
+
+describe("admission metrics", () => {
+  it("exports upstream's names, label sets and label values", async () => {
+    const metrics = createAdmissionMetrics({ version: "1.2.3" });
+    metrics.ruleResult(
+      {
+        policy,
+        rule: "r",
+        result: "fail",
+        ruleType: "validate",
+        resourceKind: "Pod",
+        resourceNamespace: "default",
+        operation: "CREATE",
+        dryRun: false,
+      },
+      0.002,
+    );
+    metrics.admissionRequest(
+      {
+        resourceKind: "Pod",
+        resourceNamespace: "default",
+        operation: "CREATE",
+        allowed: false,
+        webhook: "ValidatingWebhookConfiguration",
+      },
+      0.004,
+    );
+    metrics.httpRequest("POST", "/validate/fail", 0.005);
+    metrics.resultsDropped(3);
+    const text = await metrics.render();
+    expect(text).toContain(
+      'kyverno_policy_results_total{policy_validation_mode="enforce",policy_type="cluster",policy_background_mode="true",policy_namespace="-",policy_name="p",resource_kind="Pod",resource_namespace="default",resource_request_operation="create",rule_name="r",rule_result="fail",rule_type="validate",rule_execution_cause="admission_request",dry_run="false"} 1',
+    );
+    expect(text).toContain(
+      'kyverno_policy_execution_duration_seconds_bucket{le="0.005",policy_validation_mode="enforce",policy_type="cluster",policy_background_mode="true",policy_namespace="-",policy_name="p",resource_kind="Pod",resource_namespace="default",resource_request_operation="create",rule_name="r",rule_result="fail",rule_type="validate",rule_execution_cause="admission_request",dry_run="false"} 1',
+    );
+    expect(text).toContain(
+      'kyverno_admission_requests_total{resource_kind="Pod",resource_namespace="default",resource_request_operation="create",request_allowed="false",request_webhook="ValidatingWebhookConfiguration"} 1',
+    );
+    expect(text).toContain(
+      'kyverno_admission_review_duration_seconds_count{resource_kind="Pod",resource_namespace="default",resource_request_operation="create",request_allowed="false",request_webhook="ValidatingWebhookConfiguration"} 1',
+    );
+    expect(text).toContain('kyverno_http_requests_total{http_method="POST",http_url="/validate/fail"} 1');
+    expect(text).toContain(
+      'kyverno_http_requests_duration_seconds_bucket{le="0.005",http_method="POST",http_url="/validate/fail"} 1',
+    );
+    expect(text).toContain('kyverno_info{version="1.2.3"} 1');
+    expect(text).toContain("kyverno_admission_results_dropped_total 3");
+    for (const le of [
+      "0.005",
+      "0.01",
+      "0.025",
+      "0.05",
+      "0.1",
+      "0.25",
+      "0.5",
+      "1",
+      "2.5",
+      "5",
+      "10",
+      "15",
+      "20",
+      "25",
+      "30",
+      "+Inf",
+    ])
+      expect(text).toContain(`kyverno_http_requests_duration_seconds_bucket{le="${le}",`);
+  });
+
+  it("replaces a policy's rule-info series", async () => {
+    const metrics = createAdmissionMetrics({ version: "x" });
+    metrics.setRuleInfo("p", [{ policy, rule: "a", ruleType: "validate", ready: true }]);
+    metrics.setRuleInfo("p", [{ policy, rule: "b", ruleType: "mutate", ready: true }]);
+    const text = await metrics.render();
+    expect(text).toContain(
+      'kyverno_policy_rule_info_total{policy_namespace="-",policy_name="p",status_ready="true",policy_validation_mode="enforce",policy_type="cluster",policy_background_mode="true",rule_name="b",rule_type="mutate"} 1',
+    );
+    expect(text).not.toContain('rule_name="a"');
+  });
+
+  it("stops adding series past its bound but keeps counting existing ones", async () => {
+    const metrics = createAdmissionMetrics({ version: "x", maxSeries: 1 });
+    const request = (ns: string) =>
+      metrics.admissionRequest(
+        {
+          resourceKind: "Pod",
+          resourceNamespace: ns,
+          operation: "CREATE",
+          allowed: true,
+          webhook: "MutatingWebhookConfiguration",
+        },
+        0.001,
+      );
+    for (const ns of ["a", "b", "a"]) request(ns);
+    const text = await metrics.render();
+    expect(text).toContain('kyverno_admission_requests_total{resource_kind="Pod",resource_namespace="a",');
+    expect(text).toMatch(/resource_namespace="a",[^}]*\} 2/);
+    expect(text).not.toContain('resource_namespace="b"');
+  });
+
+  it("escapes label values", async () => {
+    const metrics = createAdmissionMetrics({ version: "x" });
+    metrics.httpRequest("GET", '/a"b\\c', 0.001);
+    expect(await metrics.render()).toContain('http_url="/a\\"b\\\\c"} 1');
+  });
+});

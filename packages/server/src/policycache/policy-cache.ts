@@ -1,0 +1,288 @@
+/**
+ * The policy cache: policies compiled once when they change, indexed by webhook type, failure policy
+ * and kind, so an admission request only touches the policies that can match it. PolicyExceptions
+ * are kept beside them and pre-selected per policy.
+ */
+import type { Policy, PolicyException } from "@kyverno-ts/api";
+import type { CompiledPolicy, CompileIssue, Engine, Operation } from "@kyverno-ts/engine";
+import { matchWildcard } from "@kyverno-ts/engine";
+import type { AdmissionMetrics, PolicyLabels, RuleInfoLabels } from "../metrics/metrics.js";
+import { ANY_KIND, indexKeys, type RuleTypes } from "./index-keys.js";
+
+/** A policy's failure policy: how the API server treats webhook errors, and how the server treats rule errors. */
+export type FailurePolicy = "Fail" | "Ignore";
+
+/** A compiled policy with what admission needs to know about it. */
+export interface CachedPolicy {
+  /** `name` for a ClusterPolicy, `namespace/name` for a Policy (how PolicyExceptions name it too). */
+  readonly key: string;
+  readonly policy: Policy;
+  readonly compiled: CompiledPolicy;
+  /** Namespace of a Policy; undefined for a ClusterPolicy. */
+  readonly namespace: string | undefined;
+  readonly failurePolicy: FailurePolicy;
+  /** Whether any validate rule can have the Enforce action (policy, rule or override level). */
+  readonly mayEnforce: boolean;
+  /** Sorted kinds the policy can match (autogen controllers included), or `["*"]`. */
+  readonly kinds: readonly string[];
+  /** Operations it can match; undefined for all. */
+  readonly operations: ReadonlySet<Operation> | undefined;
+  readonly types: RuleTypes;
+  /** Metric labels of the policy, computed once. */
+  readonly labels: PolicyLabels;
+}
+
+/** Readiness of a policy, for its status (`Ready` condition) and `kyverno_policy_rule_info_total`. */
+export interface PolicyStatus {
+  ready: boolean;
+  /** Why the policy is not ready (compile issues with field paths), or `Ready`. */
+  message: string;
+  /** Rule names added by autogen (`autogen-*`). */
+  autogenRules: string[];
+  issues: CompileIssue[];
+}
+
+/** Which policies an admission request needs. */
+export interface PolicyQuery {
+  /** `validate` and `mutate` are the admission webhooks; the others are for the background glue. */
+  type: keyof RuleTypes;
+  /**
+   * The object's kind; undefined selects policies of every kind (subresource requests, whose object
+   * kind, e.g. `PodExecOptions`, is not the kind their policies name, e.g. `Pod/exec`).
+   */
+  kind: string | undefined;
+  /** The request's namespace ("" for cluster-scoped objects). */
+  namespace: string;
+  operation: Operation;
+  /** Only policies with this failure policy (the `/fail` and `/ignore` endpoints); all when undefined. */
+  failurePolicy?: FailurePolicy;
+}
+
+/** The cache; see `createPolicyCache`. */
+export interface PolicyCache {
+  /** Compiles and stores a policy (replacing one with the same key); returns its status. */
+  set(policy: Policy): PolicyStatus;
+  /** Removes a policy by key; false when it was not there. */
+  delete(key: string): boolean;
+  status(key: string): PolicyStatus | undefined;
+  get(key: string): CachedPolicy | undefined;
+  /** Ready policies, sorted by key. */
+  policies(): readonly CachedPolicy[];
+  /** Replaces every PolicyException. */
+  setExceptions(exceptions: readonly PolicyException[]): void;
+  /** Adds or replaces one PolicyException (keyed `namespace/name`). */
+  setException(exception: PolicyException): void;
+  deleteException(key: string): boolean;
+  /** The PolicyExceptions that can apply to a policy (their `policyName` matches its key). */
+  exceptionsFor(policy: CachedPolicy): readonly PolicyException[];
+  /** Ready policies an admission request can match, sorted by key; never includes `admission: false` policies. */
+  select(query: PolicyQuery): readonly CachedPolicy[];
+}
+
+/** Options of `createPolicyCache`. */
+export interface PolicyCacheOptions {
+  engine: Engine;
+  metrics?: AdmissionMetrics;
+}
+
+/** The key a policy is stored under: `name`, or `namespace/name` for a namespaced Policy. */
+export function policyKey(policy: Policy): string {
+  return policy.kind === "Policy"
+    ? `${policy.metadata.namespace ?? "default"}/${policy.metadata.name}`
+    : policy.metadata.name;
+}
+
+function failurePolicyOf(policy: Policy): FailurePolicy {
+  const fromConfig = policy.spec.webhookConfiguration?.failurePolicy;
+  if (fromConfig === "Fail" || fromConfig === "Ignore") return fromConfig;
+  return policy.spec.failurePolicy;
+}
+
+function mayEnforce(policy: Policy): boolean {
+  const spec = policy.spec;
+  const overrides = (o: readonly { action: string }[] | undefined) =>
+    (o ?? []).some((x) => x.action === "Enforce");
+  return spec.rules.some((r) => {
+    if (!r.validate) return false;
+    const action = r.validate.failureAction ?? spec.validationFailureAction;
+    return (
+      action === "Enforce" ||
+      overrides(r.validate.failureActionOverrides) ||
+      overrides(spec.validationFailureActionOverrides)
+    );
+  });
+}
+
+function labelsOf(policy: Policy): PolicyLabels {
+  return {
+    validationMode: policy.spec.validationFailureAction === "Enforce" ? "enforce" : "audit",
+    type: policy.kind === "Policy" ? "namespaced" : "cluster",
+    background: policy.spec.background,
+    namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : "-",
+    name: policy.metadata.name,
+  };
+}
+
+function ruleInfo(policy: Policy, ruleNames: readonly string[], ready: boolean): RuleInfoLabels[] {
+  const labels = labelsOf(policy);
+  const byName = new Map(policy.spec.rules.map((r) => [r.name, r]));
+  return ruleNames.map((name) => {
+    const rule = byName.get(name.replace(/^autogen-(cronjob-)?/, "")) ?? byName.get(name);
+    const ruleType = rule?.mutate ? "mutate" : rule?.generate ? "generate" : "validate";
+    return { policy: labels, rule: name, ruleType, ready };
+  });
+}
+
+/**
+ * Creates an empty cache. `set` compiles with the engine once per change; a policy that does not
+ * compile is kept out of the index and reported not ready with the issues' field paths.
+ */
+export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
+  const { engine, metrics } = options;
+  const entries = new Map<string, CachedPolicy>();
+  const statuses = new Map<string, PolicyStatus>();
+  const exceptions = new Map<string, PolicyException>();
+  // Derived views, rebuilt lazily after a change.
+  let sorted: CachedPolicy[] | undefined;
+  let knownKinds: ReadonlySet<string> | undefined;
+  const buckets = new Map<string, CachedPolicy[]>();
+  const exceptionsByPolicy = new Map<string, readonly PolicyException[]>();
+
+  const invalidatePolicies = (): void => {
+    sorted = undefined;
+    knownKinds = undefined;
+    buckets.clear();
+    exceptionsByPolicy.clear();
+  };
+
+  const all = (): CachedPolicy[] => {
+    sorted ??= [...entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return sorted;
+  };
+
+  // Buckets exist only for kinds some policy names, so requests for arbitrary kinds cannot grow the map.
+  const bucket = (
+    type: keyof RuleTypes,
+    failurePolicy: FailurePolicy | undefined,
+    requested: string | undefined,
+  ): CachedPolicy[] => {
+    knownKinds ??= new Set(all().flatMap((p) => p.kinds));
+    const kind = requested === undefined ? "" : knownKinds.has(requested) ? requested : ANY_KIND;
+    const id = `${type}|${failurePolicy ?? ""}|${kind}`;
+    let list = buckets.get(id);
+    if (list === undefined) {
+      list = all().filter(
+        (p) =>
+          p.types[type] &&
+          p.policy.spec.admission &&
+          (failurePolicy === undefined || p.failurePolicy === failurePolicy) &&
+          (kind === "" || p.kinds[0] === ANY_KIND || p.kinds.includes(kind)),
+      );
+      buckets.set(id, list);
+    }
+    return list;
+  };
+
+  return {
+    set(policy) {
+      const key = policyKey(policy);
+      const previous = entries.get(key) ?? (statuses.has(key) ? null : undefined);
+      const result = engine.compile(policy);
+      const labels = labelsOf(policy);
+      let status: PolicyStatus;
+      if (result.ok) {
+        const compiled = result.policy;
+        const keys = indexKeys(policy, compiled);
+        entries.set(key, {
+          key,
+          policy,
+          compiled,
+          namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : undefined,
+          failurePolicy: failurePolicyOf(policy),
+          mayEnforce: mayEnforce(policy),
+          kinds: keys.kinds,
+          operations: keys.operations,
+          types: keys.types,
+          labels,
+        });
+        status = {
+          ready: true,
+          message: "Ready",
+          autogenRules: compiled.ruleNames.filter((n) => n.startsWith("autogen-")),
+          issues: [],
+        };
+        metrics?.setRuleInfo(key, ruleInfo(policy, compiled.ruleNames, true));
+      } else {
+        entries.delete(key);
+        status = {
+          ready: false,
+          message: result.issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+          autogenRules: [],
+          issues: result.issues,
+        };
+        metrics?.setRuleInfo(
+          key,
+          ruleInfo(
+            policy,
+            policy.spec.rules.map((r) => r.name),
+            false,
+          ),
+        );
+      }
+      statuses.set(key, status);
+      invalidatePolicies();
+      metrics?.policyChange(labels, previous === undefined ? "create" : "update");
+      return status;
+    },
+    delete(key) {
+      const entry = entries.get(key);
+      const known = statuses.delete(key);
+      entries.delete(key);
+      if (!known) return false;
+      invalidatePolicies();
+      metrics?.setRuleInfo(key, []);
+      if (entry) metrics?.policyChange(entry.labels, "delete");
+      return true;
+    },
+    status: (key) => statuses.get(key),
+    get: (key) => entries.get(key),
+    policies: () => all(),
+    setExceptions(list) {
+      exceptions.clear();
+      for (const e of list) exceptions.set(`${e.metadata.namespace ?? "default"}/${e.metadata.name}`, e);
+      exceptionsByPolicy.clear();
+    },
+    setException(e) {
+      exceptions.set(`${e.metadata.namespace ?? "default"}/${e.metadata.name}`, e);
+      exceptionsByPolicy.clear();
+    },
+    deleteException(key) {
+      const removed = exceptions.delete(key);
+      if (removed) exceptionsByPolicy.clear();
+      return removed;
+    },
+    exceptionsFor(policy) {
+      let list = exceptionsByPolicy.get(policy.key);
+      if (list === undefined) {
+        list = [...exceptions.values()].filter((e) =>
+          e.spec.exceptions.some((x) => matchWildcard(x.policyName, policy.key)),
+        );
+        exceptionsByPolicy.set(policy.key, list);
+      }
+      return list;
+    },
+    select(query) {
+      const candidates = bucket(query.type, query.failurePolicy, query.kind);
+      let out: CachedPolicy[] | undefined;
+      for (let i = 0; i < candidates.length; i++) {
+        const p = candidates[i] as CachedPolicy;
+        const keep =
+          (p.namespace === undefined || p.namespace === query.namespace) &&
+          (p.operations === undefined || p.operations.has(query.operation));
+        if (keep && out !== undefined) out.push(p);
+        else if (!keep && out === undefined) out = candidates.slice(0, i);
+      }
+      return out ?? candidates;
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The policy and exception validation webhooks (`/policyvalidate`, `/exceptionvalidate`): an invalid
+ * ClusterPolicy, Policy or PolicyException is rejected at `kubectl apply` with every problem and its
+ * field path, using the same loaders as the CLI and the engine's compile step.
+ */
+import type { JsonValue, LoadError } from "@kyverno-ts/api";
+import { loadPolicy, loadPolicyException } from "@kyverno-ts/api";
+import type { Engine } from "@kyverno-ts/engine";
+import { matchWildcard } from "@kyverno-ts/engine";
+import {
+  type AdmissionReviewResponse,
+  allow,
+  deny,
+  type HandlerReply,
+  type ParsedReview,
+  parseAdmissionReview,
+  statusBody,
+} from "../admission/review.js";
+
+/** Upstream's warning when an exception lives outside the namespace exceptions are accepted from. */
+export const EXCEPTION_NAMESPACE_WARNING =
+  "PolicyException resource namespace must match the defined namespace.";
+
+/** Options of `createPolicyValidation`. */
+export interface PolicyValidationOptions {
+  engine: Engine;
+  /** `--exceptionNamespace`: where exceptions are accepted (`*` or unset: everywhere). */
+  exceptionNamespace?: string;
+}
+
+/** The two validation endpoints' logic; see `createPolicyValidation`. */
+export interface PolicyValidation {
+  /** Allows a valid ClusterPolicy / Policy (warnings for deprecated forms); denies with every problem otherwise. */
+  validatePolicyReview(review: ParsedReview): AdmissionReviewResponse;
+  /** Allows a valid PolicyException (warning when outside the exception namespace); denies otherwise. */
+  validateExceptionReview(review: ParsedReview): AdmissionReviewResponse;
+  /** Answers a raw body for one of the endpoints; malformed bodies get a 400 or a denial. Never throws. */
+  handleBody(endpoint: "policy" | "exception", body: string): HandlerReply;
+}
+
+/** `path: message`, or the message alone for document-level problems. */
+function describe(e: LoadError): string {
+  return e.path === "" ? e.message : `${e.path}: ${e.message}`;
+}
+
+function objectName(review: ParsedReview, fallbackKind: string): string {
+  const o = review.object;
+  const kind = typeof o?.kind === "string" ? o.kind : fallbackKind;
+  const ns = o?.metadata?.namespace;
+  return `${kind}/${ns ? `${ns}/` : ""}${o?.metadata?.name ?? review.request.name ?? ""}`;
+}
+
+/** Creates the validators. They only read their inputs: nothing is stored or compiled for later use. */
+export function createPolicyValidation(options: PolicyValidationOptions): PolicyValidation {
+  const { engine } = options;
+
+  function validatePolicyReview(review: ParsedReview): AdmissionReviewResponse {
+    const { request } = review;
+    if (request.operation === "DELETE" || review.object === undefined) return allow(request.uid);
+    const where = { file: objectName(review, "ClusterPolicy") };
+    const loaded = loadPolicy(review.object as unknown as JsonValue, where);
+    if (!loaded.ok) return deny(request.uid, loaded.errors.map(describe).join("; "));
+    const compiled = engine.compile(loaded.value);
+    if (!compiled.ok)
+      return deny(
+        request.uid,
+        compiled.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "),
+      );
+    return allow(request.uid, loaded.warnings.map(describe));
+  }
+
+  function validateExceptionReview(review: ParsedReview): AdmissionReviewResponse {
+    const { request } = review;
+    if (request.operation === "DELETE" || review.object === undefined) return allow(request.uid);
+    const where = { file: objectName(review, "PolicyException") };
+    const loaded = loadPolicyException(review.object as unknown as JsonValue, where);
+    if (!loaded.ok) return deny(request.uid, loaded.errors.map(describe).join("; "));
+    const warnings = loaded.warnings.map(describe);
+    const accepted = options.exceptionNamespace;
+    const namespace = loaded.value.metadata.namespace ?? request.namespace ?? "";
+    if (accepted !== undefined && accepted !== "" && !matchWildcard(accepted, namespace))
+      warnings.push(EXCEPTION_NAMESPACE_WARNING);
+    return allow(request.uid, warnings);
+  }
+
+  return {
+    validatePolicyReview,
+    validateExceptionReview,
+    handleBody(endpoint, body) {
+      const parsed = parseAdmissionReview(body);
+      if (!parsed.ok)
+        return parsed.uid === undefined
+          ? statusBody(parsed.message)
+          : { statusCode: 200, body: deny(parsed.uid, parsed.message, 400) };
+      try {
+        const review =
+          endpoint === "policy"
+            ? validatePolicyReview(parsed.review)
+            : validateExceptionReview(parsed.review);
+        return { statusCode: 200, body: review };
+      } catch (error) {
+        return {
+          statusCode: 200,
+          body: deny(parsed.review.request.uid, `validation failed: ${(error as Error).message}`),
+        };
+      }
+    },
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * What the controller knows of the reports it owns, without holding them: for each, its
+ * resourceVersion, content digest, scope and the policies it mentions. Loaded by listing the reports
+ * (paginated, at the start of each full scan) and kept current by the controller's own writes, which
+ * win over a list that was in flight while they happened.
+ */
+import type { AnyPolicyReport, ObjectReference } from "@kyverno-ts/api";
+import type { ApiResult, KubeClient } from "@kyverno-ts/kube";
+import { REPORT_LABELS } from "./report-builder.js";
+import { reportDigest } from "./report-digest.js";
+
+/** One known report. */
+export interface ReportEntry {
+  kind: "PolicyReport" | "ClusterPolicyReport";
+  /** `""` for ClusterPolicyReports. */
+  namespace: string;
+  name: string;
+  resourceVersion: string;
+  digest: string;
+  scope: ObjectReference | undefined;
+  /** Policy names of its results (`name` or `namespace/name`). */
+  policies: readonly string[];
+}
+
+/** The index; see `createReportIndex`. */
+export interface ReportIndex {
+  /** Lists every report labelled as Kyverno's and replaces the index; resolves with the count. */
+  load(signal?: AbortSignal): Promise<ApiResult<number>>;
+  /** True once a `load` succeeded. */
+  readonly loaded: boolean;
+  get(namespace: string, name: string): ReportEntry | undefined;
+  /** Records a report as written (or read) by this controller. */
+  set(report: AnyPolicyReport): ReportEntry;
+  delete(namespace: string, name: string): void;
+  entries(): IterableIterator<ReportEntry>;
+  readonly size: number;
+}
+
+const SELECTOR = Object.entries(REPORT_LABELS)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(",");
+
+const key = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+/** Makes the index entry of a report. */
+export function entryOf(report: AnyPolicyReport): ReportEntry {
+  const policies = [...new Set((report.results ?? []).map((r) => r.policy))];
+  const rv = report.metadata.resourceVersion;
+  return {
+    kind: report.kind,
+    namespace: typeof report.metadata.namespace === "string" ? report.metadata.namespace : "",
+    name: report.metadata.name,
+    resourceVersion: typeof rv === "string" ? rv : "",
+    digest: reportDigest(report),
+    scope: report.scope,
+    policies,
+  };
+}
+
+/** Creates an empty index over `client`; `pageSize` bounds each list request (default 500). */
+export function createReportIndex(options: { client: KubeClient; pageSize?: number }): ReportIndex {
+  const { client } = options;
+  const pageSize = options.pageSize ?? 500;
+  let entries = new Map<string, ReportEntry>();
+  let loaded = false;
+  /** Keys written while a load is in flight: the load's view of them is older. */
+  let touched: Set<string> | undefined;
+
+  const listKind = async (
+    kind: ReportEntry["kind"],
+    into: Map<string, ReportEntry>,
+    signal?: AbortSignal,
+  ): Promise<ApiResult<number>> => {
+    let token: string | undefined;
+    let count = 0;
+    do {
+      const page = await client.list<AnyPolicyReport>({
+        apiVersion: "wgpolicyk8s.io/v1alpha2",
+        kind,
+        labelSelector: SELECTOR,
+        limit: pageSize,
+        ...(token === undefined ? {} : { continue: token }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+      if (!page.ok) return page;
+      for (const report of page.value.items) {
+        const entry = entryOf(report);
+        into.set(key(entry.namespace, entry.name), entry);
+        count++;
+      }
+      token = page.value.metadata.continue || undefined;
+    } while (token !== undefined);
+    return { ok: true, status: 200, value: count };
+  };
+
+  const touch = (k: string): void => {
+    touched?.add(k);
+  };
+
+  return {
+    async load(signal) {
+      const fresh = new Map<string, ReportEntry>();
+      const written = new Set<string>();
+      touched = written;
+      try {
+        for (const kind of ["PolicyReport", "ClusterPolicyReport"] as const) {
+          const listed = await listKind(kind, fresh, signal);
+          if (!listed.ok) return listed;
+        }
+      } finally {
+        if (touched === written) touched = undefined;
+      }
+      for (const k of written) {
+        const current = entries.get(k);
+        if (current === undefined) fresh.delete(k);
+        else fresh.set(k, current);
+      }
+      entries = fresh;
+      loaded = true;
+      return { ok: true, status: 200, value: fresh.size };
+    },
+    get loaded() {
+      return loaded;
+    },
+    get: (namespace, name) => entries.get(key(namespace, name)),
+    set(report) {
+      const entry = entryOf(report);
+      const k = key(entry.namespace, entry.name);
+      entries.set(k, entry);
+      touch(k);
+      return entry;
+    },
+    delete(namespace, name) {
+      const k = key(namespace, name);
+      entries.delete(k);
+      touch(k);
+    },
+    entries: () => entries.values(),
+    get size() {
+      return entries.size;
+    },
+  };
+}

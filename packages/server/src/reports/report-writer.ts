@@ -1,0 +1,144 @@
+/**
+ * Writes per-resource reports only when their content changed: the index says what each report
+ * holds, so an unchanged report costs no request. Stale knowledge is repaired on the way (a report
+ * gone under the index is created again, a conflict or an existing name is re-read and compared).
+ */
+import type { AnyPolicyReport } from "@kyverno-ts/api";
+import { type ApiResult, isConflict, isNotFound, type KubeClient, type ObjectRef } from "@kyverno-ts/kube";
+import { reportDigest } from "./report-digest.js";
+import type { ReportIndex } from "./report-index.js";
+
+/** What a write did. `skipped`: this replica may not write (not the leader). */
+export type WriteOutcome = "created" | "updated" | "deleted" | "unchanged" | "skipped";
+
+/** Where a resource's report lives. */
+export interface ReportLocation {
+  /** `""` for cluster-scoped resources (a ClusterPolicyReport). */
+  namespace: string;
+  /** The report's name: the resource's uid. */
+  name: string;
+}
+
+/** The writer; see `createReportWriter`. */
+export interface ReportWriter {
+  /** Makes the report exist with this content. */
+  apply(report: AnyPolicyReport, signal?: AbortSignal): Promise<ApiResult<WriteOutcome>>;
+  /**
+   * Removes a resource's report. With `known: true`, only when the index has it (for resources that
+   * simply have no results: no request per result-less resource); otherwise unconditionally.
+   */
+  remove(at: ReportLocation, options: { known: boolean; signal?: AbortSignal }): Promise<ApiResult<WriteOutcome>>;
+  /** Reads a resource's report (undefined when there is none). */
+  read(at: ReportLocation, signal?: AbortSignal): Promise<ApiResult<AnyPolicyReport | undefined>>;
+}
+
+/** Options of `createReportWriter`. */
+export interface ReportWriterOptions {
+  client: KubeClient;
+  index: ReportIndex;
+  /** Checked before every write: false on replicas that do not lead. */
+  canWrite: () => boolean;
+  /** Told about every write that happened. */
+  onWrite?: (outcome: WriteOutcome, report: ReportLocation) => void;
+}
+
+const API_VERSION = "wgpolicyk8s.io/v1alpha2";
+const kindAt = (at: ReportLocation) => (at.namespace === "" ? "ClusterPolicyReport" : "PolicyReport");
+const refAt = (at: ReportLocation): ObjectRef => ({
+  apiVersion: API_VERSION,
+  kind: kindAt(at),
+  name: at.name,
+  ...(at.namespace === "" ? {} : { namespace: at.namespace }),
+});
+const ok = <T>(value: T): ApiResult<T> => ({ ok: true, status: 200, value });
+const locate = (r: AnyPolicyReport): ReportLocation => ({
+  namespace: typeof r.metadata.namespace === "string" ? r.metadata.namespace : "",
+  name: r.metadata.name,
+});
+
+/** Creates a writer over the client and the index it keeps current. */
+export function createReportWriter(options: ReportWriterOptions): ReportWriter {
+  const { client, index, canWrite } = options;
+  const done = (outcome: WriteOutcome, at: ReportLocation): ApiResult<WriteOutcome> => {
+    if (outcome !== "unchanged" && outcome !== "skipped") options.onWrite?.(outcome, at);
+    return ok(outcome);
+  };
+  const opts = (signal?: AbortSignal) => (signal === undefined ? {} : { signal });
+
+  const read = async (at: ReportLocation, signal?: AbortSignal) => {
+    const got = await client.get<AnyPolicyReport>(refAt(at), opts(signal));
+    if (got.ok) return ok<AnyPolicyReport | undefined>(got.value);
+    return isNotFound(got) ? ok<AnyPolicyReport | undefined>(undefined) : got;
+  };
+
+  /** Re-reads the report and writes ours over it unless it already says the same. */
+  const reconcileWith = async (
+    report: AnyPolicyReport,
+    digest: string,
+    signal?: AbortSignal,
+  ): Promise<ApiResult<WriteOutcome>> => {
+    const at = locate(report);
+    const current = await read(at, signal);
+    if (!current.ok) return current;
+    if (current.value === undefined) return create(report, signal, false);
+    if (reportDigest(current.value) === digest) {
+      index.set(current.value);
+      return ok("unchanged");
+    }
+    return update(report, current.value.metadata.resourceVersion, signal, false);
+  };
+
+  const create = async (
+    report: AnyPolicyReport,
+    signal: AbortSignal | undefined,
+    retry: boolean,
+  ): Promise<ApiResult<WriteOutcome>> => {
+    if (!canWrite()) return ok("skipped");
+    const created = await client.create(report, opts(signal));
+    if (created.ok) {
+      index.set(created.value);
+      return done("created", locate(report));
+    }
+    if (retry && created.status === 409) return reconcileWith(report, reportDigest(report), signal);
+    return created;
+  };
+
+  const update = async (
+    report: AnyPolicyReport,
+    resourceVersion: unknown,
+    signal: AbortSignal | undefined,
+    retry: boolean,
+  ): Promise<ApiResult<WriteOutcome>> => {
+    if (!canWrite()) return ok("skipped");
+    const rv = typeof resourceVersion === "string" ? { resourceVersion } : {};
+    const updated = await client.update({ ...report, metadata: { ...report.metadata, ...rv } }, opts(signal));
+    if (updated.ok) {
+      index.set(updated.value);
+      return done("updated", locate(report));
+    }
+    if (isNotFound(updated)) return create(report, signal, retry);
+    if (retry && isConflict(updated)) return reconcileWith(report, reportDigest(report), signal);
+    return updated;
+  };
+
+  return {
+    async apply(report, signal) {
+      const at = locate(report);
+      const digest = reportDigest(report);
+      const known = index.get(at.namespace, at.name);
+      if (known !== undefined && known.digest === digest) return ok("unchanged");
+      if (known !== undefined) return update(report, known.resourceVersion, signal, true);
+      if (!index.loaded) return reconcileWith(report, digest, signal);
+      return create(report, signal, true);
+    },
+    async remove(at, { known, signal }) {
+      if (known && index.loaded && index.get(at.namespace, at.name) === undefined) return ok("unchanged");
+      if (!canWrite()) return ok("skipped");
+      const deleted = await client.delete(refAt(at), opts(signal));
+      if (!deleted.ok && !isNotFound(deleted)) return deleted;
+      index.delete(at.namespace, at.name);
+      return deleted.ok ? done("deleted", at) : ok("unchanged");
+    },
+    read,
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The HTTPS webhook server (fastify): the resource webhooks split by failure policy as upstream
+ * (`/validate/fail`, `/validate/ignore`, `/mutate/fail`, `/mutate/ignore`, plus `/validate` and
+ * `/mutate` for every policy), the policy and exception validation webhooks and the health probes.
+ * The TLS certificate can be replaced while serving (`setCertificate`), so rotated certificates are
+ * picked up by every replica without a restart.
+ */
+import type { IncomingMessage } from "node:http";
+import { createSecureContext, type Server as TlsServer } from "node:tls";
+import { type FastifyReply, fastify } from "fastify";
+import type { AdmissionHandler, WebhookRoute } from "../admission/handler.js";
+import { ReviewMessages } from "../admission/messages.js";
+import { deny, type HandlerReply, sniffUid, statusBody } from "../admission/review.js";
+import type { ServerClock } from "../clock.js";
+import type { Logger } from "../logger.js";
+import type { AdmissionMetrics } from "../metrics/metrics.js";
+import type { PolicyValidation } from "../policycache/policy-validation.js";
+import { type BoundedBody, DEFAULT_BODY_LIMIT, readBoundedBody } from "./body.js";
+
+/** The resource webhook paths and the policies each evaluates. */
+export const WEBHOOK_ROUTES: ReadonlyArray<readonly [string, WebhookRoute]> = [
+  ["/validate/fail", { type: "validate", failurePolicy: "Fail" }],
+  ["/validate/ignore", { type: "validate", failurePolicy: "Ignore" }],
+  ["/mutate/fail", { type: "mutate", failurePolicy: "Fail" }],
+  ["/mutate/ignore", { type: "mutate", failurePolicy: "Ignore" }],
+  ["/validate", { type: "validate" }],
+  ["/mutate", { type: "mutate" }],
+];
+
+/** A PEM certificate (chain) and its private key. */
+export interface TlsMaterial {
+  certPem: string;
+  keyPem: string;
+}
+
+/** Options of `createWebhookServer`. */
+export interface WebhookServerOptions {
+  handler: AdmissionHandler;
+  validation: PolicyValidation;
+  clock: ServerClock;
+  logger: Logger;
+  metrics?: AdmissionMetrics;
+  tls: TlsMaterial;
+  /** Largest request body accepted (default 3 MiB). */
+  bodyLimit?: number;
+  /** Readiness probe answer (e.g. policies loaded); ready when omitted. */
+  ready?: () => boolean;
+  /** Closes requests whose body is still arriving after this long (default: handler deadline + 5 s). */
+  requestTimeoutMs?: number;
+}
+
+/** A webhook server; see `createWebhookServer`. */
+export interface WebhookServer {
+  listen(options: { host?: string; port: number }): Promise<{ host: string; port: number }>;
+  /**
+   * Replaces the serving certificate for new connections. Throws (keeping the current one) when the
+   * certificate and key do not form a usable pair.
+   */
+  setCertificate(certPem: string, keyPem: string): void;
+  close(): Promise<void>;
+}
+
+const JSON_TYPE = "application/json";
+
+function send(reply: FastifyReply, answer: HandlerReply): FastifyReply {
+  return reply.code(answer.statusCode).header("content-type", JSON_TYPE).send(JSON.stringify(answer.body));
+}
+
+/** Creates the server (not yet listening). TLS 1.2+ only; HTTP/1.1 with keep-alive, as the API server uses it. */
+export function createWebhookServer(options: WebhookServerOptions): WebhookServer {
+  const { handler, validation, clock, logger, metrics } = options;
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const secure = { cert: options.tls.certPem, key: options.tls.keyPem, minVersion: "TLSv1.2" as const };
+  createSecureContext(secure);
+  const app = fastify({
+    https: secure,
+    logger: false,
+    requestTimeout: options.requestTimeoutMs ?? handler.deadlineMs + 5000,
+    return503OnClosing: true,
+  });
+  const arrivals = new WeakMap<IncomingMessage, number>();
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (request, payload, done) => {
+    readBoundedBody(payload, limit).then(
+      (body) => done(null, body),
+      (error: Error) => done(error, undefined),
+    );
+    void request;
+  });
+  app.addHook("onRequest", (request, _reply, next) => {
+    arrivals.set(request.raw, clock.monotonic());
+    next();
+  });
+  app.addHook("onResponse", (request, reply, next) => {
+    metrics?.httpRequest(request.method, request.routeOptions.url ?? "unmatched", reply.elapsedTime / 1000);
+    next();
+  });
+  app.setErrorHandler((error, request, reply) => {
+    logger.warn({ url: request.url, err: error }, "webhook request failed");
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    const message = error instanceof Error ? error.message : String(error);
+    void reply
+      .code(status >= 400 && status < 600 ? status : 500)
+      .header("content-type", JSON_TYPE)
+      .send(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: status, message }));
+  });
+
+  const bodyOf = (raw: unknown): BoundedBody =>
+    raw === undefined ? { ok: true, text: "" } : (raw as BoundedBody);
+
+  for (const [path, route] of WEBHOOK_ROUTES) {
+    app.post(path, (request, reply) => {
+      const body = bodyOf(request.body);
+      if (!body.ok) {
+        reply.header("connection", "close");
+        return send(reply, handler.rejectBody(route, body.head, ReviewMessages.tooLarge(limit)));
+      }
+      const receivedAt = arrivals.get(request.raw) ?? clock.monotonic();
+      return send(reply, handler.handleBody(route, body.text, { receivedAt }));
+    });
+  }
+  for (const [path, endpoint] of [
+    ["/policyvalidate", "policy"],
+    ["/exceptionvalidate", "exception"],
+  ] as const) {
+    app.post(path, (request, reply) => {
+      const body = bodyOf(request.body);
+      if (!body.ok) {
+        reply.header("connection", "close");
+        const uid = sniffUid(body.head);
+        const message = ReviewMessages.tooLarge(limit);
+        return send(reply, uid ? { statusCode: 200, body: deny(uid, message, 413) } : statusBody(message));
+      }
+      return send(reply, validation.handleBody(endpoint, body.text));
+    });
+  }
+  app.get("/health/liveness", (_request, reply) => reply.code(200).send("ok"));
+  app.get("/health/readiness", (_request, reply) => {
+    const ready = options.ready?.() ?? true;
+    return reply.code(ready ? 200 : 503).send(ready ? "ok" : "not ready");
+  });
+
+  return {
+    async listen({ host = "0.0.0.0", port }) {
+      await app.listen({ host, port });
+      const address = app.server.address();
+      return { host, port: typeof address === "object" && address !== null ? address.port : port };
+    },
+    setCertificate(certPem, keyPem) {
+      const next = { cert: certPem, key: keyPem, minVersion: "TLSv1.2" as const };
+      createSecureContext(next);
+      (app.server as TlsServer).setSecureContext(next);
+      logger.info({}, "serving certificate replaced");
+    },
+    close: () => app.close(),
+  };
+}
