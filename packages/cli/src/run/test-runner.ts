@@ -1,6 +1,5 @@
 import { dirname } from "node:path";
 import {
-  type JsonValue,
   type KubeObject,
   type LoadError,
   loadTest,

@@ -11,13 +11,14 @@ import { evaluateBlock, type Outcome } from "../validate/validate-rule.js";
 import { effectiveFailureAction } from "./failure-action.js";
 import { generateRuleOutcome } from "./generate-rule.js";
 import { type JsonContext, withValues } from "./json-context.js";
+import type { EngineMemo } from "./memo.js";
 import { requestContext } from "./request-context.js";
-import { substitute, type VariableMemo } from "./variables.js";
+import { substitute } from "./variables.js";
 
 /** What evaluating one policy needs from the engine. */
 export interface PolicyEvalEnv {
   jp: Jmespath;
-  memo: VariableMemo;
+  memo: EngineMemo;
   exceptionNamespaces: readonly string[];
   loader: ContextLoader;
   now: number;
@@ -106,7 +107,9 @@ export function requestFacts(
   resource: ResourceRef,
 ) {
   const subject = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
-  const gvk = req.requestKind ? { ...req.requestKind, subresource: req.subresource ?? "" } : resourceGvk(subject);
+  const gvk = req.requestKind
+    ? { ...req.requestKind, subresource: req.subresource ?? "" }
+    : resourceGvk(subject);
   // A Namespace has no namespace labels: upstream never applies namespaceSelector to it.
   const namespaceLabels =
     resource.kind === "Namespace"

@@ -4,7 +4,7 @@ import { evaluateConditions } from "../evaluation/conditions.js";
 import { loadContext } from "../evaluation/context-entries.js";
 import { withValues } from "../evaluation/json-context.js";
 import { evaluateExpression, type Scope, substitute } from "../evaluation/variables.js";
-import { validatePattern } from "../pattern/index.js";
+import { compilePattern, validateCompiled } from "../pattern/index.js";
 import * as messages from "../response/messages.js";
 import type { RuleStatus } from "../response/types.js";
 import { hasVariables } from "../variables/substitute.js";
@@ -94,7 +94,11 @@ export function evaluateBlock(
     return { status: "pass", message: messages.passMessage(env.ruleName) };
   }
   // Upstream skips pattern checks of a deleted resource (only deny rules see DELETE requests).
-  if (element === undefined && s.isDelete && (block.pattern !== undefined || block.anyPattern !== undefined)) {
+  if (
+    element === undefined &&
+    s.isDelete &&
+    (block.pattern !== undefined || block.anyPattern !== undefined)
+  ) {
     return undefined;
   }
   const target = element ?? env.resource;
@@ -105,7 +109,9 @@ export function evaluateBlock(
         status: "error",
         message: messages.substitutionErrorMessage("variable substitution failed", pattern.error),
       };
-    const r = validatePattern(target, pattern.value);
+    const compiled =
+      pattern.value === block.pattern ? s.memo.pattern(block.pattern) : compilePattern(pattern.value);
+    const r = validateCompiled(target, compiled);
     switch (r.status) {
       case "pass":
         return { status: "pass", message: messages.passMessage(env.ruleName) };
@@ -139,13 +145,15 @@ function evaluateAnyPattern(
   const failures: Array<{ index: number; path: string }> = [];
   let skipped = 0;
   for (let i = 0; i < anyPattern.length; i++) {
-    const pattern = substitute(s, anyPattern[i] as JsonValue, `${basePath}/anyPattern/${i}`);
+    const written = anyPattern[i] as JsonValue;
+    const pattern = substitute(s, written, `${basePath}/anyPattern/${i}`);
     if (!pattern.ok)
       return {
         status: "error",
         message: messages.substitutionErrorMessage("variable substitution failed", pattern.error),
       };
-    const r = validatePattern(target, pattern.value);
+    const compiled = pattern.value === written ? s.memo.pattern(written) : compilePattern(pattern.value);
+    const r = validateCompiled(target, compiled);
     if (r.status === "pass")
       return { status: "pass", message: messages.anyPatternPassMessage(env.ruleName, i) };
     if (r.status === "skip") skipped++;
