@@ -34,7 +34,7 @@ export function mediaType(header: string | undefined): string {
 export function decodeBody(body: Buffer, contentType: string, what: string): JsonValue {
   const type = mediaType(contentType);
   if (type === "application/vnd.kubernetes.protobuf") {
-    const decoded = isProtobufEnvelope(body) ? decodeProtobuf(body) : undefined;
+    const decoded = isProtobufEnvelope(body) ? decodeProtobuf(body, what) : undefined;
     if (decoded !== undefined) return decoded;
   }
   if (type === "application/vnd.kubernetes.protobuf" || type === "application/cbor")
