@@ -60,6 +60,14 @@ describe("bad input and discovery over raw HTTPS", () => {
       "metadata.name",
       "metadata.labels",
     ]);
+    const boolAnnotation = await post(
+      "/api/v1/namespaces/default/configmaps",
+      JSON.stringify({ metadata: { name: "x", annotations: { enabled: true } } }),
+    );
+    expect(boolAnnotation.status).toBe(400);
+    expect(JSON.parse(boolAnnotation.body).message).toBe(
+      "json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.annotations of type string",
+    );
     const noName = await post("/api/v1/namespaces/default/configmaps", JSON.stringify({ metadata: {} }));
     expect(JSON.parse(noName.body).message).toBe(
       'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required',

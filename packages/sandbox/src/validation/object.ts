@@ -3,7 +3,14 @@
  * namespace), the kind-specific data limits, and the 1.5 MiB storage limit.
  */
 import type { JsonObject } from "@kyverno-ts/api";
-import { ApiError, fieldInvalid, fieldRequired, invalid, type StatusCause } from "../http/status.js";
+import {
+  ApiError,
+  badRequest,
+  fieldInvalid,
+  fieldRequired,
+  invalid,
+  type StatusCause,
+} from "../http/status.js";
 import { asObject, metadataOf, metaString } from "../objects/meta.js";
 import type { ResourceType } from "../registry/types.js";
 import {
@@ -34,8 +41,31 @@ function nameErrors(rule: ResourceType["nameRule"], name: string): string[] {
   }
 }
 
-/** Validates metadata; throws a 422 Invalid listing every problem. */
+function goType(value: unknown): string {
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "number") return "number";
+  if (Array.isArray(value)) return "array";
+  return typeof value === "object" ? "object" : typeof value;
+}
+
+/**
+ * Labels and annotations are `map[string]string` in Go: a non-string value fails decoding before any
+ * validation, with a 400 BadRequest as the real server's JSON decoder reports it.
+ */
+function checkStringMaps(meta: JsonObject): void {
+  for (const field of ["labels", "annotations"] as const) {
+    for (const value of Object.values(asObject(meta[field]) ?? {})) {
+      if (typeof value !== "string" && value !== null)
+        throw badRequest(
+          `json: cannot unmarshal ${goType(value)} into Go struct field ObjectMeta.metadata.${field} of type string`,
+        );
+    }
+  }
+}
+
+/** Validates metadata; throws a 400 for undecodable metadata, else a 422 Invalid listing every problem. */
 export function validateObject(resource: ResourceType, object: JsonObject): void {
+  checkStringMaps(metadataOf(object));
   const causes: StatusCause[] = [];
   const name = metaString(object, "name");
   const meta = metadataOf(object);
