@@ -1,6 +1,4 @@
 import type { Writable } from "node:stream";
-import { runSandboxCommand } from "@kyverno-ts/sandbox";
-import { runAdmissionCommand } from "@kyverno-ts/server";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runApply } from "./commands/apply.js";
 import { type BundleAction, runBundle } from "./commands/bundle.js";
@@ -385,7 +383,22 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
     passThroughCommand(
       "admission",
       "Run the admission webhook server (--standalone: self-signed TLS, policies from files)",
-      (args) => runAdmissionCommand({ args, stdout: io.stdout, stderr: io.stderr }),
+      async (args) => {
+        // Loaded on use: the server packages are heavy and need Node 24 built-ins.
+        const { runAdmissionCommand } = await import("@kyverno-ts/server");
+        return runAdmissionCommand({ args, stdout: io.stdout, stderr: io.stderr });
+      },
+      done,
+    ),
+  );
+  program.addCommand(
+    passThroughCommand(
+      "reporter",
+      "Run Policy Reporter: ingest PolicyReports, REST API, metrics and notifications",
+      async (args) => {
+        const { runReporterCommand } = await import("@kyverno-ts/reporter");
+        return runReporterCommand({ args, stdout: io.stdout, stderr: io.stderr });
+      },
       done,
     ),
   );
@@ -393,7 +406,10 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
     passThroughCommand(
       "sandbox",
       "Run a local Kubernetes API server (kubectl works against it) until Ctrl+C",
-      (args) => runSandboxCommand({ stdout: io.stdout as Writable, args }),
+      async (args) => {
+        const { runSandboxCommand } = await import("@kyverno-ts/sandbox");
+        return runSandboxCommand({ stdout: io.stdout as Writable, args });
+      },
       done,
     ),
   );

@@ -32,8 +32,19 @@ export type {
 } from "./api/contract.js";
 export type { ApiServer, ApiServerOptions } from "./api/server.js";
 export { createApiServer } from "./api/server.js";
+export type { ReporterOptions, RunningReporter } from "./app/reporter.js";
+export { startReporter } from "./app/reporter.js";
+export type { ReporterCommandOptions, ReporterReadyInfo } from "./bin/reporter.js";
+export { REPORTER_USAGE, ReporterExit, runReporterCommand } from "./bin/reporter.js";
 export type { Clock, ManualClock, TimerHandle } from "./clock.js";
 export { createManualClock, systemClock } from "./clock.js";
+export { ENV_OVERRIDES } from "./config/env.js";
+export type { LoadConfigOptions, LoadedConfig } from "./config/load.js";
+export { loadReporterConfig } from "./config/load.js";
+export type { ConfigWarning, ParsedConfig } from "./config/parse.js";
+export { parseReporterConfig } from "./config/parse.js";
+export { ConfigError, isConfigError } from "./config/read.js";
+export type { ReporterConfig } from "./config/types.js";
 export type { ReporterErrorCode } from "./errors.js";
 export { ERROR_CODES, isReporterError, ReporterError } from "./errors.js";
 export type {

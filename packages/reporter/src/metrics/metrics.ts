@@ -39,6 +39,14 @@ export interface ReporterMetrics {
   countIssue(code: ReporterErrorCode): void;
   /** Counts a failed store operation (`policy_reporter_store_errors_total{code}`). */
   countStoreError(code: ReporterErrorCode): void;
+  /**
+   * Counts a failed notification attempt or a dropped notification
+   * (`policy_reporter_notification_errors_total{target,code}`; `code` as `DeliveryErrorCode`, or `CACHE`
+   * when the seen-results cache failed).
+   */
+  countNotificationError(target: string, code: string): void;
+  /** Counts a failed list or watch of a report kind (`policy_reporter_watch_errors_total{kind}`). */
+  countWatchError(kind: string): void;
   /** The text exposition format, for `/metrics`. */
   expose(): Promise<string>;
 }
@@ -49,6 +57,8 @@ export const METRIC_NAMES = {
   clusterResult: "cluster_policy_report_result",
   issues: "policy_reporter_report_issues_total",
   storeErrors: "policy_reporter_store_errors_total",
+  notificationErrors: "policy_reporter_notification_errors_total",
+  watchErrors: "policy_reporter_watch_errors_total",
 } as const;
 
 interface Series {
@@ -110,6 +120,18 @@ export function createMetrics(options: MetricsOptions = {}): ReporterMetrics {
     labelNames: ["code"],
     registers: [registry],
   });
+  const notificationErrors = new Counter({
+    name: METRIC_NAMES.notificationErrors,
+    help: "Failed notification attempts and dropped notifications, by target and code",
+    labelNames: ["target", "code"],
+    registers: [registry],
+  });
+  const watchErrors = new Counter({
+    name: METRIC_NAMES.watchErrors,
+    help: "Failed lists and watches of report kinds, by kind",
+    labelNames: ["kind"],
+    registers: [registry],
+  });
   /** Per report: which gauge, and how many results per series key. */
   const contributions = new Map<string, { cluster: boolean; counts: Map<string, Series> }>();
 
@@ -145,6 +167,8 @@ export function createMetrics(options: MetricsOptions = {}): ReporterMetrics {
     deleteReport: remove,
     countIssue: (code) => issues.inc({ code }),
     countStoreError: (code) => storeErrors.inc({ code }),
+    countNotificationError: (target, code) => notificationErrors.inc({ target, code }),
+    countWatchError: (kind) => watchErrors.inc({ kind }),
     expose: () => registry.metrics(),
   };
 }

@@ -98,6 +98,29 @@ describe("notifier: new results", () => {
     });
   });
 
+  it("keeps detecting but sends nothing while inactive (a follower with its own cache)", async () => {
+    const rec = recorder();
+    const clock = testClock();
+    let active = false;
+    const notifier = createNotifier(
+      {
+        targets: [{ target: rec, skipExistingOnStartup: true }],
+        cache: createMemorySeenCache({}, { clock }),
+        startedAt: NOW.getTime(),
+        active: () => active,
+      },
+      { clock, logger: testLogger() },
+    );
+    expect(await notifier.handle({ type: "added", report: report([res("a")]) })).toEqual({
+      newResults: 1,
+      resolved: 0,
+    });
+    active = true;
+    await notifier.handle({ type: "updated", report: report([res("a"), res("b")]) });
+    await notifier.idle();
+    expect(rec.calls.map((c) => c.ids)).toEqual([["b"]]);
+  });
+
   it("skips results that existed before start-up for targets with skipExistingOnStartup", async () => {
     const skip = recorder("skip");
     const all = recorder("all");

@@ -25,6 +25,11 @@ export interface NotifierOptions {
   startedAt?: number;
   /** Pending sends per target before new ones are dropped (default 1000). */
   queueCapacity?: number;
+  /**
+   * Sends only while this returns true; detection still runs and fills the cache. For a replica with its
+   * own (memory) cache under leader election: it keeps up while following, so taking over sends nothing twice.
+   */
+  active?: () => boolean;
 }
 
 /** Dependencies of `createNotifier`. */
@@ -135,6 +140,8 @@ export function createNotifier(options: NotifierOptions, deps: NotifierDeps): No
       ? await findResolved(report.id, results, failing, fresh, claimed, existed)
       : [];
 
+    if (options.active !== undefined && !options.active())
+      return { newResults: fresh.length, resolved: resolved.length };
     const ref: ReportRef = {
       id: report.id,
       name: report.name,

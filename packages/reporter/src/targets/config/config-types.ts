@@ -27,6 +27,10 @@ export interface CommonTargetConfig {
   skipTLS?: boolean;
   /** Timeout and retries (an extension; upstream has fixed values). */
   delivery?: DeliveryOptions;
+  /** A Secret in the reporter's namespace whose keys override this config's (resolved by the config loader). */
+  secretRef?: string;
+  /** A JSON file whose keys override this config's (resolved by the config loader). */
+  mountedSecret?: string;
 }
 
 /** `target.discord`. */

@@ -1,0 +1,147 @@
+/**
+ * `secretRef` / `mountedSecret` resolution: values from a Secret in the reporter's namespace (or a
+ * mounted JSON file) override the configured ones, for the targets and their channels, `database`,
+ * `redis` and `basicAuth`, as upstream. Done once at start, before anything is built.
+ */
+import { readFileSync } from "node:fs";
+import type { KubeClient } from "@kyverno-ts/kube";
+import type { CommonTargetConfig, TargetKind, TargetsConfig } from "../targets/config/config-types.js";
+import { ConfigError } from "./read.js";
+import { SUPPORTED_TARGET_KINDS, secretFields } from "./targets.js";
+import type { ReporterConfig, SecretSource } from "./types.js";
+
+/** Reads a Secret's data (decoded); `undefined` when it does not exist. Throws for other failures. */
+export type SecretReader = (name: string) => Promise<Readonly<Record<string, string>> | undefined>;
+
+/** Dependencies of {@link resolveConfigSecrets}. */
+export interface SecretDeps {
+  /** Needed when any `secretRef` is set. */
+  readSecret?: SecretReader;
+  /** Reads a mounted secret file (default `fs.readFileSync`). */
+  readFile?: (path: string) => string;
+}
+
+/** A {@link SecretReader} over the API server: Secrets of `namespace`. */
+export function kubeSecretReader(client: KubeClient, namespace: string): SecretReader {
+  return async (name) => {
+    const got = await client.get<{
+      metadata?: { name?: string };
+      data?: Record<string, string>;
+      stringData?: Record<string, string>;
+    }>({
+      apiVersion: "v1",
+      kind: "Secret",
+      namespace,
+      name,
+    });
+    if (!got.ok) {
+      if (got.status === 404) return undefined;
+      throw new Error(`reading Secret ${namespace}/${name}: ${got.status} ${got.reason}: ${got.message}`);
+    }
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(got.value.data ?? {}))
+      out[k] = Buffer.from(v, "base64").toString("utf8");
+    for (const [k, v] of Object.entries(got.value.stringData ?? {})) out[k] = v;
+    return out;
+  };
+}
+
+async function valuesOf(
+  source: SecretSource,
+  key: string,
+  deps: SecretDeps,
+): Promise<Readonly<Record<string, unknown>>> {
+  let values: Record<string, unknown> = {};
+  if (source.mountedSecret) {
+    const path = source.mountedSecret;
+    try {
+      const parsed: unknown = JSON.parse((deps.readFile ?? ((p) => readFileSync(p, "utf8")))(path));
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+        throw new Error("not a JSON object");
+      values = { ...(parsed as Record<string, unknown>) };
+    } catch (error) {
+      throw new ConfigError(`${key}.mountedSecret`, `cannot read ${path}: ${(error as Error).message}`);
+    }
+  }
+  if (source.secretRef) {
+    if (!deps.readSecret) throw new ConfigError(`${key}.secretRef`, "needs access to the cluster");
+    let data: Readonly<Record<string, string>> | undefined;
+    try {
+      data = await deps.readSecret(source.secretRef);
+    } catch (error) {
+      throw new ConfigError(`${key}.secretRef`, (error as Error).message);
+    }
+    if (data === undefined)
+      throw new ConfigError(`${key}.secretRef`, `Secret ${JSON.stringify(source.secretRef)} not found`);
+    values = { ...values, ...data };
+  }
+  return values;
+}
+
+/** Copies the non-empty string values of `fields` from `values` over `target`. */
+function overlay<T extends object>(
+  target: T,
+  values: Readonly<Record<string, unknown>>,
+  fields: readonly string[],
+): T {
+  const out: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+  for (const field of fields) {
+    const v = values[field];
+    if (typeof v === "string" && v !== "") out[field] = v;
+    else if (typeof v === "number" || typeof v === "boolean") out[field] = String(v);
+  }
+  return out as T;
+}
+
+async function resolveTarget(
+  kind: TargetKind,
+  config: CommonTargetConfig & { channels?: CommonTargetConfig[] },
+  key: string,
+  deps: SecretDeps,
+): Promise<CommonTargetConfig> {
+  const fields = secretFields(kind);
+  const own =
+    config.secretRef || config.mountedSecret
+      ? overlay(config, await valuesOf(config, key, deps), fields)
+      : config;
+  if (!config.channels) return own;
+  const channels: CommonTargetConfig[] = [];
+  for (const [i, channel] of config.channels.entries()) {
+    channels.push(
+      channel.secretRef || channel.mountedSecret
+        ? overlay(channel, await valuesOf(channel, `${key}.channels[${i}]`, deps), fields)
+        : channel,
+    );
+  }
+  return { ...own, channels } as CommonTargetConfig;
+}
+
+/**
+ * Returns the configuration with every `secretRef` / `mountedSecret` applied. Throws a `ConfigError`
+ * naming the key when a Secret is missing or a file unreadable.
+ */
+export async function resolveConfigSecrets(
+  config: ReporterConfig,
+  deps: SecretDeps,
+): Promise<ReporterConfig> {
+  const has = (s: SecretSource) => Boolean(s.secretRef || s.mountedSecret);
+  const out: ReporterConfig = { ...config };
+  if (has(config.database)) {
+    const values = await valuesOf(config.database, "database", deps);
+    out.database = overlay(config.database, values, ["username", "password", "host", "dsn", "database"]);
+  }
+  if (has(config.redis)) {
+    out.redis = overlay(config.redis, await valuesOf(config.redis, "redis", deps), ["username", "password"]);
+  }
+  if (has(config.api.basicAuth)) {
+    const values = await valuesOf(config.api.basicAuth, "basicAuth", deps);
+    out.api = { ...config.api, basicAuth: overlay(config.api.basicAuth, values, ["username", "password"]) };
+  }
+  const target: Record<string, CommonTargetConfig> = {};
+  for (const kind of SUPPORTED_TARGET_KINDS) {
+    const t = config.target[kind];
+    if (t !== undefined) target[kind] = await resolveTarget(kind, t, `target.${kind}`, deps);
+  }
+  out.target = target as TargetsConfig;
+  return out;
+}

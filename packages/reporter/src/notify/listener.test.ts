@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { createManualClock } from "../clock.js";
+import type { IngestEvent } from "../ingest/ingest.js";
+import { silentLogger } from "../logger.js";
+import { normalized, pod, report, result } from "../testing/fixtures.js";
+import { createNotifierListener, toNotifierReport } from "./listener.js";
+import type { ReportEvent } from "./types.js";
+
+const web = normalized(
+  report({
+    name: "pol-web",
+    namespace: "team-a",
+    scope: pod("web", "team-a"),
+    labels: { app: "web" },
+    results: [result({ result: "fail", severity: "high", category: "Security" }), result({ rule: "other" })],
+  }),
+);
+
+describe("notifier listener", () => {
+  it("maps normalised reports to the notifier's shape (epoch milliseconds, optional fields left out)", () => {
+    const mapped = toNotifierReport(web);
+    expect(mapped).toMatchObject({
+      id: web.id,
+      name: "pol-web",
+      namespace: "team-a",
+      labels: { app: "web" },
+      scope: { apiVersion: "v1", kind: "Pod", name: "web", namespace: "team-a", uid: "uid-team-a-web" },
+      creationTimestamp: Date.parse("2026-01-01T00:00:00Z"),
+    });
+    expect(mapped.results[0]).toEqual({
+      id: web.results[0]?.id,
+      policy: "require-labels",
+      rule: "check",
+      result: "fail",
+      message: "validation rule 'check' passed.",
+      severity: "high",
+      category: "Security",
+      source: "kyverno",
+      scored: true,
+      timestamp: 1767225600 * 1000,
+      resource: { apiVersion: "v1", kind: "Pod", name: "web", namespace: "team-a", uid: "uid-team-a-web" },
+      properties: {},
+    });
+    expect(mapped.results[1]).not.toHaveProperty("severity");
+    const cluster = toNotifierReport(normalized(report({ name: "c", results: [result()] })));
+    expect(cluster).not.toHaveProperty("namespace");
+  });
+
+  it("retries an event whose cache claim failed, then gives up with a report", async () => {
+    const clock = createManualClock();
+    const seen: ReportEvent[] = [];
+    let failures = 4;
+    const gaveUp: string[] = [];
+    const listener = createNotifierListener({
+      clock,
+      logger: silentLogger,
+      attempts: 3,
+      backoffMs: 100,
+      onGiveUp: (id) => gaveUp.push(id),
+      notifier: {
+        handle: async (event) => {
+          seen.push(event);
+          if (failures-- > 0) throw new Error("redis down");
+          return { newResults: 0, resolved: 0 };
+        },
+      },
+    });
+    const run = async (event: IngestEvent) => {
+      const done = Promise.resolve(listener.handle(event));
+      for (let i = 0; i < 5; i++) {
+        await Promise.resolve();
+        await new Promise((r) => setImmediate(r));
+        clock.advance(1000);
+      }
+      await done;
+    };
+    await run({ type: "added", report: web });
+    expect(seen).toHaveLength(3);
+    expect(gaveUp).toEqual([web.id]);
+    await run({ type: "deleted", reportId: web.id });
+    expect(seen.slice(3)).toEqual([
+      { type: "deleted", report: { id: web.id } },
+      { type: "deleted", report: { id: web.id } },
+    ]);
+    expect(gaveUp).toHaveLength(1);
+  });
+
+  it("skips events while inactive", async () => {
+    const seen: unknown[] = [];
+    const listener = createNotifierListener({
+      clock: createManualClock(),
+      logger: silentLogger,
+      isActive: () => false,
+      notifier: {
+        handle: async (e) => {
+          seen.push(e);
+          return { newResults: 0, resolved: 0 };
+        },
+      },
+    });
+    await listener.handle({ type: "added", report: web });
+    expect(seen).toEqual([]);
+  });
+});
