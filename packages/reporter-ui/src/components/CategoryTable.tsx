@@ -1,0 +1,46 @@
+/** The categories of one source with their status counts; a category name sets the category filter. */
+import type { Category } from "@kyverno-ts/reporter";
+import { Anchor, Table } from "@mantine/core";
+import { STATUSES } from "../filters/filter-state.ts";
+import { CountCell } from "./CountCell.tsx";
+
+/** The table; `onSelect` filters by one category. */
+export function CategoryTable({
+  categories,
+  onSelect,
+}: {
+  categories: Category[];
+  onSelect: (name: string) => void;
+}) {
+  return (
+    <Table.ScrollContainer minWidth={480}>
+      <Table striped highlightOnHover verticalSpacing={6}>
+        <Table.Caption className="table-caption">Categories</Table.Caption>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th scope="col">Category</Table.Th>
+            {STATUSES.map((s) => (
+              <Table.Th key={s} scope="col" ta="right" tt="capitalize">
+                {s}
+              </Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {categories.map((c) => (
+            <Table.Tr key={c.name}>
+              <Table.Td>
+                <Anchor component="button" type="button" size="sm" ta="left" onClick={() => onSelect(c.name)}>
+                  {c.name}
+                </Anchor>
+              </Table.Td>
+              {STATUSES.map((s) => (
+                <CountCell key={s} status={s} count={c[s]} />
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

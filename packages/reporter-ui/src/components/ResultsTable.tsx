@@ -1,0 +1,124 @@
+/**
+ * Policy results (server-side paginated): resource, policy and rule, status, severity and the
+ * message. Reads namespace- or cluster-scoped results, or one resource's results.
+ */
+import type { ApiFilterQuery, Paginated, PolicyResult } from "@kyverno-ts/reporter";
+import { Anchor, Table, Text } from "@mantine/core";
+import { Link } from "react-router";
+import { useApiClient } from "../api/api-context.ts";
+import type { ApiScope, Call } from "../api/client.ts";
+import type { ListQuery } from "../api/query.ts";
+import { useQuery } from "../api/use-query.ts";
+import { queryKey } from "../filters/filter-state.ts";
+import { usePageParam } from "../filters/use-filters.ts";
+import { paths } from "./links.ts";
+import { NoResults } from "./NoResults.tsx";
+import { QueryState } from "./QueryState.tsx";
+import { SeverityBadge } from "./SeverityBadge.tsx";
+import { StatusBadge } from "./StatusBadge.tsx";
+import { TablePager } from "./TablePager.tsx";
+
+/** Which results: a scope, or one resource's (then the resource columns are left out). */
+export type ResultsOf = { scope: ApiScope } | { resourceId: string };
+
+/** Props of {@link ResultsTable}. */
+export interface ResultsTableProps {
+  of: ResultsOf;
+  filter: ApiFilterQuery;
+  pageId: string;
+  caption: string;
+}
+
+const time = (seconds: number) =>
+  seconds ? new Date(seconds * 1000).toISOString().replace(".000Z", "Z") : "";
+
+/** The paginated results table. */
+export function ResultsTable({ of, filter, pageId, caption }: ResultsTableProps) {
+  const api = useApiClient();
+  const { page, size, setPage, setSize } = usePageParam(pageId);
+  const list: ListQuery = { ...filter, page, offset: size };
+  const call: Call<Paginated<PolicyResult>> =
+    "scope" in of
+      ? api.results(of.scope, { ...list, sortBy: ["namespace", "kind", "name", "policy", "rule"] })
+      : api.resourcePolicyResults(of.resourceId, { ...list, sortBy: ["policy", "rule"] });
+  const query = useQuery(queryKey("results", of, filter, page, size), call);
+  const withResource = "scope" in of;
+  return (
+    <QueryState query={query} label={caption}>
+      {(data) =>
+        data.count === 0 ? (
+          <NoResults what="results" testId={`table-${pageId}-empty`} />
+        ) : (
+          <>
+            <Table.ScrollContainer minWidth={760}>
+              <Table striped verticalSpacing={6} data-testid={`table-${pageId}`}>
+                <Table.Caption className="table-caption">{caption}</Table.Caption>
+                <Table.Thead>
+                  <Table.Tr>
+                    {withResource && <Table.Th scope="col">Resource</Table.Th>}
+                    <Table.Th scope="col">Policy / rule</Table.Th>
+                    <Table.Th scope="col">Status</Table.Th>
+                    <Table.Th scope="col">Severity</Table.Th>
+                    <Table.Th scope="col">Message</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {data.items.map((r) => (
+                    <Table.Tr key={r.id}>
+                      {withResource && (
+                        <Table.Td>
+                          {r.resourceId ? (
+                            <Anchor component={Link} to={paths.resource(r.resourceId)} size="sm" fw={600}>
+                              {r.name}
+                            </Anchor>
+                          ) : (
+                            <Text span size="sm">
+                              {r.name || "—"}
+                            </Text>
+                          )}
+                          <Text size="xs" c="dimmed">
+                            {[r.kind, r.namespace].filter(Boolean).join(" · ")}
+                          </Text>
+                        </Table.Td>
+                      )}
+                      <Table.Td>
+                        <Anchor component={Link} to={paths.policy(r.source, r.policy)} size="sm">
+                          {r.policy}
+                        </Anchor>
+                        <Text size="xs" c="dimmed">
+                          {r.rule} · {r.source}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <StatusBadge status={r.status} />
+                      </Table.Td>
+                      <Table.Td>
+                        <SeverityBadge severity={r.severity} />
+                      </Table.Td>
+                      <Table.Td maw={520}>
+                        <Text size="sm" style={{ overflowWrap: "anywhere" }}>
+                          {r.message}
+                        </Text>
+                        <Text size="xs" c="dimmed">
+                          {time(r.timestamp)}
+                        </Text>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            <TablePager
+              label="results"
+              page={page}
+              size={size}
+              count={data.count}
+              onPage={setPage}
+              onSize={setSize}
+            />
+          </>
+        )
+      }
+    </QueryState>
+  );
+}

@@ -1,0 +1,53 @@
+/** The URL-backed filters of the current view, and page numbers of its paginated tables. */
+import { useCallback, useMemo } from "react";
+import { useSearchParams } from "react-router";
+import { type Filters, parseFilters, writeFilters } from "./filter-state.ts";
+
+/**
+ * The filters in the URL and a setter that merges a change into the filters the URL has when it
+ * runs (not those of the last render, so quick successive changes all land), restarting pagination.
+ */
+export function useFilters(): [Filters, (change: Partial<Filters>) => void] {
+  const [params, setParams] = useSearchParams();
+  const filters = useMemo(() => parseFilters(params), [params]);
+  const setFilters = useCallback(
+    (change: Partial<Filters>) =>
+      setParams((current) => writeFilters(current, { ...parseFilters(current), ...change })),
+    [setParams],
+  );
+  return [filters, setFilters];
+}
+
+/** Page sizes a table offers. */
+export const PAGE_SIZES = ["10", "25", "50", "100"] as const;
+
+/** Page number and size of one table, stored as `<id>page` and `<id>size` in the URL. */
+export function usePageParam(
+  id: string,
+  defaultSize = 25,
+): { page: number; size: number; setPage: (page: number) => void; setSize: (size: number) => void } {
+  const [params, setParams] = useSearchParams();
+  const page = Math.max(1, Number.parseInt(params.get(`${id}page`) ?? "1", 10) || 1);
+  const size = Math.min(100, Math.max(5, Number.parseInt(params.get(`${id}size`) ?? "", 10) || defaultSize));
+  const setPage = useCallback(
+    (next: number) =>
+      setParams((current) => {
+        const out = new URLSearchParams(current);
+        if (next <= 1) out.delete(`${id}page`);
+        else out.set(`${id}page`, String(next));
+        return out;
+      }),
+    [id, setParams],
+  );
+  const setSize = useCallback(
+    (next: number) =>
+      setParams((current) => {
+        const out = new URLSearchParams(current);
+        out.delete(`${id}page`);
+        out.set(`${id}size`, String(next));
+        return out;
+      }),
+    [id, setParams],
+  );
+  return { page, size, setPage, setSize };
+}

@@ -1,0 +1,71 @@
+/** Every namespace with its status counts (summed over sources), most failures first. */
+import { Anchor, Paper, Stack, Table } from "@mantine/core";
+import { Link } from "react-router";
+import { useApiClient } from "../api/api-context.ts";
+import { useQuery } from "../api/use-query.ts";
+import { CountCell } from "../components/CountCell.tsx";
+import { namespaceRows } from "../components/charts-data.ts";
+import { paths } from "../components/links.ts";
+import { loadNamespaceCounts } from "../components/namespace-counts.ts";
+import { PageHeader } from "../components/PageHeader.tsx";
+import { QueryState } from "../components/QueryState.tsx";
+import { FilterBar } from "../filters/FilterBar.tsx";
+import { filterQueryString, queryKey, STATUSES, toApiFilter } from "../filters/filter-state.ts";
+import { useFilters } from "../filters/use-filters.ts";
+
+/** The namespaces page (`/namespaces`). */
+export function NamespacesPage() {
+  const api = useApiClient();
+  const [filters] = useFilters();
+  const filter = toApiFilter(filters);
+  const query = useQuery(queryKey("namespace-counts", filter), (signal) =>
+    loadNamespaceCounts(api, filter, signal),
+  );
+  const carry = filterQueryString({ ...filters, namespaces: [] });
+  return (
+    <Stack gap="md">
+      <PageHeader title="Namespaces" subtitle="Results per namespace, most failures first" />
+      <FilterBar lists={["sources", "categories", "namespaces", "kinds", "status", "severities"]} />
+      <Paper withBorder p="md">
+        <QueryState query={query} label="namespaces">
+          {(counts) => (
+            <Table.ScrollContainer minWidth={520}>
+              <Table striped highlightOnHover verticalSpacing={6} data-testid="table-namespaces">
+                <Table.Caption className="table-caption">{`${counts.size} namespaces`}</Table.Caption>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th scope="col">Namespace</Table.Th>
+                    {STATUSES.map((s) => (
+                      <Table.Th key={s} scope="col" ta="right" tt="capitalize">
+                        {s}
+                      </Table.Th>
+                    ))}
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {namespaceRows(counts, counts.size).map((row) => (
+                    <Table.Tr key={row.label}>
+                      <Table.Td>
+                        <Anchor
+                          component={Link}
+                          to={`${paths.namespace(row.label)}${carry}`}
+                          size="sm"
+                          fw={600}
+                        >
+                          {row.label}
+                        </Anchor>
+                      </Table.Td>
+                      {STATUSES.map((s) => (
+                        <CountCell key={s} status={s} count={Number(row[s])} />
+                      ))}
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+        </QueryState>
+      </Paper>
+    </Stack>
+  );
+}
