@@ -8,9 +8,15 @@ import { App } from "./App.tsx";
 import { ApiContext } from "./api/api-context.ts";
 import { createApiClient } from "./api/client.ts";
 import { resolveApiBaseUrl } from "./api/config.ts";
+import { loginUrl } from "./auth/session.ts";
 import { ThemeRoot } from "./theme/ThemeRoot.tsx";
 
-const api = createApiClient({ baseUrl: resolveApiBaseUrl() });
+const baseUrl = resolveApiBaseUrl();
+// A 401 means no session (or an expired one): sign in, then come back to this view.
+const api = createApiClient({
+  baseUrl,
+  onUnauthorized: () => window.location.assign(loginUrl(baseUrl, window.location.hash)),
+});
 const root = document.getElementById("root");
 if (!root) throw new Error("missing #root");
 

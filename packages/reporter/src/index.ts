@@ -34,6 +34,20 @@ export type { ApiServer, ApiServerOptions } from "./api/server.js";
 export { createApiServer } from "./api/server.js";
 export type { ReporterOptions, RunningReporter } from "./app/reporter.js";
 export { startReporter } from "./app/reporter.js";
+export { accessControlsOf, allowedBy, isAllowed } from "./auth/access.js";
+export type {
+  AccessControl,
+  OpenIdConnectConfig,
+  SessionConfig,
+  UiBasicAuthConfig,
+  UiClusterConfig,
+  UiConfig,
+} from "./auth/config.js";
+export { defaultUiConfig, readUiConfig } from "./auth/config.js";
+export type { AuthOptions } from "./auth/plugin.js";
+export { loginEnabled, registerAuth, SESSION_COOKIE } from "./auth/plugin.js";
+export type { SessionUser, TokenCodec, TokenCodecOptions, UserProfile } from "./auth/session.js";
+export { createTokenCodec } from "./auth/session.js";
 export type { ReporterCommandOptions, ReporterReadyInfo } from "./bin/reporter.js";
 export { REPORTER_USAGE, ReporterExit, runReporterCommand } from "./bin/reporter.js";
 export type { Clock, ManualClock, TimerHandle } from "./clock.js";
@@ -45,6 +59,25 @@ export type { ConfigWarning, ParsedConfig } from "./config/parse.js";
 export { parseReporterConfig } from "./config/parse.js";
 export { ConfigError, isConfigError } from "./config/read.js";
 export type { ReporterConfig } from "./config/types.js";
+export type {
+  EmailChannel,
+  EmailErrorCode,
+  EmailFailure,
+  EmailReportConfig,
+  EmailReportFilter,
+  EmailReportKind,
+  EmailReports,
+  EmailReportsConfig,
+  EmailReportsOptions,
+  EmailRunOutcome,
+  MailerFactory,
+  MailMessage,
+  MailTransport,
+  SmtpConfig,
+  SmtpEncryption,
+  SmtpTransportOptions,
+} from "./email/index.js";
+export { createEmailReports, nodemailerFactory, renderEmail } from "./email/index.js";
 export type { ReporterErrorCode } from "./errors.js";
 export { ERROR_CODES, isReporterError, ReporterError } from "./errors.js";
 export type {
@@ -103,3 +136,7 @@ export type {
 export type { TargetDescription, TargetSet, TargetsConfig } from "./targets/index.js";
 export { createTargetsFromConfig, TargetConfigError, withFilter } from "./targets/index.js";
 export type { NotifiableResult, Target } from "./targets/types.js";
+export type { UiOptions, UiSetup } from "./ui/index.js";
+export { registerUi } from "./ui/index.js";
+export type { DashboardOptions } from "./ui/serve.js";
+export { defaultDashboardDir, injectApiMeta, registerDashboard } from "./ui/serve.js";

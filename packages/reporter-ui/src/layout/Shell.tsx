@@ -3,6 +3,7 @@ import { Anchor, AppShell, Burger, Group, Text } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { useEffect, useRef } from "react";
 import { Link, Outlet, useLocation } from "react-router";
+import { UserMenu } from "../auth/UserMenu.tsx";
 import { ThemeControls } from "../theme/ThemeControls.tsx";
 import { NavMenu } from "./NavMenu.tsx";
 
@@ -43,7 +44,10 @@ export function Shell() {
               </Text>
             </Anchor>
           </Group>
-          <ThemeControls />
+          <Group gap="md" wrap="nowrap">
+            <ThemeControls />
+            <UserMenu />
+          </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs">

@@ -28,6 +28,8 @@ export interface ApiServerOptions {
   targets?: () => readonly Target[];
   /** Starts ready (for tests and tools); default false: `/ready` is 503 until `setReady(true)`. */
   ready?: boolean;
+  /** Adds hooks and routes before the app is ready (the dashboard and its login: `registerUi`). */
+  setup?: (app: FastifyInstance) => Promise<unknown>;
 }
 
 /** The API server. */
@@ -148,6 +150,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   registerV2Routes(app, context);
   registerV2ScopedRoutes(app, context);
   registerV2ResourceRoutes(app, context);
+  await options.setup?.(app);
   await app.ready();
 
   return {

@@ -16,6 +16,7 @@ import { storeOptionsFromConfig } from "../config/database.js";
 import { ConfigError } from "../config/read.js";
 import { kubeSecretReader, resolveConfigSecrets } from "../config/secrets.js";
 import type { ReporterConfig } from "../config/types.js";
+import { createEmailReports, type EmailReports } from "../email/reports.js";
 import { createIngest, type Ingest } from "../ingest/ingest.js";
 import { type Logger, silentLogger } from "../logger.js";
 import { createMetrics, type ReporterMetrics } from "../metrics/metrics.js";
@@ -34,6 +35,7 @@ import {
   type TargetDescription,
   type TargetSet,
 } from "../targets/index.js";
+import { registerUi } from "../ui/index.js";
 import { startMetricsServer } from "./metrics-server.js";
 import { createRedisClient } from "./redis.js";
 
@@ -71,6 +73,8 @@ export interface RunningReporter {
   readonly metrics: ReporterMetrics;
   readonly ingest: Ingest;
   readonly api: ApiServer;
+  /** The scheduled email reports, when `emailReports.summary` or `.violations` is enabled. */
+  readonly email: EmailReports | undefined;
   /** Resolves once the initial sync is done and `/ready` answers 200 (rejects if it failed). */
   readonly synced: Promise<void>;
   /** True when this replica leads (always true without leader election). */
@@ -210,11 +214,15 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
     const auth = config.api.basicAuth;
     const basicAuth = auth.username ? { username: auth.username, password: auth.password } : undefined;
     const apiTargets = targets.descriptions.map(apiTarget);
+    // With the dashboard's login on, the login guards the API (and still accepts `basicAuth`).
+    const login = config.ui.openIDConnect.enabled || config.ui.basicAuth.username !== "";
     const api = await createApiServer({
       store,
       logger,
       targets: () => apiTargets,
-      ...(basicAuth ? { basicAuth } : {}),
+      setup: (app) =>
+        registerUi(app, { ui: config.ui, logger, ...(basicAuth ? { apiBasicAuth: basicAuth } : {}) }),
+      ...(basicAuth && !login ? { basicAuth } : {}),
       ...(config.metrics.enabled && !separateMetrics ? { metrics } : {}),
     });
     cleanups.push(() => api.close());
@@ -234,6 +242,20 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
       metricsPort = server.port;
       cleanups.push(() => server.close());
     }
+
+    // Email reports: scheduled once the store is synced; under leader election only the leader sends.
+    const emailConfig = config.emailReports;
+    const email: EmailReports | undefined =
+      emailConfig.summary.enabled || emailConfig.violations.enabled
+        ? createEmailReports({
+            config: emailConfig,
+            store,
+            clock,
+            logger,
+            ...(election.enabled ? { isActive: isLeader } : {}),
+            onError: (f) => metrics.countNotificationError(`email:${f.report}`, f.code),
+          })
+        : undefined;
 
     const kinds = await reportKindsToWatch(client, logger);
     const watcher: ReportWatcher = createReportWatcher({
@@ -261,6 +283,7 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
       if (!gated) await store.optimize();
       api.setReady(true);
       if (!election.enabled) startKeepalives();
+      email?.start();
       logger.info({ reports: watcher.size(), kinds: kinds.map((k) => k.kind) }, "initial sync done; ready");
     })();
     synced.catch((error: unknown) => logger.error({ err: String(error) }, "initial sync failed"));
@@ -308,6 +331,7 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
         database: config.database.type,
         targets: apiTargets.length,
         leaderElection: election.enabled,
+        emailReports: email !== undefined,
       },
       "reporter started",
     );
@@ -321,6 +345,7 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
       metrics,
       ingest,
       api,
+      email,
       synced,
       isLeader,
       async settled() {
@@ -334,6 +359,9 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
         api.setReady(false);
         await elector?.release();
         await watcher.stop();
+        await bounded(email?.stop() ?? Promise.resolve(), timeoutMs, () =>
+          logger.warn({ timeoutMs }, "email reports still sending at shutdown were abandoned"),
+        );
         // A failing database retries for a while: its pending writes are given up after the timeout
         // (the store is rebuilt from the cluster at the next start).
         await bounded(ingest.close(), timeoutMs, () =>

@@ -29,6 +29,13 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   LEADERELECTION_LOCKNAME: "leaderElection.lockName",
   LOGGING_LOGLEVEL: "logging.logLevel",
   LOGGING_ENCODING: "logging.encoding",
+  UI_ENABLED: "ui.enabled",
+  UI_PATH: "ui.path",
+  UI_SERVER_SESSIONS_SECRET: "ui.server.sessions.secret",
+  UI_OPENIDCONNECT_CLIENTID: "ui.openIDConnect.clientId",
+  UI_OPENIDCONNECT_CLIENTSECRET: "ui.openIDConnect.clientSecret",
+  UI_BASICAUTH_USERNAME: "ui.basicAuth.username",
+  UI_BASICAUTH_PASSWORD: "ui.basicAuth.password",
 };
 
 /**

@@ -3,8 +3,10 @@
  * overrides applied) into a {@link ReporterConfig}. Keys follow Policy Reporter's Helm values; the
  * Helm values file itself is accepted (keys about the deployment, the UI and plugins are ignored).
  */
+import { readUiConfig } from "../auth/config.js";
 import type { ReportFilterConfig, SourceFilterConfig } from "../ingest/filters.js";
 import { DETAILED_LABELS, type MetricsFilter } from "../metrics/labels.js";
+import { readEmailReports } from "./email.js";
 import { ConfigError, readSection, type Section, type WarningSink } from "./read.js";
 import { readTargets } from "./targets.js";
 import {
@@ -220,6 +222,8 @@ export function parseReporterConfig(raw: unknown, context: ParseContext = {}): P
     leaderElection: readLeaderElection(root.section("leaderElection"), context.hostname ?? "policy-reporter"),
     logging: readLogging(root.section("logging"), api),
     target: readTargets(root.section("target"), warn),
+    emailReports: readEmailReports(root.section("emailReports"), warn),
+    ui: readUiConfig(root.section("ui")),
   };
   // `rest.enabled` is accepted for compatibility; the API is always served (probes live on it).
   root.section("rest").bool("enabled", true);

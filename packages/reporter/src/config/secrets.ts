@@ -116,6 +116,45 @@ async function resolveTarget(
   return { ...own, channels } as CommonTargetConfig;
 }
 
+/** `emailReports.smtp.secret`: host, port, username, password, from, encryption from a Secret. */
+async function resolveSmtpSecret(
+  email: ReporterConfig["emailReports"],
+  deps: SecretDeps,
+): Promise<ReporterConfig["emailReports"]> {
+  const key = "emailReports.smtp";
+  let values: Readonly<Record<string, unknown>>;
+  try {
+    values = await valuesOf({ secretRef: email.smtp.secret }, key, deps);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(`${key}.secret`, error.reason);
+    throw error;
+  }
+  const smtp = overlay(email.smtp, values, ["host", "username", "password", "from", "encryption"]);
+  const port = values.port;
+  if (port !== undefined && port !== "") {
+    const n = Number(port);
+    if (!Number.isInteger(n) || n < 1 || n > 65535) {
+      throw new ConfigError(
+        `${key}.port`,
+        `Secret ${JSON.stringify(email.smtp.secret)}: invalid port ${JSON.stringify(port)}`,
+      );
+    }
+    smtp.port = n;
+  }
+  if (!["", "ssl", "tls", "starttls", "none"].includes(smtp.encryption)) {
+    throw new ConfigError(
+      `${key}.encryption`,
+      `must be one of ssl, tls, starttls, none, not ${JSON.stringify(smtp.encryption)}`,
+    );
+  }
+  const enabled = email.summary.enabled || email.violations.enabled;
+  if (enabled && smtp.host === "")
+    throw new ConfigError(`${key}.host`, "required when an email report is enabled");
+  if (enabled && smtp.from === "")
+    throw new ConfigError(`${key}.from`, "required when an email report is enabled");
+  return { ...email, smtp };
+}
+
 /**
  * Returns the configuration with every `secretRef` / `mountedSecret` applied. Throws a `ConfigError`
  * naming the key when a Secret is missing or a file unreadable.
@@ -136,6 +175,9 @@ export async function resolveConfigSecrets(
   if (has(config.api.basicAuth)) {
     const values = await valuesOf(config.api.basicAuth, "basicAuth", deps);
     out.api = { ...config.api, basicAuth: overlay(config.api.basicAuth, values, ["username", "password"]) };
+  }
+  if (config.emailReports.smtp.secret) {
+    out.emailReports = await resolveSmtpSecret(config.emailReports, deps);
   }
   const target: Record<string, CommonTargetConfig> = {};
   for (const kind of SUPPORTED_TARGET_KINDS) {

@@ -2,6 +2,9 @@
  * The reporter's configuration after validation: the keys of Policy Reporter's Helm values
  * (`charts/policy-reporter/values.yaml`) that this implementation uses, with their defaults applied.
  */
+
+import type { UiConfig } from "../auth/config.js";
+import type { EmailReportsConfig } from "../email/types.js";
 import type { ReportFilterConfig, SourceFilterConfig } from "../ingest/filters.js";
 import type { MetricsFilter, MetricsMode } from "../metrics/labels.js";
 import type { TargetsConfig } from "../targets/config/config-types.js";
@@ -99,6 +102,10 @@ export interface ReporterConfig {
   leaderElection: LeaderElectionConfig;
   logging: LoggingConfig;
   target: TargetsConfig;
+  /** `emailReports`: scheduled summary / violations emails. */
+  emailReports: EmailReportsConfig;
+  /** `ui`: the dashboard served at `/`, its login and access control. */
+  ui: UiConfig;
 }
 
 /** The chart's default `sourceFilters`: Kyverno's reports about controlled Pods, Jobs and ReplicaSets are dropped. */
