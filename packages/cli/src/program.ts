@@ -382,11 +382,22 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
   program.addCommand(
     passThroughCommand(
       "admission",
-      "Run the admission webhook server (--standalone: self-signed TLS, policies from files)",
+      "Run the admission controller (in a cluster, or --standalone with policies from files)",
       async (args) => {
         // Loaded on use: the server packages are heavy and need Node 24 built-ins.
         const { runAdmissionCommand } = await import("@kyverno-ts/server");
         return runAdmissionCommand({ args, stdout: io.stdout, stderr: io.stderr });
+      },
+      done,
+    ),
+  );
+  program.addCommand(
+    passThroughCommand(
+      "reports",
+      "Run the reports controller: background scans into PolicyReports (leader-elected)",
+      async (args) => {
+        const { runReportsCommand } = await import("@kyverno-ts/server");
+        return runReportsCommand({ args, stdout: io.stdout, stderr: io.stderr });
       },
       done,
     ),

@@ -1,46 +1,87 @@
 /**
  * The admission controller's composition root: engine, policy cache, handler, validation endpoints,
- * HTTPS webhook server and metrics server wired together. Standalone mode feeds it from files; the
- * cluster mode will feed the same cache from informers.
+ * HTTPS webhook server and metrics server wired together. Standalone mode feeds the cache from files
+ * (`startAdmissionController`); the cluster mode builds the same core (`createAdmissionCore`), feeds
+ * its cache from informers and starts serving (`serveAdmission`) once the certificate is known.
  */
 import { readFileSync } from "node:fs";
 import type { Policy, PolicyException } from "@kyverno-ts/api";
-import { createEngine } from "@kyverno-ts/engine";
+import { createEngine, type Engine } from "@kyverno-ts/engine";
 import type { KyvernoConfig } from "./admission/filters.js";
-import { createAdmissionHandler } from "./admission/handler.js";
+import { type AdmissionHandler, createAdmissionHandler } from "./admission/handler.js";
 import type { AdmissionResultSink } from "./admission/results.js";
 import type { ServerClock } from "./clock.js";
 import type { Logger } from "./logger.js";
-import { createAdmissionMetrics } from "./metrics/metrics.js";
+import { type AdmissionMetrics, createAdmissionMetrics } from "./metrics/metrics.js";
 import {
   createPolicyCache,
   type PolicyCache,
   type PolicyStatus,
   policyKey,
 } from "./policycache/policy-cache.js";
-import { createPolicyValidation } from "./policycache/policy-validation.js";
+import { createPolicyValidation, type PolicyValidation } from "./policycache/policy-validation.js";
 import { createMetricsServer } from "./webhooks/metrics-server.js";
 import { createWebhookServer, type TlsMaterial } from "./webhooks/server.js";
 
-/** Options of `startAdmissionController`. */
-export interface AdmissionControllerOptions {
-  policies: readonly Policy[];
-  exceptions: readonly PolicyException[];
+/** Options of `createAdmissionCore`. */
+export interface AdmissionCoreOptions {
+  /** Kyverno's ConfigMap settings, or a getter returning the latest ones. */
   config: KyvernoConfig | (() => KyvernoConfig);
+  clock: ServerClock;
+  logger: Logger;
+  webhookTimeoutSeconds?: number;
+  /** `--exceptionNamespace`; all namespaces when unset. */
+  exceptionNamespace?: string;
+  sink?: AdmissionResultSink;
+  /** Labels of a namespace for `namespaceSelector` (an informer cache in a cluster). */
+  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  /** Reported by `kyverno_info`; defaults to this package's version. */
+  version?: string;
+}
+
+/** Everything that answers admission requests, before any socket is opened. */
+export interface AdmissionCore {
+  readonly engine: Engine;
+  readonly metrics: AdmissionMetrics;
+  readonly cache: PolicyCache;
+  readonly handler: AdmissionHandler;
+  readonly validation: PolicyValidation;
+}
+
+/** Options of `serveAdmission`. */
+export interface ServeOptions {
   tls: TlsMaterial;
   clock: ServerClock;
   logger: Logger;
   host?: string;
   /** Webhook HTTPS port (0 picks a free one). */
   port: number;
+  /** Metrics HTTP port (0 picks a free one); no metrics server when undefined. */
+  metricsPort?: number;
+  /** Readiness probe answer; ready when omitted. */
+  ready?: () => boolean;
+}
+
+/** The listening servers of a core. */
+export interface AdmissionServers {
+  readonly port: number;
+  /** The metrics port, or 0 when no metrics server was started. */
+  readonly metricsPort: number;
+  /** Replaces the serving certificate for new connections; throws (keeping the old one) on a bad pair. */
+  setCertificate(certPem: string, keyPem: string): void;
+  close(): Promise<void>;
+}
+
+/** Options of `startAdmissionController`. */
+export interface AdmissionControllerOptions extends AdmissionCoreOptions {
+  policies: readonly Policy[];
+  exceptions: readonly PolicyException[];
+  tls: TlsMaterial;
+  host?: string;
+  /** Webhook HTTPS port (0 picks a free one). */
+  port: number;
   /** Metrics HTTP port (0 picks a free one). */
   metricsPort: number;
-  webhookTimeoutSeconds?: number;
-  /** `--exceptionNamespace`; all namespaces when unset. */
-  exceptionNamespace?: string;
-  sink?: AdmissionResultSink;
-  /** Reported by `kyverno_info`; defaults to this package's version. */
-  version?: string;
 }
 
 /** A running admission controller. */
@@ -66,18 +107,17 @@ export function serverVersion(): string {
   }
 }
 
-/** Builds and starts the controller; resolves once both servers listen. */
-export async function startAdmissionController(
-  options: AdmissionControllerOptions,
-): Promise<AdmissionController> {
+/** Builds the engine, metrics, an empty policy cache, the handler and the validation endpoints. */
+export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCore {
   const { clock, logger } = options;
   const exceptionNamespaces = options.exceptionNamespace ? [options.exceptionNamespace] : ["*"];
-  const engine = createEngine({ clock, exceptionNamespaces });
+  const engine = createEngine({
+    clock,
+    exceptionNamespaces,
+    ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
+  });
   const metrics = createAdmissionMetrics({ version: options.version ?? serverVersion() });
   const cache = createPolicyCache({ engine, metrics });
-  const statuses = new Map<string, PolicyStatus>();
-  for (const policy of options.policies) statuses.set(policyKey(policy), cache.set(policy));
-  cache.setExceptions(options.exceptions);
   const handler = createAdmissionHandler({
     engine,
     policyCache: cache,
@@ -86,31 +126,73 @@ export async function startAdmissionController(
     metrics,
     config: options.config,
     ...(options.sink ? { sink: options.sink } : {}),
+    ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
     webhookTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
   });
   const validation = createPolicyValidation({
     engine,
     ...(options.exceptionNamespace ? { exceptionNamespace: options.exceptionNamespace } : {}),
   });
-  const webhooks = createWebhookServer({ handler, validation, clock, logger, metrics, tls: options.tls });
-  const metricsServer = createMetricsServer({ metrics });
+  return { engine, metrics, cache, handler, validation };
+}
+
+/** Starts the webhook server (and the metrics server when `metricsPort` is set) of a core. */
+export async function serveAdmission(core: AdmissionCore, options: ServeOptions): Promise<AdmissionServers> {
+  const { clock, logger } = options;
+  const webhooks = createWebhookServer({
+    handler: core.handler,
+    validation: core.validation,
+    clock,
+    logger,
+    metrics: core.metrics,
+    tls: options.tls,
+    ...(options.ready ? { ready: options.ready } : {}),
+  });
   const host = options.host ?? "0.0.0.0";
   const listening = await webhooks.listen({ host, port: options.port });
-  let metricsPort: number;
-  try {
-    metricsPort = (await metricsServer.listen({ host, port: options.metricsPort })).port;
-  } catch (error) {
-    await webhooks.close();
-    throw error;
+  let metricsPort = 0;
+  let metricsServer: ReturnType<typeof createMetricsServer> | undefined;
+  if (options.metricsPort !== undefined) {
+    metricsServer = createMetricsServer({ metrics: core.metrics });
+    try {
+      metricsPort = (await metricsServer.listen({ host, port: options.metricsPort })).port;
+    } catch (error) {
+      await webhooks.close();
+      throw error;
+    }
   }
   return {
     port: listening.port,
     metricsPort,
-    cache,
-    statuses,
     setCertificate: (cert, key) => webhooks.setCertificate(cert, key),
     async close() {
-      await Promise.allSettled([webhooks.close(), metricsServer.close()]);
+      await Promise.allSettled([webhooks.close(), metricsServer?.close()]);
     },
+  };
+}
+
+/** Builds and starts the controller; resolves once both servers listen. */
+export async function startAdmissionController(
+  options: AdmissionControllerOptions,
+): Promise<AdmissionController> {
+  const core = createAdmissionCore(options);
+  const statuses = new Map<string, PolicyStatus>();
+  for (const policy of options.policies) statuses.set(policyKey(policy), core.cache.set(policy));
+  core.cache.setExceptions(options.exceptions);
+  const servers = await serveAdmission(core, {
+    tls: options.tls,
+    clock: options.clock,
+    logger: options.logger,
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    port: options.port,
+    metricsPort: options.metricsPort,
+  });
+  return {
+    port: servers.port,
+    metricsPort: servers.metricsPort,
+    cache: core.cache,
+    statuses,
+    setCertificate: (cert, key) => servers.setCertificate(cert, key),
+    close: () => servers.close(),
   };
 }

@@ -37,18 +37,70 @@ export type {
   StatusBody,
 } from "./admission/review.js";
 export { ADMISSION_REVIEW_API_VERSION, parseAdmissionReview } from "./admission/review.js";
-export type { AdmissionController, AdmissionControllerOptions } from "./admission-controller.js";
-export { serverVersion, startAdmissionController } from "./admission-controller.js";
+export type {
+  AdmissionController,
+  AdmissionControllerOptions,
+  AdmissionCore,
+  AdmissionCoreOptions,
+  AdmissionServers,
+  ServeOptions,
+} from "./admission-controller.js";
+export {
+  createAdmissionCore,
+  serveAdmission,
+  serverVersion,
+  startAdmissionController,
+} from "./admission-controller.js";
 export type { AdmissionCommandOptions, AdmissionReadyInfo, TextOutput } from "./bin/admission.js";
 export { AdmissionExit, runAdmissionCommand } from "./bin/admission.js";
+export type { ClusterHooks } from "./bin/cluster-command.js";
+export type { ReportsArgs, ReportsCommandOptions } from "./bin/reports.js";
+export { parseReportsArgs, REPORTS_USAGE, ReportsExit, runReportsCommand } from "./bin/reports.js";
 export type { ServerClock } from "./clock.js";
 export { systemClock } from "./clock.js";
+export type {
+  ClusterAdmission,
+  ClusterAdmissionOptions,
+  LeaderTimings,
+} from "./cluster/cluster-admission.js";
+export { StartAborted, startClusterAdmission } from "./cluster/cluster-admission.js";
+export type {
+  WebhookBuildInputs,
+  WebhookConfigurationJson,
+  WebhookEndpoint,
+  WebhookJson,
+} from "./cluster/webhook-configs.js";
+export {
+  buildWebhookConfigurations,
+  MANAGED_BY_LABEL,
+  WEBHOOK_CONFIGURATION_NAMES,
+} from "./cluster/webhook-configs.js";
+export type {
+  BackgroundRuleLabels,
+  ReportsMetrics,
+  ReportsMetricsOptions,
+} from "./controllers/reports/metrics.js";
+export { createReportsMetrics } from "./controllers/reports/metrics.js";
+export {
+  createReportsController,
+  REPORTS_CONTROLLER_NAME,
+  REPORTS_LEASE_NAME,
+} from "./controllers/reports/reports-controller.js";
+export type {
+  ReportsClock,
+  ReportsController,
+  ReportsControllerOptions,
+  ReportsControllerStats,
+  ReportsLeaderElection,
+} from "./controllers/reports/types.js";
+export { systemReportsClock } from "./controllers/reports/types.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { createJsonLogger, silentLogger } from "./logger.js";
 export type {
   AdmissionMetrics,
   AdmissionMetricsOptions,
   AdmissionRequestLabels,
+  ClientQueryLabels,
   PolicyLabels,
   RuleInfoLabels,
   RuleResultLabels,
@@ -66,6 +118,8 @@ export type {
 export { createPolicyCache, policyKey } from "./policycache/policy-cache.js";
 export type { PolicyValidation, PolicyValidationOptions } from "./policycache/policy-validation.js";
 export { createPolicyValidation, EXCEPTION_NAMESPACE_WARNING } from "./policycache/policy-validation.js";
+export type { ReportLimits } from "./reports/report-builder.js";
+export { buildResourceReport, DEFAULT_REPORT_LIMITS, mergeResults } from "./reports/report-builder.js";
 export type { LoadedPolicies } from "./standalone/load-policies.js";
 export { loadPolicyFiles } from "./standalone/load-policies.js";
 export type { CertificateBundle, CertificatePair, GenerateCertificatesOptions } from "./tls/certificates.js";

@@ -109,7 +109,7 @@ describe("kyverno-ts admission", () => {
     expect((await run(["--policies", "x", "--port", "99999", "--standalone"])).stderr).toContain(
       "--port must be a port number",
     );
-    expect((await run(["--policies", "x"])).stderr).toContain("only --standalone mode is available");
+    expect((await run(["--policies", "x"])).stderr).toContain("--policies is for --standalone");
     expect((await run(["--standalone"])).stderr).toContain("--policies is required");
     const bad = policyDir({ "bad.yaml": POLICY.replace("pattern:", "patern:") });
     const invalid = await run(["--policies", bad, "--standalone", "--port", "0", "--metrics-port", "0"]);

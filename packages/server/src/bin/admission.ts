@@ -1,7 +1,8 @@
 /**
  * `kyverno-ts admission`: the admission controller. Standalone mode (`--standalone`) needs no
  * cluster: policies come from files and a self-signed CA and serving certificate are generated, with
- * the `caBundle` printed for a webhook configuration pointing at this server.
+ * the `caBundle` printed for a webhook configuration pointing at this server. Without it, the
+ * controller runs against a cluster (see `cluster-command.ts`).
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -14,6 +15,7 @@ import { loadPolicyFiles } from "../standalone/load-policies.js";
 import { caBundle, generateCertificates } from "../tls/certificates.js";
 import type { TlsMaterial } from "../webhooks/server.js";
 import { ADMISSION_USAGE, type AdmissionArgs, parseAdmissionArgs } from "./args.js";
+import { type ClusterHooks, runClusterMode } from "./cluster-command.js";
 
 /** Anything text can be written to (`process.stdout`, a test buffer). */
 export interface TextOutput {
@@ -40,7 +42,10 @@ export interface AdmissionCommandOptions {
   clock?: ServerClock;
   /** Structured logs; defaults to JSON lines on `stderr`. */
   logger?: Logger;
+  /** Standalone mode: called once the server listens. */
   onReady?: (info: AdmissionReadyInfo) => void;
+  /** Cluster mode: settings without a flag, and a callback once it serves. */
+  cluster?: ClusterHooks;
 }
 
 /** Exit statuses: 0 after a clean stop, 2 for unusable input (flags, policies, certificates). */
@@ -96,10 +101,7 @@ function stopSignal(signal: AbortSignal | undefined): { signal: AbortSignal; dis
   };
 }
 
-/**
- * Runs the admission controller until stopped; resolves with the exit status. Only standalone mode
- * exists so far (the cluster mode needs informers, Secrets and leader election).
- */
+/** Runs the admission controller (standalone or cluster mode) until stopped; resolves with the exit status. */
 export async function runAdmissionCommand(options: AdmissionCommandOptions): Promise<number> {
   const { stdout, stderr } = options;
   const parsed = parseAdmissionArgs(options.args);
@@ -113,10 +115,20 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
     return AdmissionExit.Ok;
   }
   if (!args.standalone) {
-    stderr.write(
-      "error: only --standalone mode is available for now (cluster mode is not implemented yet)\n",
-    );
-    return AdmissionExit.InputError;
+    const stop = stopSignal(options.signal);
+    try {
+      return await runClusterMode({
+        args,
+        stdout,
+        stderr,
+        signal: stop.signal,
+        clock: options.clock ?? systemClock(),
+        logger: options.logger ?? createJsonLogger({ stream: stderr, level: args.logLevel }),
+        ...(options.cluster ? { hooks: options.cluster } : {}),
+      });
+    } finally {
+      stop.dispose();
+    }
   }
   if (args.policies.length === 0) {
     stderr.write(`error: --policies is required in standalone mode\n\n${ADMISSION_USAGE}`);

@@ -37,7 +37,16 @@ describe("admission metrics", () => {
     );
     metrics.httpRequest("POST", "/validate/fail", 0.005);
     metrics.resultsDropped(3);
+    metrics.clientQuery({
+      operation: "get",
+      clientType: "admission-controller",
+      kind: "Secret",
+      namespace: "kyverno",
+    });
     const text = await metrics.render();
+    expect(text).toContain(
+      'kyverno_client_queries_total{operation="get",client_type="admission-controller",resource_kind="Secret",resource_namespace="kyverno"} 1',
+    );
     expect(text).toContain(
       'kyverno_policy_results_total{policy_validation_mode="enforce",policy_type="cluster",policy_background_mode="true",policy_namespace="-",policy_name="p",resource_kind="Pod",resource_namespace="default",resource_request_operation="create",rule_name="r",rule_result="fail",rule_type="validate",rule_execution_cause="admission_request",dry_run="false"} 1',
     );

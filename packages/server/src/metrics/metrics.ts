@@ -73,6 +73,16 @@ export interface AdmissionMetrics {
   setRuleInfo(key: string, rules: readonly RuleInfoLabels[]): void;
   /** Counts admission results dropped by a bounded result sink. */
   resultsDropped(count: number): void;
+  /** One API request of the controller's client (`kyverno_client_queries_total`); wire it to `onQuery`. */
+  clientQuery(event: ClientQueryLabels): void;
+}
+
+/** Labels of `kyverno_client_queries_total` (the kube client's `QueryEvent` fits). */
+export interface ClientQueryLabels {
+  operation: string;
+  clientType: string;
+  kind: string;
+  namespace: string;
 }
 
 /** Options of `createAdmissionMetrics`. */
@@ -182,6 +192,12 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     help: "Admission results dropped because the queue to the reports controller was full (kyverno-ts).",
     registers,
   });
+  const queries = new Counter({
+    name: "kyverno_client_queries_total",
+    help: "Number of API requests, by operation, client and resource.",
+    labelNames: ["operation", "client_type", "resource_kind", "resource_namespace"],
+    registers,
+  });
   const info = new Gauge({
     name: "kyverno_info",
     help: "Build information of the running controller.",
@@ -271,6 +287,9 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     },
     resultsDropped(count) {
       if (count > 0) dropped.inc(count);
+    },
+    clientQuery(e) {
+      queries.labels(e.operation, e.clientType, e.kind, e.namespace).inc();
     },
   };
 }

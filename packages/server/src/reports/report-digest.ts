@@ -1,25 +1,43 @@
 /**
- * A short digest of what a report says (its results without timestamps, and its summary), so the
- * controller can tell whether a report needs writing without keeping every report in memory. The
- * same content as `sameReportContent` compares, but independent of key order, since the API server
- * may return fields in another order than they were written in.
+ * A short digest of what a report says (its scope, its results without timestamps, and its
+ * summary), so the controller can tell whether a report needs writing without keeping every report in
+ * memory. It covers what `sameReportContent` compares, but reads the fields of a result by name, so
+ * the order in which the API server returns them does not matter, and it is cheap enough to compute
+ * for every reconcile.
  */
 import { createHash } from "node:crypto";
-import type { AnyPolicyReport } from "@kyverno-ts/api";
+import type { AnyPolicyReport, ObjectReference, PolicyReportResult } from "@kyverno-ts/api";
 
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+const ref = (r: ObjectReference | undefined) =>
+  r === undefined ? null : [r.apiVersion, r.kind, r.namespace, r.name, r.uid, r.resourceVersion, r.fieldPath];
+
+const sorted = (record: Record<string, string> | undefined) =>
+  record === undefined ? null : Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+function fields(r: PolicyReportResult): unknown[] {
+  const selector = r.resourceSelector === undefined ? null : JSON.stringify(r.resourceSelector);
+  return [
+    r.source,
+    r.policy,
+    r.rule,
+    r.result,
+    r.message,
+    r.category,
+    r.severity,
+    r.scored,
+    sorted(r.properties),
+    r.resources?.map(ref) ?? null,
+    selector,
+  ];
 }
 
-/** The content digest of a report: equal digests mean `sameReportContent` holds. */
+/** The content digest of a report: equal digests mean the same scope, results (timestamps aside) and summary. */
 export function reportDigest(report: Pick<AnyPolicyReport, "results" | "summary" | "scope">): string {
-  const results = (report.results ?? []).map((r) => ({ ...r, timestamp: undefined }));
-  return createHash("sha1")
-    .update(canonical({ results, summary: report.summary ?? {}, scope: report.scope ?? {} }))
-    .digest("base64");
+  const s = report.summary ?? {};
+  const content = [
+    ref(report.scope),
+    [s.pass, s.fail, s.warn, s.error, s.skip],
+    (report.results ?? []).map(fields),
+  ];
+  return createHash("sha1").update(JSON.stringify(content)).digest("base64");
 }

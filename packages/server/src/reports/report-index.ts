@@ -24,7 +24,7 @@ export interface ReportEntry {
 
 /** The index; see `createReportIndex`. */
 export interface ReportIndex {
-  /** Lists every report labelled as Kyverno's and replaces the index; resolves with the count. */
+  /** Lists every report labelled as Kyverno's and replaces the index; resolves with the count (calls coalesce). */
   load(signal?: AbortSignal): Promise<ApiResult<number>>;
   /** True once a `load` succeeded. */
   readonly loaded: boolean;
@@ -97,27 +97,37 @@ export function createReportIndex(options: { client: KubeClient; pageSize?: numb
     touched?.add(k);
   };
 
+  let loading: Promise<ApiResult<number>> | undefined;
+
+  const load = async (signal?: AbortSignal): Promise<ApiResult<number>> => {
+    const fresh = new Map<string, ReportEntry>();
+    const written = new Set<string>();
+    touched = written;
+    try {
+      for (const kind of ["PolicyReport", "ClusterPolicyReport"] as const) {
+        const listed = await listKind(kind, fresh, signal);
+        if (!listed.ok) return listed;
+      }
+    } finally {
+      if (touched === written) touched = undefined;
+    }
+    for (const k of written) {
+      const current = entries.get(k);
+      if (current === undefined) fresh.delete(k);
+      else fresh.set(k, current);
+    }
+    entries = fresh;
+    loaded = true;
+    return { ok: true, status: 200, value: fresh.size };
+  };
+
   return {
-    async load(signal) {
-      const fresh = new Map<string, ReportEntry>();
-      const written = new Set<string>();
-      touched = written;
-      try {
-        for (const kind of ["PolicyReport", "ClusterPolicyReport"] as const) {
-          const listed = await listKind(kind, fresh, signal);
-          if (!listed.ok) return listed;
-        }
-      } finally {
-        if (touched === written) touched = undefined;
-      }
-      for (const k of written) {
-        const current = entries.get(k);
-        if (current === undefined) fresh.delete(k);
-        else fresh.set(k, current);
-      }
-      entries = fresh;
-      loaded = true;
-      return { ok: true, status: 200, value: fresh.size };
+    load(signal) {
+      // One list at a time: a second caller shares the one in flight.
+      loading ??= load(signal).finally(() => {
+        loading = undefined;
+      });
+      return loading;
     },
     get loaded() {
       return loaded;

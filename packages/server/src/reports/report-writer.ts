@@ -27,7 +27,10 @@ export interface ReportWriter {
    * Removes a resource's report. With `known: true`, only when the index has it (for resources that
    * simply have no results: no request per result-less resource); otherwise unconditionally.
    */
-  remove(at: ReportLocation, options: { known: boolean; signal?: AbortSignal }): Promise<ApiResult<WriteOutcome>>;
+  remove(
+    at: ReportLocation,
+    options: { known: boolean; signal?: AbortSignal },
+  ): Promise<ApiResult<WriteOutcome>>;
   /** Reads a resource's report (undefined when there is none). */
   read(at: ReportLocation, signal?: AbortSignal): Promise<ApiResult<AnyPolicyReport | undefined>>;
 }

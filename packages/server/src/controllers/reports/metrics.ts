@@ -2,9 +2,11 @@
  * The reports controller's Prometheus metrics, with upstream's names and labels: rule results of
  * background scans (`kyverno_policy_results_total` and `kyverno_policy_execution_duration_seconds`
  * with `rule_execution_cause="background_scan"`) and the work queue's
- * `kyverno_controller_reconcile_total` / `_requeue_total` / `_drop_total`. Label children are cached
+ * `kyverno_controller_reconcile_total` / `_requeue_total` / `_drop_total`, and the client's
+ * `kyverno_client_queries_total`. Label children are cached
  * per series, so a scan of thousands of resources does not rebuild label objects for every rule.
  */
+import type { QueryEvent } from "@kyverno-ts/kube";
 import { Counter, Histogram, Registry } from "prom-client";
 import { DEFAULT_BUCKETS, type PolicyLabels } from "../../metrics/metrics.js";
 
@@ -28,6 +30,8 @@ export interface ReportsMetrics {
   reconcile(controller: string): void;
   requeue(controller: string): void;
   drop(controller: string): void;
+  /** One API request of the controller's client (`kyverno_client_queries_total`); wire it to `onQuery`. */
+  clientQuery(event: QueryEvent): void;
 }
 
 /** Options of `createReportsMetrics`. */
@@ -81,8 +85,21 @@ export function createReportsMetrics(options: ReportsMetricsOptions = {}): Repor
   const controllerCounter = (name: string, help: string) =>
     new Counter({ name, help, labelNames: ["controller_name"], registers });
   const reconciles = controllerCounter("kyverno_controller_reconcile_total", "Number of reconciliations.");
-  const requeues = controllerCounter("kyverno_controller_requeue_total", "Number of keys queued again after a failure.");
-  const drops = controllerCounter("kyverno_controller_drop_total", "Number of keys given up after too many failures.");
+  const requeues = controllerCounter(
+    "kyverno_controller_requeue_total",
+    "Number of keys queued again after a failure.",
+  );
+  const drops = controllerCounter(
+    "kyverno_controller_drop_total",
+    "Number of keys given up after too many failures.",
+  );
+
+  const queries = new Counter({
+    name: "kyverno_client_queries_total",
+    help: "Number of API requests, by operation, client and resource.",
+    labelNames: ["operation", "client_type", "resource_kind", "resource_namespace"],
+    registers,
+  });
 
   const series = new Map<string, Series>();
   return {
@@ -117,5 +134,6 @@ export function createReportsMetrics(options: ReportsMetricsOptions = {}): Repor
     reconcile: (controller) => reconciles.labels(controller).inc(),
     requeue: (controller) => requeues.labels(controller).inc(),
     drop: (controller) => drops.labels(controller).inc(),
+    clientQuery: (e) => queries.labels(e.operation, e.clientType, e.kind, e.namespace).inc(),
   };
 }

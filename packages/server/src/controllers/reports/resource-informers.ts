@@ -21,9 +21,13 @@ export interface ResourceInformers {
   /**
    * Makes the watched kinds exactly `kinds` (informers for new ones start, those of dropped ones stop).
    * Calls are serialized; resolves when informers are started (not necessarily synced) and returns the
-   * kinds that were dropped, with the objects their caches held.
+   * kinds that were dropped, with the objects their caches held. Kinds that could not be resolved
+   * are only tried again with `retryUnresolved` (the controller passes it at each full scan).
    */
-  sync(kinds: readonly string[]): Promise<Array<{ kind: WatchableKind; objects: KubeObject[] }>>;
+  sync(
+    kinds: readonly string[],
+    options?: { retryUnresolved?: boolean },
+  ): Promise<Array<{ kind: WatchableKind; objects: KubeObject[] }>>;
   /** The watched kind of this name, if any. */
   get(kind: string): WatchedKind | undefined;
   /** Every watched kind. */
@@ -86,8 +90,9 @@ export function createResourceInformers(options: ResourceInformersOptions): Reso
     starting.set(kind.kind, informer.start());
   };
 
-  const doSync = async (kinds: readonly string[]) => {
+  const doSync = async (kinds: readonly string[], retryUnresolved: boolean) => {
     if (stopped) return [];
+    const skip = retryUnresolved ? new Set<string>() : new Set(missing);
     const wanted = new Set(kinds);
     const dropped: Array<{ kind: WatchableKind; objects: KubeObject[] }> = [];
     for (const [name, entry] of watched) {
@@ -101,6 +106,10 @@ export function createResourceInformers(options: ResourceInformersOptions): Reso
     const unresolved: string[] = [];
     for (const name of wanted) {
       if (watched.has(name)) continue;
+      if (skip.has(name)) {
+        unresolved.push(name);
+        continue;
+      }
       const resolved = await resolver.resolve(name);
       if (!resolved.ok) {
         unresolved.push(name);
@@ -116,8 +125,8 @@ export function createResourceInformers(options: ResourceInformersOptions): Reso
   };
 
   return {
-    sync(kinds) {
-      const next = chain.then(() => doSync(kinds));
+    sync(kinds, syncOptions) {
+      const next = chain.then(() => doSync(kinds, syncOptions?.retryUnresolved === true));
       chain = next.catch(() => undefined);
       return next;
     },

@@ -1,0 +1,118 @@
+/**
+ * `kyverno-ts admission` without `--standalone`: the admission controller against a cluster, until
+ * SIGINT / SIGTERM (or the caller's signal), then a clean step-down that hands the Lease over and
+ * leaves the webhook configurations in place for the other replicas.
+ */
+import type { Clock } from "@kyverno-ts/kube";
+import type { ServerClock } from "../clock.js";
+import {
+  type ClusterAdmission,
+  type LeaderTimings,
+  StartAborted,
+  startClusterAdmission,
+} from "../cluster/cluster-admission.js";
+import type { Logger } from "../logger.js";
+import type { AdmissionArgs } from "./args.js";
+
+/** Programmatic settings of the cluster mode that have no flag (tests and embedding). */
+export interface ClusterHooks {
+  /** Leader election timings instead of upstream's 12 s / 10 s / 2 s. */
+  leaderTimings?: LeaderTimings;
+  /** Certificate check period instead of 12 h. */
+  certificateCheckMs?: number;
+  /** Time for leader election, queues and certificates. */
+  timers?: Clock;
+  /** Called once the controller serves requests. */
+  onStarted?: (admission: ClusterAdmission) => void;
+}
+
+/** What the cluster mode needs from the command. */
+export interface ClusterCommandContext {
+  args: AdmissionArgs;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  signal: AbortSignal;
+  clock: ServerClock;
+  logger: Logger;
+  hooks?: ClusterHooks;
+}
+
+/** Flags that only make sense in standalone mode, and why. */
+function standaloneOnly(args: AdmissionArgs): string | undefined {
+  if (args.policies.length > 0)
+    return "--policies is for --standalone; in a cluster, policies are read from the API";
+  if (args.configFile !== undefined)
+    return "--config is for --standalone; in a cluster, the ConfigMap is watched";
+  if (args.tlsCertFile !== undefined)
+    return "--tls-cert-file is for --standalone; in a cluster, certificates live in Secrets";
+  return undefined;
+}
+
+/** `--url-override` / `--serverIP` as the controller's `webhookUrl` (the port added once listening). */
+function webhookUrlOf(args: AdmissionArgs): { webhookUrl?: string | ((port: number) => string) } {
+  if (args.webhookUrl !== undefined) return { webhookUrl: args.webhookUrl };
+  const host = args.serverHost;
+  if (host === undefined) return {};
+  const bracketed = host.includes(":") ? `[${host}]` : host;
+  return { webhookUrl: (port) => `https://${bracketed}:${port}` };
+}
+
+/** Runs the cluster mode; resolves with the exit status (0 after a clean stop, 2 for unusable input). */
+export async function runClusterMode(context: ClusterCommandContext): Promise<number> {
+  const { args, stdout, stderr, signal, hooks } = context;
+  const problem = standaloneOnly(args);
+  if (problem !== undefined) {
+    stderr.write(`error: ${problem}\n`);
+    return 2;
+  }
+  let admission: ClusterAdmission;
+  try {
+    admission = await startClusterAdmission({
+      kube: {
+        ...(args.kubeconfig !== undefined ? { kubeconfigPath: args.kubeconfig } : {}),
+        qps: args.clientQps,
+        burst: args.clientBurst,
+        clientType: "admission-controller",
+      },
+      namespace: args.namespace,
+      serviceName: args.serviceName,
+      servicePort: args.servicePort,
+      ...webhookUrlOf(args),
+      extraHosts: [...args.extraHosts, ...(args.serverHost !== undefined ? [args.serverHost] : [])],
+      configMapName: args.configMapName,
+      identity: args.identity,
+      leaderElection: args.leaderElection ? (hooks?.leaderTimings ?? {}) : false,
+      host: args.host,
+      port: args.port,
+      metricsPort: args.metricsPort,
+      webhookTimeoutSeconds: args.webhookTimeoutSeconds,
+      ...(args.exceptionNamespace !== undefined ? { exceptionNamespace: args.exceptionNamespace } : {}),
+      ...(hooks?.certificateCheckMs !== undefined ? { certificateCheckMs: hooks.certificateCheckMs } : {}),
+      ...(hooks?.timers !== undefined ? { timers: hooks.timers } : {}),
+      clock: context.clock,
+      logger: context.logger,
+      signal,
+    });
+  } catch (error) {
+    if (error instanceof StartAborted) return 0;
+    stderr.write(`error: cannot start: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const url = webhookUrlOf(args).webhookUrl;
+  const target =
+    typeof url === "function"
+      ? url(admission.port)
+      : (url ?? `service ${args.serviceName}.${args.namespace}:${args.servicePort}`);
+  stdout.write(
+    `kyverno-ts admission (cluster): ${admission.cache.policies().length} policies, serving on ` +
+      `https://${args.host}:${admission.port} as ${args.identity}; webhooks call ${target}\n` +
+      `metrics: http://${args.host}:${admission.metricsPort}/metrics\n`,
+  );
+  hooks?.onStarted?.(admission);
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await admission.close();
+  return 0;
+}

@@ -1,0 +1,328 @@
+/**
+ * The admission controller in a cluster (the "kube glue"): informers feed the policy cache, every
+ * replica serves requests with the certificate stored in Secrets (hot-reloaded), and the replica
+ * holding the `kyverno` Lease manages certificates, webhook configurations and policy statuses.
+ *
+ * Webhook configurations are never deleted: not at start (the leader computes them only once every
+ * policy informer has listed, and updates what exists in place), not on shutdown, not on a leader
+ * change (every leader computes the same objects from the same cluster state, so a handover writes
+ * nothing). With no policy, the resource configurations are kept with no webhooks, which is correct
+ * for "no policies" and never a stale list.
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import {
+  type Clock,
+  createInformer,
+  createKubeClient,
+  createLeaderElector,
+  type Informer,
+  type KubeClientOptions,
+  systemClock as kubeSystemClock,
+  type LeaderElector,
+} from "@kyverno-ts/kube";
+import { defaultKyvernoConfig } from "../admission/filters.js";
+import { type BoundedResultQueue, createBoundedResultQueue } from "../admission/results.js";
+import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../admission-controller.js";
+import type { ServerClock } from "../clock.js";
+import type { Logger } from "../logger.js";
+import type { PolicyCache } from "../policycache/policy-cache.js";
+import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
+import { createCertRenewer } from "./cert-renewer.js";
+import { createKindResolver } from "./kinds.js";
+import { createLeaderDuties } from "./leader-duties.js";
+import { createStatusWriter } from "./policy-status.js";
+import { createPolicySources } from "./sources.js";
+import { servingHosts, tlsSecretNames } from "./tls-secrets.js";
+import { createTlsWatcher } from "./tls-watcher.js";
+import { MANAGED_BY_LABEL, type WebhookEndpoint } from "./webhook-configs.js";
+import { createWebhookController } from "./webhook-controller.js";
+
+/** Leader election timings (upstream's 12 s / 10 s / 2 s by default). */
+export interface LeaderTimings {
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+/** Options of `startClusterAdmission`. */
+export interface ClusterAdmissionOptions {
+  /** How to reach the API server (kubeconfig, in-cluster); the client is created and closed here. */
+  kube: KubeClientOptions;
+  /** Kyverno's namespace: Secrets, ConfigMap and Lease live there (upstream: `kyverno`). */
+  namespace: string;
+  /** The webhook Service (upstream: `kyverno-svc`). */
+  serviceName: string;
+  /** The Service's port (default 443). */
+  servicePort?: number;
+  /**
+   * Outside a cluster: the base URL the API server calls instead of the Service (`--url-override`), or
+   * a function of the listening port (`--serverIP`).
+   */
+  webhookUrl?: string | ((port: number) => string);
+  /** Extra host names / IPs for the serving certificate. */
+  extraHosts?: readonly string[];
+  /** Kyverno's ConfigMap (default `kyverno`). */
+  configMapName?: string;
+  /** This replica's identity in the Lease (the Pod name). */
+  identity: string;
+  /** The Lease (default `kyverno`). */
+  leaseName?: string;
+  /** Leader election timings, or `false` to lead without electing (a single replica). */
+  leaderElection?: false | LeaderTimings;
+  host?: string;
+  /** Webhook HTTPS port (0 picks a free one). */
+  port: number;
+  /** Metrics port (0 picks a free one); no metrics server when undefined. */
+  metricsPort?: number;
+  webhookTimeoutSeconds?: number;
+  exceptionNamespace?: string;
+  /** Admission results kept for the reports controller (default 10,000; the oldest are dropped). */
+  resultCapacity?: number;
+  /** Certificate check period (default 12 h). */
+  certificateCheckMs?: number;
+  /** Time for admission (deadlines, reports). */
+  clock: ServerClock;
+  /** Time for leader election, queues and certificates (default: the system clock). */
+  timers?: Clock;
+  logger: Logger;
+  /** Aborts a start still waiting for informers or for the first certificate. */
+  signal?: AbortSignal;
+}
+
+/** A running cluster-mode admission controller. */
+export interface ClusterAdmission {
+  readonly port: number;
+  readonly metricsPort: number;
+  /** Results of admitted (non dry-run) requests, for the reports controller to drain. */
+  readonly results: BoundedResultQueue;
+  readonly cache: PolicyCache;
+  isLeader(): boolean;
+  /** Policies listed and a certificate served. */
+  ready(): boolean;
+  /** Steps down (the Lease is handed back), stops serving and watching. Deletes nothing. */
+  close(): Promise<void>;
+}
+
+/** Thrown when `signal` aborts the start. */
+export class StartAborted extends Error {
+  constructor() {
+    super("start aborted");
+    this.name = "StartAborted";
+  }
+}
+
+/** Starts the controller; resolves once it serves requests (informers listed, certificate loaded). */
+export async function startClusterAdmission(options: ClusterAdmissionOptions): Promise<ClusterAdmission> {
+  const { namespace, logger } = options;
+  const timers = options.timers ?? kubeSystemClock;
+  const now = (): Date => new Date(timers.now());
+  const signal = options.signal ?? new AbortController().signal;
+  let core: ReturnType<typeof createAdmissionCore> | undefined;
+  const client = createKubeClient({ ...options.kube, onQuery: (e) => core?.metrics.clientQuery(e) });
+  const results = createBoundedResultQueue({
+    capacity: options.resultCapacity ?? 10_000,
+    onDrop: (n) => core?.metrics.resultsDropped(n),
+  });
+  let sourcesRef: ReturnType<typeof createPolicySources> | undefined;
+  core = createAdmissionCore({
+    config: () => sourcesRef?.config() ?? defaultKyvernoConfig(),
+    namespaceLabels: (ns) => sourcesRef?.namespaceLabels(ns),
+    clock: options.clock,
+    logger,
+    sink: results,
+    ...(options.webhookTimeoutSeconds !== undefined
+      ? { webhookTimeoutSeconds: options.webhookTimeoutSeconds }
+      : {}),
+    ...(options.exceptionNamespace !== undefined ? { exceptionNamespace: options.exceptionNamespace } : {}),
+  });
+  const { cache } = core;
+  const sources = createPolicySources({
+    client,
+    cache,
+    namespace,
+    configMapName: options.configMapName ?? "kyverno",
+    ...(options.exceptionNamespace !== undefined ? { exceptionNamespace: options.exceptionNamespace } : {}),
+    logger,
+  });
+  sourcesRef = sources;
+  const secrets = tlsSecretNames(options.serviceName, namespace);
+  const tls = createTlsWatcher({ client, namespace, names: secrets, logger });
+  const fixedUrl = typeof options.webhookUrl === "string" ? options.webhookUrl : undefined;
+  const urlHost = fixedUrl ? new URL(fixedUrl).hostname.replace(/^\[|\]$/g, "") : undefined;
+  const hosts = servingHosts(options.serviceName, namespace, [
+    ...(options.extraHosts ?? []),
+    ...(urlHost ? [urlHost] : []),
+  ]);
+  let servers: AdmissionServers | undefined;
+  const endpoint = (): WebhookEndpoint => {
+    const url = options.webhookUrl;
+    if (typeof url === "string") return { url };
+    if (url !== undefined) return { url: url(servers?.port ?? options.port) };
+    return { service: { namespace, name: options.serviceName, port: options.servicePort ?? 443 } };
+  };
+  const webhooks = createWebhookController({
+    client,
+    cache,
+    sources,
+    kinds: createKindResolver({ client }),
+    namespace,
+    secrets,
+    endpoint,
+    defaultTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
+    now,
+    serving: () => servers !== undefined,
+    logger,
+  });
+  const renewer = createCertRenewer({
+    client,
+    namespace,
+    names: secrets,
+    hosts,
+    now,
+    logger,
+    publishCaBundle: async (s) => void (await webhooks.reconcile(s)),
+  });
+  let appliedRevision = (): number => -1;
+  const status = createStatusWriter({
+    client,
+    cache,
+    sources,
+    appliedRevision: () => appliedRevision(),
+    now,
+    logger,
+  });
+  const duties = createLeaderDuties({
+    renewer,
+    webhooks,
+    status,
+    sources,
+    clock: timers,
+    logger,
+    ...(options.certificateCheckMs !== undefined ? { certificateCheckMs: options.certificateCheckMs } : {}),
+  });
+  appliedRevision = () => duties.appliedRevision();
+
+  sources.onChange((change) => {
+    duties.notify("webhooks");
+    if (change.type === "policy") duties.notify(`status/${change.key}`);
+  });
+  tls.onChange(() => {
+    duties.notify("certificates");
+    duties.notify("webhooks");
+  });
+  tls.onServingChange((pair) => {
+    if (servers === undefined) return;
+    try {
+      servers.setCertificate(pair.certPem, pair.keyPem);
+    } catch (error) {
+      logger.error({ err: error }, "the new serving certificate cannot be used; keeping the current one");
+    }
+  });
+  const configInformers: Informer<KubeObject>[] = [
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+  ].map((kind) =>
+    createInformer<KubeObject>({
+      client,
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind,
+      labelSelector: Object.entries(MANAGED_BY_LABEL)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
+    }),
+  );
+  for (const informer of configInformers) {
+    informer.on("update", () => duties.notify("webhooks"));
+    informer.on("delete", () => duties.notify("webhooks"));
+  }
+
+  let metricsServer: MetricsServer | undefined;
+  let metricsPort = 0;
+  let elector: LeaderElector | undefined;
+  const leading = new AbortController();
+  let closing: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    closing ??= stopAll();
+    return closing;
+  };
+  const stopAll = async (): Promise<void> => {
+    if (elector) await elector.release();
+    else {
+      leading.abort();
+      await duties.stop();
+    }
+    await Promise.allSettled([servers?.close(), metricsServer?.close()]);
+    await Promise.allSettled([sources.stop(), tls.stop(), ...configInformers.map((i) => i.stop())]);
+    client.close();
+  };
+
+  try {
+    if (options.metricsPort !== undefined) {
+      metricsServer = createMetricsServer({ metrics: core.metrics });
+      metricsPort = (
+        await metricsServer.listen({ host: options.host ?? "0.0.0.0", port: options.metricsPort })
+      ).port;
+    }
+    const abortable = <T>(p: Promise<T>): Promise<T> =>
+      Promise.race([
+        p,
+        new Promise<never>((_, reject) => {
+          if (signal.aborted) reject(new StartAborted());
+          signal.addEventListener("abort", () => reject(new StartAborted()), { once: true });
+        }),
+      ]);
+    await abortable(
+      Promise.all([sources.start(), tls.start(), ...configInformers.map((i) => i.start())]).then(
+        () => undefined,
+      ),
+    );
+    logger.info({ policies: cache.policies().length }, "policies, exceptions and configuration listed");
+    if (options.leaderElection === false) duties.start(leading.signal);
+    else {
+      elector = createLeaderElector({
+        client,
+        namespace,
+        name: options.leaseName ?? "kyverno",
+        identity: options.identity,
+        clock: timers,
+        ...options.leaderElection,
+        onStartedLeading: (s) => duties.start(s),
+        onStoppedLeading: () => duties.stop(),
+        onNewLeader: (leader) => logger.info({ leader }, "leader observed"),
+        onError: (failure) =>
+          logger.warn({ reason: failure.reason, message: failure.message }, "leader election"),
+      });
+      elector.start();
+    }
+    const pair = await tls.whenServing(signal);
+    if (pair === undefined) throw new StartAborted();
+    const first = tls.serving() ?? pair;
+    servers = await serveAdmission(core, {
+      tls: first,
+      clock: options.clock,
+      logger,
+      ...(options.host !== undefined ? { host: options.host } : {}),
+      port: options.port,
+      ready: () => sources.synced() && tls.serving() !== undefined,
+    });
+    const latest = tls.serving();
+    // A pair stored while the server was starting would otherwise wait for the next change.
+    if (latest && latest !== first) servers.setCertificate(latest.certPem, latest.keyPem);
+    duties.notify("webhooks");
+    logger.info({ port: servers.port, identity: options.identity }, "serving admission requests");
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
+
+  const listening = servers;
+  return {
+    port: listening.port,
+    metricsPort,
+    results,
+    cache,
+    isLeader: () => (elector ? elector.isLeader() : duties.active()),
+    ready: () => sources.synced() && tls.serving() !== undefined,
+    close: shutdown,
+  };
+}

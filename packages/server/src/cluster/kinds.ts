@@ -1,0 +1,206 @@
+/**
+ * From the `resources.kinds` entries of policies (`Pod`, `Pod/exec`, `apps/v1/Deployment`, `*`) to the
+ * group / version / resource triples a webhook rule names. Bare kinds get their API group from a table
+ * of the kinds Kubernetes serves, or from the cluster's CustomResourceDefinitions; the resource
+ * (plural) and the confirmation that the server serves the kind come from discovery.
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import { hasWildcard } from "@kyverno-ts/engine";
+import type { KubeClient } from "@kyverno-ts/kube";
+
+/** A `resources.kinds` entry split into parts (wildcards kept), as the engine reads it. */
+export interface KindSelector {
+  group: string;
+  version: string;
+  kind: string;
+  /** Empty for the main resource. */
+  subresource: string;
+}
+
+/** What a webhook rule names: `resource` is the plural, with `/subresource` when there is one. */
+export interface ResolvedResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/**
+ * Outcome of resolving one selector: the resources, or why not: `Unknown` when the server does not
+ * serve the kind (yet), `ApiError` when discovery could not be asked (try again; do not narrow).
+ */
+export type Resolution =
+  | { ok: true; resources: ResolvedResource[] }
+  | { ok: false; reason: "Unknown" | "ApiError"; message: string };
+
+/** Resolves selectors; see `createKindResolver`. */
+export interface KindResolver {
+  resolve(selector: string, signal?: AbortSignal): Promise<Resolution>;
+}
+
+const VERSION = /^v\d+((alpha|beta)\d*)?$/;
+const isVersionPart = (s: string): boolean => s === "*" || VERSION.test(s);
+
+function kindPart(group: string, version: string, kind: string): KindSelector {
+  const dot = kind.indexOf(".");
+  if (dot < 0) return { group, version, kind, subresource: "" };
+  return { group, version, kind: kind.slice(0, dot), subresource: kind.slice(dot + 1) };
+}
+
+/**
+ * Parses a `resources.kinds` entry in any of Kyverno's spellings, exactly as the engine does (`Kind`,
+ * `Kind.sub`, `Kind/sub`, `v1/Kind`, `group/version/Kind[/sub]`, `*`, `*\/*`, `*\/scale`); undefined
+ * for more than four segments.
+ */
+export function parseKindSelector(spec: string): KindSelector | undefined {
+  const parts = spec.split("/");
+  const [a = "", b = "", c = "", d = ""] = parts;
+  switch (parts.length) {
+    case 1:
+      return kindPart("*", "*", a);
+    case 2:
+      if (a === "*" && b === "*") return { group: "*", version: "*", kind: "*", subresource: "*" };
+      if (a === "*" && /^[a-z]/.test(b)) return { group: "*", version: "*", kind: "*", subresource: b };
+      if (isVersionPart(a)) return kindPart("*", a, b);
+      return { group: "*", version: "*", kind: a, subresource: b };
+    case 3:
+      if (isVersionPart(a) && !/^[A-Z]/.test(c)) return { group: "*", version: a, kind: b, subresource: c };
+      return kindPart(a, b, c);
+    case 4:
+      return { group: a, version: b, kind: c, subresource: d };
+    default:
+      return undefined;
+  }
+}
+
+/** The apiVersions Kubernetes serves each built-in kind under (preferred first). */
+const BUILTIN_KINDS: Readonly<Record<string, readonly string[]>> = {
+  Binding: ["v1"],
+  ConfigMap: ["v1"],
+  Endpoints: ["v1"],
+  Event: ["v1", "events.k8s.io/v1"],
+  LimitRange: ["v1"],
+  Namespace: ["v1"],
+  Node: ["v1"],
+  PersistentVolume: ["v1"],
+  PersistentVolumeClaim: ["v1"],
+  Pod: ["v1"],
+  PodTemplate: ["v1"],
+  ReplicationController: ["v1"],
+  ResourceQuota: ["v1"],
+  Secret: ["v1"],
+  Service: ["v1"],
+  ServiceAccount: ["v1"],
+  ControllerRevision: ["apps/v1"],
+  DaemonSet: ["apps/v1"],
+  Deployment: ["apps/v1"],
+  ReplicaSet: ["apps/v1"],
+  StatefulSet: ["apps/v1"],
+  CronJob: ["batch/v1"],
+  Job: ["batch/v1"],
+  HorizontalPodAutoscaler: ["autoscaling/v2", "autoscaling/v1"],
+  Ingress: ["networking.k8s.io/v1"],
+  IngressClass: ["networking.k8s.io/v1"],
+  NetworkPolicy: ["networking.k8s.io/v1"],
+  PodDisruptionBudget: ["policy/v1"],
+  ClusterRole: ["rbac.authorization.k8s.io/v1"],
+  ClusterRoleBinding: ["rbac.authorization.k8s.io/v1"],
+  Role: ["rbac.authorization.k8s.io/v1"],
+  RoleBinding: ["rbac.authorization.k8s.io/v1"],
+  CSIDriver: ["storage.k8s.io/v1"],
+  StorageClass: ["storage.k8s.io/v1"],
+  PriorityClass: ["scheduling.k8s.io/v1"],
+  RuntimeClass: ["node.k8s.io/v1"],
+  Lease: ["coordination.k8s.io/v1"],
+  EndpointSlice: ["discovery.k8s.io/v1"],
+  CustomResourceDefinition: ["apiextensions.k8s.io/v1"],
+  CertificateSigningRequest: ["certificates.k8s.io/v1"],
+  TokenReview: ["authentication.k8s.io/v1"],
+  SubjectAccessReview: ["authorization.k8s.io/v1"],
+};
+
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.lastIndexOf("/");
+  return slash < 0
+    ? { group: "", version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/** Served apiVersions of a CRD for `kind`, storage version first. */
+function crdApiVersions(crd: KubeObject, kind: string): string[] {
+  const spec = crd.spec as { group?: unknown; names?: { kind?: unknown }; versions?: unknown } | undefined;
+  if (spec?.names?.kind !== kind || typeof spec.group !== "string" || !Array.isArray(spec.versions))
+    return [];
+  const group = spec.group;
+  const versions = (spec.versions as Array<{ name?: unknown; served?: unknown; storage?: unknown }>)
+    .filter((v) => typeof v.name === "string" && v.served !== false)
+    .sort((x, y) => Number(y.storage === true) - Number(x.storage === true));
+  return versions.map((v) => `${group}/${String(v.name)}`);
+}
+
+const withSub = (plural: string, sub: string): string => (sub === "" ? plural : `${plural}/${sub}`);
+
+/**
+ * Creates a resolver over `client`'s discovery. Successful resolutions are cached for the resolver's
+ * lifetime (one per leadership term); failures are not, so a CRD installed later is found next time.
+ */
+export function createKindResolver(options: { client: KubeClient }): KindResolver {
+  const { client } = options;
+  const cache = new Map<string, ResolvedResource[]>();
+
+  const fromCrds = async (kind: string, signal?: AbortSignal): Promise<string[] | string> => {
+    const listed = await client.list<KubeObject>({
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      ...(signal ? { signal } : {}),
+    });
+    if (!listed.ok) return `listing CustomResourceDefinitions: ${listed.message}`;
+    return listed.value.items.flatMap((crd) => crdApiVersions(crd, kind));
+  };
+
+  const resolveExact = async (sel: KindSelector, signal?: AbortSignal): Promise<Resolution> => {
+    let candidates: string[];
+    if (!hasWildcard(sel.group) && !hasWildcard(sel.version)) {
+      candidates = [sel.group === "" ? sel.version : `${sel.group}/${sel.version}`];
+    } else {
+      const builtin = BUILTIN_KINDS[sel.kind];
+      const found = builtin ? [...builtin] : await fromCrds(sel.kind, signal);
+      if (typeof found === "string") return { ok: false, reason: "ApiError", message: found };
+      candidates = found.filter((apiVersion) => {
+        const gv = splitApiVersion(apiVersion);
+        const groupOk = sel.group === "*" || sel.group === gv.group;
+        return groupOk && (sel.version === "*" || sel.version === gv.version);
+      });
+    }
+    const resources: ResolvedResource[] = [];
+    for (const apiVersion of candidates) {
+      const info = await client.resource(apiVersion, sel.kind, signal);
+      if (info.ok)
+        resources.push({
+          ...splitApiVersion(apiVersion),
+          resource: withSub(info.value.name, sel.subresource),
+        });
+      else if (info.reason !== "UnknownKind") return { ok: false, reason: "ApiError", message: info.message };
+    }
+    return resources.length > 0
+      ? { ok: true, resources }
+      : { ok: false, reason: "Unknown", message: `the server does not serve the kind ${sel.kind}` };
+  };
+
+  return {
+    async resolve(spec, signal) {
+      const known = cache.get(spec);
+      if (known) return { ok: true, resources: known };
+      const sel = parseKindSelector(spec);
+      if (sel === undefined) return { ok: false, reason: "Unknown", message: `"${spec}" is not a kind` };
+      let result: Resolution;
+      if (sel.kind === "" || hasWildcard(sel.kind)) {
+        const group = sel.group === "*" || hasWildcard(sel.group) ? "*" : sel.group;
+        const version = sel.version === "*" || hasWildcard(sel.version) ? "*" : sel.version;
+        const sub = sel.subresource === "" ? "" : hasWildcard(sel.subresource) ? "*" : sel.subresource;
+        result = { ok: true, resources: [{ group, version, resource: withSub("*", sub) }] };
+      } else result = await resolveExact(sel, signal);
+      if (result.ok) cache.set(spec, result.resources);
+      return result;
+    },
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * Reconciling one resource: evaluate every background policy that can match it (as a background
+ * request: rules needing admission data are skipped, as upstream), merge the admission results kept
+ * for it, and make its report say exactly that: written when the content changed, deleted when the
+ * resource is gone or nothing applies to it any more.
+ */
+import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
+import { type Engine, type PolicyResponse, policyReportResults, SCORED_ANNOTATION } from "@kyverno-ts/engine";
+import type { ApiResult, KubeClient, ReconcileContext, ReconcileResult } from "@kyverno-ts/kube";
+import type { Logger } from "../../logger.js";
+import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
+import { buildResourceReport, mergeResults, type ReportLimits } from "../../reports/report-builder.js";
+import type { ReportWriter, WriteOutcome } from "../../reports/report-writer.js";
+import type { AdmissionResultStore } from "./admission-results.js";
+import type { ReportsMetrics } from "./metrics.js";
+import type { ResourceInformers } from "./resource-informers.js";
+import { parseResourceKey, type ResourceRef, scopeOf } from "./resource-key.js";
+
+/** The `process` property upstream puts on results of background scans and of admission reviews. */
+export const PROCESS_PROPERTY = { background: "background scan", admission: "admission review" } as const;
+
+/** What a reconcile reads and writes through. */
+export interface ReconcilerDeps {
+  engine: Engine;
+  cache: PolicyCache;
+  informers: ResourceInformers;
+  namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  writer: ReportWriter;
+  admission: AdmissionResultStore;
+  client: KubeClient;
+  logger: Logger;
+  metrics: ReportsMetrics | undefined;
+  limits: ReportLimits;
+  /** Monotonic milliseconds, for rule execution durations. */
+  monotonic: () => number;
+  /** Told about each write that happened (or not). */
+  onOutcome?: (outcome: WriteOutcome) => void;
+}
+
+/**
+ * Report results of a policy response as per-resource reports carry them: without `resources` (the
+ * report's `scope` names the resource), with the `process` property of where they came from.
+ */
+export function reportResultsOf(
+  response: PolicyResponse,
+  policy: CachedPolicy,
+  process: (typeof PROCESS_PROPERTY)[keyof typeof PROCESS_PROPERTY],
+): PolicyReportResult[] {
+  const unscored = policy.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false";
+  // Per-resource reports name the resource once, in `scope`; upstream leaves `resources` out of results.
+  return policyReportResults(response, { unscored }).map(({ resources: _resources, ...r }) => ({
+    ...r,
+    properties: { ...r.properties, process },
+  }));
+}
+
+/** Whether a policy's rules can match a kind (by the policy cache's kind index) in a namespace. */
+export function policyApplies(p: CachedPolicy, kind: string, namespace: string): boolean {
+  if (!p.types.validate) return false;
+  if (p.namespace !== undefined && p.namespace !== namespace) return false;
+  return p.kinds[0] === "*" || p.kinds.includes(kind);
+}
+
+type Lookup =
+  | { state: "live"; object: KubeObject }
+  | { state: "gone" }
+  | { state: "unsynced" }
+  | { state: "failed"; failure: ApiResult<never> };
+
+/** Creates the reconcile function of the work queue. */
+export function createReconciler(
+  deps: ReconcilerDeps,
+): (key: string, context: ReconcileContext) => Promise<ReconcileResult | undefined> {
+  const { engine, cache, informers, writer, admission, logger, metrics } = deps;
+
+  /** The resource, from its informer when its kind is watched, else from the API server. */
+  const lookup = async (ref: ResourceRef, signal: AbortSignal): Promise<Lookup> => {
+    const watched = informers.get(ref.kind);
+    if (watched !== undefined && watched.apiVersion === ref.apiVersion) {
+      if (!watched.informer.hasSynced()) return { state: "unsynced" };
+      const object = watched.informer.get(ref.namespace || undefined, ref.name);
+      return object?.metadata?.uid === ref.uid ? { state: "live", object } : { state: "gone" };
+    }
+    const got = await deps.client.get(
+      {
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        name: ref.name,
+        ...(ref.namespace ? { namespace: ref.namespace } : {}),
+      },
+      { signal },
+    );
+    if (got.ok)
+      return got.value.metadata?.uid === ref.uid ? { state: "live", object: got.value } : { state: "gone" };
+    return got.status === 404 ? { state: "gone" } : { state: "failed", failure: got };
+  };
+
+  const evaluate = (ref: ResourceRef, object: KubeObject, policies: readonly CachedPolicy[]) => {
+    const out: PolicyReportResult[] = [];
+    const namespaceLabels = ref.namespace === "" ? undefined : deps.namespaceLabels(ref.namespace);
+    for (const p of policies) {
+      const started = deps.monotonic();
+      const response = engine.validate(p.compiled, {
+        resource: object,
+        operation: "CREATE",
+        background: true,
+        ...(namespaceLabels === undefined ? {} : { namespaceLabels }),
+        exceptions: cache.exceptionsFor(p),
+      });
+      const seconds = (deps.monotonic() - started) / 1000 / Math.max(1, response.rules.length);
+      for (const rule of response.rules) {
+        metrics?.ruleResult(
+          {
+            policy: p.labels,
+            validationMode: rule.failureAction === "Enforce" ? "enforce" : "audit",
+            rule: rule.name,
+            result: rule.status,
+            resourceKind: ref.kind,
+            resourceNamespace: ref.namespace,
+          },
+          seconds,
+        );
+      }
+      out.push(...reportResultsOf(response, p, PROCESS_PROPERTY.background));
+    }
+    return out;
+  };
+
+  /** Admission results still meaningful: their policy and rule exist, and the scan did not answer for them. */
+  const admissionResults = (uid: string, background: readonly PolicyReportResult[]): PolicyReportResult[] => {
+    const entry = admission.get(uid);
+    if (entry === undefined) return [];
+    const answered = new Set(background.map((r) => `${r.policy}\u0000${r.rule ?? ""}`));
+    const out: PolicyReportResult[] = [];
+    for (const [key, results] of entry) {
+      const policy = cache.get(key);
+      if (policy === undefined) continue;
+      const rules = new Set(policy.compiled.ruleNames);
+      for (const r of results)
+        if (rules.has(r.rule ?? "") && !answered.has(`${r.policy}\u0000${r.rule ?? ""}`)) out.push(r);
+    }
+    return out;
+  };
+
+  /** After a restart the admission results of admission-only policies live in the report alone: read them back. */
+  const seedFromReport = async (
+    ref: ResourceRef,
+    admissionOnly: readonly CachedPolicy[],
+    signal: AbortSignal,
+  ) => {
+    if (admissionOnly.length === 0 || admission.get(ref.uid) !== undefined) return undefined;
+    const current = await writer.read({ namespace: ref.namespace, name: ref.uid }, signal);
+    if (!current.ok) return current;
+    const keys = new Set(admissionOnly.map((p) => p.key));
+    const byPolicy = new Map<string, PolicyReportResult[]>();
+    for (const r of current.value?.results ?? []) {
+      if (!keys.has(r.policy)) continue;
+      byPolicy.set(r.policy, [...(byPolicy.get(r.policy) ?? []), r]);
+    }
+    admission.seed(ref.uid, byPolicy);
+    return undefined;
+  };
+
+  const settle = (
+    written: ApiResult<WriteOutcome>,
+    key: string,
+    retries: number,
+  ): ReconcileResult | undefined => {
+    if (written.ok) {
+      deps.onOutcome?.(written.value);
+      return undefined;
+    }
+    const fields = { key, status: written.status, reason: written.reason, message: written.message };
+    if (retries === 0) logger.warn(fields, "cannot write report, retrying with backoff");
+    else logger.debug({ ...fields, retries }, "cannot write report, retrying with backoff");
+    return { error: written };
+  };
+
+  return async (key, { retries, signal }) => {
+    const ref = parseResourceKey(key);
+    if (ref === undefined) return undefined;
+    const applicable = cache.policies().filter((p) => policyApplies(p, ref.kind, ref.namespace));
+    const background = applicable.filter((p) => p.policy.spec.background);
+    const admissionOnly = applicable.filter((p) => !p.policy.spec.background);
+    const at = { namespace: ref.namespace, name: ref.uid };
+    if (applicable.length === 0 && admission.get(ref.uid) === undefined) {
+      // Nothing applies to it (any more): no report, whether or not the resource exists.
+      return settle(await writer.remove(at, { known: true, signal }), key, retries);
+    }
+    const found = await lookup(ref, signal);
+    if (found.state === "unsynced") return { requeueAfterMs: 1000 };
+    if (found.state === "failed") return settle(found.failure, key, retries);
+    if (found.state === "gone") {
+      admission.delete(ref.uid);
+      return settle(await writer.remove(at, { known: false, signal }), key, retries);
+    }
+    const seeded = await seedFromReport(ref, admissionOnly, signal);
+    if (seeded !== undefined) return settle(seeded, key, retries);
+    const scanned = evaluate(ref, found.object, background);
+    const results = mergeResults(admissionResults(ref.uid, scanned), scanned);
+    if (results.length === 0) return settle(await writer.remove(at, { known: true, signal }), key, retries);
+    const report = buildResourceReport(scopeOf(ref), results, deps.limits);
+    return settle(await writer.apply(report, signal), key, retries);
+  };
+}

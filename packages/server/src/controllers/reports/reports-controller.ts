@@ -1,0 +1,355 @@
+/**
+ * The reports controller (`kyverno-ts reports`): background scans of every resource that background
+ * policies match, merged with admission results into one PolicyReport / ClusterPolicyReport per
+ * resource. Every replica keeps its caches warm (policies, exceptions, namespaces, the matched kinds);
+ * only the leader of the `kyverno-reports-controller` Lease runs the work queue and writes. Each
+ * leadership term starts with a full scan, repeated every `scanIntervalMs`; in between, changes of a
+ * resource, a policy, an exception or a namespace's labels requeue what they affect.
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import { matchWildcard } from "@kyverno-ts/engine";
+import {
+  createLeaderElector,
+  createWorkQueue,
+  type ReconcileContext,
+  type WorkQueue,
+} from "@kyverno-ts/kube";
+import type { AdmissionResult } from "../../admission/results.js";
+import { silentLogger } from "../../logger.js";
+import { createPolicyCache } from "../../policycache/policy-cache.js";
+import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
+import { createReportIndex } from "../../reports/report-index.js";
+import { createReportWriter, type WriteOutcome } from "../../reports/report-writer.js";
+import { createAdmissionResultStore } from "./admission-results.js";
+import { createKindResolver } from "./kind-resolver.js";
+import { createPolicySources } from "./policy-sources.js";
+import { createReconciler, PROCESS_PROPERTY, reportResultsOf } from "./reconciler.js";
+import { createResourceInformers } from "./resource-informers.js";
+import { refOfObject, refOfScope, resourceKey } from "./resource-key.js";
+import { severableClient } from "./severable-client.js";
+import {
+  type ReportsController,
+  type ReportsControllerOptions,
+  type ReportsControllerStats,
+  systemReportsClock,
+} from "./types.js";
+
+/** The Lease replicas elect the writer on, as upstream. */
+export const REPORTS_LEASE_NAME = "kyverno-reports-controller";
+/** The `controller_name` label of the queue metrics. */
+export const REPORTS_CONTROLLER_NAME = "background-scan-controller";
+
+/** How long `start()` waits for the resource informers before campaigning anyway. */
+const SYNC_TIMEOUT_MS = 30_000;
+
+interface Term {
+  queue: WorkQueue<string>;
+  cancelRescan: () => void;
+}
+
+/** Creates the controller; nothing happens until `start()`. */
+export function createReportsController(options: ReportsControllerOptions): ReportsController {
+  const clock = options.clock ?? systemReportsClock();
+  const logger = options.logger ?? silentLogger();
+  const metrics = options.metrics;
+  const workers = Math.max(1, options.workers ?? 2);
+  const scanIntervalMs = options.scanIntervalMs ?? 3_600_000;
+  const { client, sever } = severableClient(options.client);
+  const cache = createPolicyCache({ engine: options.engine });
+  const admission = createAdmissionResultStore({ maxResources: options.maxAdmissionResources ?? 10_000 });
+  const counters = { scans: 0, reconciled: 0, created: 0, updated: 0, deleted: 0, unchanged: 0 };
+  const retrying = new Set<string>();
+  const warnedAnyKind = new Set<string>();
+  let inFlight = 0;
+  let term: Term | undefined;
+  let stopped = false;
+  let drainScheduled = false;
+  let unsubscribe: (() => void) | undefined;
+
+  const enqueue = (key: string): void => term?.queue.add(key);
+  const enqueueObject = (object: KubeObject, kind: { apiVersion: string; kind: string }): void => {
+    const ref = refOfObject(object, kind.apiVersion, kind.kind);
+    if (ref !== undefined) enqueue(resourceKey(ref));
+  };
+  const enqueueKind = (name: string): void => {
+    const watched = informers.get(name);
+    if (watched !== undefined) for (const o of watched.informer.list()) enqueueObject(o, watched);
+  };
+  /** Resources whose reports mention a policy (also those of kinds it no longer matches). */
+  const enqueueReportsOf = (policy: string): void => {
+    for (const entry of index.entries()) {
+      if (!entry.policies.includes(policy)) continue;
+      const ref = refOfScope(entry.scope);
+      if (ref !== undefined) enqueue(resourceKey(ref));
+    }
+  };
+
+  const resolver = createKindResolver({ client });
+  const informers = createResourceInformers({
+    client,
+    resolver,
+    logger,
+    onEvent: (_event, object, kind) => enqueueObject(object, kind),
+    ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
+  });
+  const wantedKinds = (): string[] => {
+    const kinds = new Set<string>();
+    for (const p of cache.policies()) {
+      if (!p.policy.spec.background || !p.types.validate) continue;
+      for (const k of p.kinds) if (k !== "*") kinds.add(k);
+    }
+    return [...kinds].sort();
+  };
+  const syncKinds = async (retryUnresolved = false): Promise<void> => {
+    try {
+      for (const dropped of await informers.sync(wantedKinds(), { retryUnresolved }))
+        for (const o of dropped.objects) enqueueObject(o, dropped.kind);
+    } catch (error) {
+      logger.error({ error: String(error) }, "cannot update the watched kinds");
+    }
+  };
+
+  const sources = createPolicySources({
+    client,
+    cache,
+    logger,
+    exceptionNamespaces: options.exceptionNamespaces ?? ["*"],
+    ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
+    onPolicy(key, before, after) {
+      if (after?.kinds[0] === "*" && after.policy.spec.background && !warnedAnyKind.has(key)) {
+        warnedAnyKind.add(key);
+        logger.warn(
+          { policy: key },
+          "policy matches any kind: background scans cover only the kinds policies name",
+        );
+      }
+      void syncKinds();
+      for (const k of new Set([...(before?.kinds ?? []), ...(after?.kinds ?? [])])) enqueueKind(k);
+      enqueueReportsOf(key);
+    },
+    onException(names) {
+      for (const p of cache.policies()) {
+        if (!names.some((n) => matchWildcard(n, p.key))) continue;
+        for (const k of p.kinds) enqueueKind(k);
+        enqueueReportsOf(p.key);
+      }
+    },
+    onNamespace(namespace) {
+      for (const w of informers.all()) for (const o of w.informer.list(namespace)) enqueueObject(o, w);
+    },
+  });
+
+  const index = createReportIndex({ client });
+  const elector =
+    options.leaderElection === false
+      ? undefined
+      : createLeaderElector({
+          client,
+          clock,
+          namespace: options.leaderElection.namespace,
+          name: options.leaderElection.name ?? REPORTS_LEASE_NAME,
+          identity: options.leaderElection.identity,
+          ...(options.leaderElection.leaseDurationMs === undefined
+            ? {}
+            : { leaseDurationMs: options.leaderElection.leaseDurationMs }),
+          ...(options.leaderElection.renewDeadlineMs === undefined
+            ? {}
+            : { renewDeadlineMs: options.leaderElection.renewDeadlineMs }),
+          ...(options.leaderElection.retryPeriodMs === undefined
+            ? {}
+            : { retryPeriodMs: options.leaderElection.retryPeriodMs }),
+          onStartedLeading: () => startTerm(),
+          onStoppedLeading: () => endTerm(false),
+          onNewLeader: (identity) => logger.info({ leader: identity }, "new leader"),
+          onError: (f) =>
+            logger.debug({ reason: f.reason, message: f.message }, "leader election request failed"),
+        });
+  const canWrite = (): boolean => term !== undefined && (elector === undefined || elector.isLeader());
+  const count = (outcome: WriteOutcome): void => {
+    if (outcome !== "skipped") counters[outcome]++;
+  };
+  const writer = createReportWriter({ client, index, canWrite });
+  const reconcile = createReconciler({
+    engine: options.engine,
+    cache,
+    informers,
+    namespaceLabels: (ns) => sources.namespaceLabels(ns),
+    writer,
+    admission,
+    client,
+    logger,
+    metrics,
+    limits: options.limits ?? DEFAULT_REPORT_LIMITS,
+    monotonic: () => clock.monotonic(),
+    onOutcome: count,
+  });
+
+  const handle = async (key: string, context: ReconcileContext) => {
+    retrying.delete(key);
+    inFlight++;
+    try {
+      const result = await reconcile(key, context);
+      if (result !== undefined) retrying.add(key);
+      return result;
+    } catch (error) {
+      retrying.add(key);
+      logger.error({ key, error: String(error) }, "reconcile failed");
+      return { error };
+    } finally {
+      inFlight--;
+      counters.reconciled++;
+    }
+  };
+
+  /** Queues every watched resource and every known report (reports of deleted resources go too). */
+  const fullScan = async (t: Term): Promise<void> => {
+    await syncKinds(true);
+    const loaded = await index.load();
+    if (term !== t) return;
+    if (!loaded.ok) logger.warn({ reason: loaded.reason, message: loaded.message }, "cannot list reports");
+    let resources = 0;
+    for (const w of informers.all()) {
+      for (const o of w.informer.list()) {
+        enqueueObject(o, w);
+        resources++;
+      }
+    }
+    for (const entry of index.entries()) {
+      const ref = refOfScope(entry.scope);
+      if (ref !== undefined) enqueue(resourceKey(ref));
+    }
+    counters.scans++;
+    logger.info({ resources, reports: index.size, kinds: informers.all().length }, "full scan queued");
+  };
+
+  const scheduleRescan = (t: Term): void => {
+    t.cancelRescan = clock.after(scanIntervalMs, () => {
+      if (term !== t) return;
+      void fullScan(t);
+      scheduleRescan(t);
+    });
+  };
+
+  function startTerm(): void {
+    if (stopped || term !== undefined) return;
+    const queue = createWorkQueue<string>({
+      name: REPORTS_CONTROLLER_NAME,
+      clock,
+      onReconcile: (e) => metrics?.reconcile(e.controller),
+      onRequeue: (e) => metrics?.requeue(e.controller),
+      onDrop: (e) => {
+        retrying.delete(e.key);
+        metrics?.drop(e.controller);
+        logger.error({ key: e.key, retries: e.retries, error: String(e.error) }, "giving up on a resource");
+      },
+    });
+    const t: Term = { queue, cancelRescan: () => {} };
+    term = t;
+    logger.info({ workers }, "leading: reconciling reports");
+    void queue.process(workers, handle);
+    void fullScan(t);
+    scheduleRescan(t);
+  }
+
+  async function endTerm(drain: boolean): Promise<void> {
+    const t = term;
+    if (t === undefined) return;
+    t.cancelRescan();
+    await t.queue.shutdown({ drain });
+    if (term === t) term = undefined;
+    retrying.clear();
+  }
+
+  const ingest = (result: AdmissionResult): void => {
+    const { apiVersion, kind, namespace, name, uid } = result.resource;
+    if (uid === "" || name === "") return;
+    if (result.operation === "DELETE") admission.delete(uid);
+    else {
+      for (const response of result.responses) {
+        const p = response.policy;
+        const policy = cache.get(p.namespace ? `${p.namespace}/${p.name}` : p.name);
+        if (policy !== undefined)
+          admission.record(uid, policy.key, reportResultsOf(response, policy, PROCESS_PROPERTY.admission));
+      }
+    }
+    enqueue(resourceKey({ apiVersion, kind, namespace, name, uid }));
+  };
+  const drainAdmission = (): void => {
+    drainScheduled = false;
+    const source = options.admissionResults;
+    for (let batch = source?.drain(500) ?? []; batch.length > 0; batch = source?.drain(500) ?? [])
+      for (const result of batch) ingest(result);
+  };
+  const scheduleDrain = (): void => {
+    if (drainScheduled || stopped) return;
+    drainScheduled = true;
+    clock.after(0, drainAdmission);
+  };
+
+  return {
+    async start() {
+      unsubscribe = options.admissionResults?.onAvailable(scheduleDrain);
+      await sources.start();
+      await syncKinds();
+      // Kinds that cannot be listed (RBAC, a failing aggregated API) must not keep this replica from
+      // campaigning: their keys wait for the sync in the queue.
+      let cancel = (): void => {};
+      const timedOut = new Promise<boolean>((resolve) => {
+        cancel = clock.after(SYNC_TIMEOUT_MS, () => resolve(true));
+      });
+      if (await Promise.race([informers.synced().then(() => false), timedOut]))
+        logger.warn(
+          {
+            kinds: informers
+              .all()
+              .filter((w) => !w.informer.hasSynced())
+              .map((w) => w.kind),
+          },
+          "informers not synced yet",
+        );
+      cancel();
+      scheduleDrain();
+      if (elector !== undefined) elector.start();
+      else startTerm();
+    },
+    async stop(stopOptions) {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe?.();
+      await endTerm(stopOptions?.drain !== false);
+      await elector?.release();
+      await Promise.all([informers.stop(), sources.stop()]);
+    },
+    async abort() {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe?.();
+      sever();
+      const t = term;
+      term = undefined;
+      t?.cancelRescan();
+      await Promise.all([
+        t?.queue.shutdown({ drain: false }),
+        elector?.release(),
+        informers.stop(),
+        sources.stop(),
+      ]);
+    },
+    rescan() {
+      if (term !== undefined) void fullScan(term);
+    },
+    isLeader: () => term !== undefined && (elector === undefined || elector.isLeader()),
+    stats(): ReportsControllerStats {
+      return {
+        leading: term !== undefined && (elector === undefined || elector.isLeader()),
+        queued: term?.queue.len() ?? 0,
+        inFlight,
+        retrying: retrying.size,
+        ...counters,
+        reports: index.size,
+        watchedKinds: informers.all().map((w) => `${w.apiVersion}/${w.kind}`),
+        unresolvedKinds: informers.unresolved(),
+      };
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/** The public shapes of the reports controller: its options, its handle and its statistics. */
+import type { Engine } from "@kyverno-ts/engine";
+import type { Clock, KubeClient } from "@kyverno-ts/kube";
+import type { BoundedResultQueue } from "../../admission/results.js";
+import type { Logger } from "../../logger.js";
+import type { ReportLimits } from "../../reports/report-builder.js";
+import type { ReportsMetrics } from "./metrics.js";
+
+/** Time for the controller: the kube package's clock (timers) plus a monotonic counter for durations. */
+export interface ReportsClock extends Clock {
+  /** Monotonic milliseconds (like `performance.now()`); only differences are meaningful. */
+  monotonic(): number;
+}
+
+/** The real clock: `Date.now()`, `setTimeout` and `performance.now()`. */
+export function systemReportsClock(): ReportsClock {
+  return {
+    now: () => Date.now(),
+    after(ms, callback) {
+      const timer = setTimeout(callback, Math.max(0, ms));
+      return () => clearTimeout(timer);
+    },
+    monotonic: () => performance.now(),
+  };
+}
+
+/** How replicas elect the one that writes (upstream: Lease `kyverno-reports-controller`, 12 s / 10 s / 2 s). */
+export interface ReportsLeaderElection {
+  /** Namespace of the Lease (upstream: the namespace Kyverno runs in). */
+  namespace: string;
+  /** This replica's identity (the Pod name). */
+  identity: string;
+  /** Lease name (default `kyverno-reports-controller`). */
+  name?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+/** Options of `createReportsController`. */
+export interface ReportsControllerOptions {
+  /** Shared client; its QPS / burst limits bound the controller's API traffic. */
+  client: KubeClient;
+  /** Evaluates policies; its clock stamps the results. */
+  engine: Engine;
+  clock?: ReportsClock;
+  logger?: Logger;
+  metrics?: ReportsMetrics;
+  /** Concurrent reconciles (upstream `--backgroundScanWorkers`, default 2). */
+  workers?: number;
+  /** Full rescan period in ms (upstream `--backgroundScanInterval`, default 1 h). */
+  scanIntervalMs?: number;
+  /** Bounds of each report (default `DEFAULT_REPORT_LIMITS`). */
+  limits?: ReportLimits;
+  /** Leader election on a Lease, or `false` to write without electing (a single replica). */
+  leaderElection: ReportsLeaderElection | false;
+  /** Namespaces PolicyExceptions are accepted from, with wildcards (upstream `--exceptionNamespace`; default all). */
+  exceptionNamespaces?: readonly string[];
+  /** Admission results to merge into the reports (the admission controller's bounded queue). */
+  admissionResults?: Pick<BoundedResultQueue, "drain" | "onAvailable">;
+  /** Resources whose admission results are kept in memory (default 10,000). */
+  maxAdmissionResources?: number;
+  /** Retry delays of the informers (default: exponential backoff). */
+  informerDelay?: (attempt: number) => number;
+}
+
+/** Counters of a running controller, for tests, benchmarks and logs. */
+export interface ReportsControllerStats {
+  leading: boolean;
+  /** Keys waiting for a worker. */
+  queued: number;
+  /** Keys being reconciled. */
+  inFlight: number;
+  /** Keys waiting for a retry (failed, or waiting for an informer to sync). */
+  retrying: number;
+  /** Full scans queued (at each leadership start, every period, on `rescan()`). */
+  scans: number;
+  reconciled: number;
+  created: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+  /** Reports this replica knows of. */
+  reports: number;
+  /** Kinds watched, and kinds policies name that the server does not serve. */
+  watchedKinds: string[];
+  unresolvedKinds: string[];
+}
+
+/** A reports controller; create with `createReportsController`. */
+export interface ReportsController {
+  /** Starts the informers and campaigns for leadership; resolves once the caches have synced. */
+  start(): Promise<void>;
+  /**
+   * Graceful shutdown: stops accepting work, lets the workers finish the queue (`drain: false`: only
+   * what is in flight), hands the lease back and stops the informers.
+   */
+  stop(options?: { drain?: boolean }): Promise<void>;
+  /**
+   * Stops the way a killed process does: requests in flight are cut, queued work is lost and the
+   * lease is not handed back (another replica takes over when it expires). For failure testing.
+   */
+  abort(): Promise<void>;
+  /** Queues a full scan now (leader only). */
+  rescan(): void;
+  isLeader(): boolean;
+  stats(): ReportsControllerStats;
+}
