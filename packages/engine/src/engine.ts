@@ -2,14 +2,12 @@ import type { Policy } from "@kyverno-ts/api";
 import { compilePolicy } from "./compile/compile.js";
 import { internalView } from "./compile/compiled.js";
 import type { CompiledPolicy, CompileResult, Engine, EngineOptions, EngineRequest } from "./engine-types.js";
+import { createEngineMemo, precompilePatterns } from "./evaluation/memo.js";
 import { mutateExistingPolicy } from "./evaluation/mutate-existing.js";
 import { mutatePolicy } from "./evaluation/mutate-policy.js";
 import { evaluatePolicy } from "./evaluation/policy.js";
-import { createVariableMemo } from "./evaluation/variables.js";
 import { createJmespath } from "./jmespath/index.js";
 import type { PolicyResponse } from "./response/types.js";
-
-const systemClock = { now: () => new Date() };
 
 /**
  * Creates a policy engine. Compile each policy once with `compile` when it changes, then call
@@ -17,15 +15,20 @@ const systemClock = { now: () => new Date() };
  * (external data comes through `options.contextLoader`).
  */
 export function createEngine(options: EngineOptions = {}): Engine {
-  const clock = options.clock ?? systemClock;
-  const jp = createJmespath({ clock });
+  const clock = options.clock;
+  const jp = createJmespath({ clock: clock ?? { now: () => new Date() } });
   const loader = options.contextLoader ?? {};
   const namespaceLabels = options.namespaceLabels ?? (() => undefined);
   const exceptionNamespaces = options.exceptionNamespaces ?? ["*"];
-  const memo = createVariableMemo();
+  const memo = createEngineMemo();
   return {
     compile(policy: Policy): CompileResult {
-      return compilePolicy(jp, policy);
+      const result = compilePolicy(jp, policy);
+      if (result.ok) {
+        const blocks = internalView(result.policy)?.rules.flatMap((r) => r.validation?.block ?? []) ?? [];
+        precompilePatterns(memo, blocks);
+      }
+      return result;
     },
     validate(compiled: CompiledPolicy, request: EngineRequest): PolicyResponse {
       return run(compiled, request, "validate");
@@ -48,7 +51,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
   ): PolicyResponse {
     const policy = internalView(compiled);
     if (!policy) throw new TypeError("the engine needs a policy returned by compile()");
-    const env = { jp, loader, now: clock.now().getTime(), namespaceLabels, exceptionNamespaces, memo };
+    const env = {
+      jp,
+      loader,
+      now: clock ? clock.now().getTime() : Date.now(),
+      namespaceLabels,
+      exceptionNamespaces,
+      memo,
+    };
     if (kind === "mutate") return mutatePolicy(policy, request, env);
     if (kind === "mutateExisting") return mutateExistingPolicy(policy, request, env);
     return evaluatePolicy(policy, request, env, kind);

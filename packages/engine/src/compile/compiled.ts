@@ -1,8 +1,10 @@
-import type { MatchResources, Policy, ResourceFilter, Rule } from "@kyverno-ts/api";
+import type { FailureAction, FailureActionOverride, Policy, Rule } from "@kyverno-ts/api";
 import type { CompiledPolicy } from "../engine-types.js";
-import { type KindSelector, matchKindSelector, parseKindSelector, type RequestKind } from "../match/index.js";
+import type { RequestKind } from "../match/index.js";
+import type { ValidationBlock } from "../validate/validate-rule.js";
+import { buildKindIndex, kindPrecheck, type RuleKinds, ruleKinds } from "./kind-index.js";
 
-/** A rule ready for evaluation. */
+/** A rule ready for evaluation: the fields evaluation reads on every request, read once here. */
 export interface CompiledRule {
   readonly rule: Rule;
   /** The rule is a generated `autogen-*` rule. */
@@ -12,32 +14,72 @@ export interface CompiledRule {
    * the rule cannot match, so the full match/exclude evaluation is not needed.
    */
   readonly mayMatchKind: (req: RequestKind) => boolean;
+  /** The kinds `match` may select, for the policy's kind index. */
+  readonly kinds: RuleKinds;
+  /** The rule's `validate.failureAction`, else the policy's `validationFailureAction`. */
+  readonly failureAction: FailureAction;
+  /** The rule's `validate.failureActionOverrides`, else the policy's. */
+  readonly failureActionOverrides: readonly FailureActionOverride[] | undefined;
+  /** Set for validate rules. */
+  readonly validation: CompiledValidation | undefined;
 }
 
-function filtersOf(m: MatchResources): ResourceFilter[] {
-  if (m.any && m.any.length > 0) return m.any;
-  if (m.all && m.all.length > 0) return m.all;
-  return [m];
+/** What evaluating a validate rule reads, with one object shape for every rule. */
+export interface CompiledValidation {
+  /** `validate` joined with the rule's context entries and preconditions, as the block evaluator takes it. */
+  readonly block: ValidationBlock;
+  /** `validate.message`, unsubstituted. */
+  readonly message: string | undefined;
+  /** The name of an unsupported rule type (`validate.cel`, `validate.manifests`), which makes the rule an error. */
+  readonly unsupported: string | undefined;
+  readonly podSecurity: PodSecurity | undefined;
 }
 
-/** Builds the kind pre-check of a rule; a filter without kinds (or `all` blocks) disables it. */
-function kindPrecheck(rule: Rule): (req: RequestKind) => boolean {
-  if (rule.match.all && rule.match.all.length > 0) return () => true;
-  const selectors: KindSelector[] = [];
-  for (const f of filtersOf(rule.match)) {
-    const kinds = f.resources?.kinds;
-    if (!kinds || kinds.length === 0) return () => true;
-    for (const k of kinds) {
-      const sel = parseKindSelector(k);
-      if (sel) selectors.push(sel);
-    }
-  }
-  return (req) => selectors.some((sel) => matchKindSelector(sel, req));
+type PodSecurity = NonNullable<NonNullable<Rule["validate"]>["podSecurity"]>;
+
+function compileValidation(rule: Rule): CompiledValidation | undefined {
+  const validation = rule.validate;
+  if (!validation) return undefined;
+  // Every field the block evaluator reads, present (possibly undefined) in one fixed order.
+  const block: ValidationBlock = {
+    context: rule.context,
+    preconditions: rule.preconditions,
+    pattern: validation.pattern,
+    anyPattern: validation.anyPattern,
+    deny: validation.deny,
+    foreach: validation.foreach,
+  };
+  return {
+    block,
+    message: validation.message,
+    unsupported: validation.cel ? "validate.cel" : validation.manifests ? "validate.manifests" : undefined,
+    podSecurity: validation.podSecurity,
+  };
+}
+
+/** Compiles one rule (after autogen) of a policy. */
+function compileRule(policy: Policy, rule: Rule, autogen: boolean): CompiledRule {
+  const kinds = ruleKinds(rule);
+  const spec = policy.spec;
+  return {
+    rule,
+    autogen,
+    mayMatchKind: kindPrecheck(kinds),
+    kinds,
+    failureAction: rule.validate?.failureAction ?? spec.validationFailureAction,
+    failureActionOverrides: rule.validate?.failureActionOverrides ?? spec.validationFailureActionOverrides,
+    validation: compileValidation(rule),
+  };
 }
 
 /** Engine-internal view of a compiled policy; callers only see `CompiledPolicy`. */
 export interface CompiledPolicyImpl extends CompiledPolicy {
   readonly rules: readonly CompiledRule[];
+  /**
+   * The rules that may match a request kind, in rule order (a subset of `rules` computed at compile
+   * time): evaluation only walks these.
+   */
+  rulesFor(kind: string): readonly CompiledRule[];
   readonly category: string | undefined;
   readonly severity: string | undefined;
   /** Whether any rule mentions the `images` variable, so requests only extract images when needed. */
@@ -62,14 +104,13 @@ export const SEVERITY_ANNOTATION = "policies.kyverno.io/severity";
 export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl {
   const original = new Set(policy.spec.rules.map((r) => r.name));
   const annotations = policy.metadata.annotations ?? {};
+  const compiled = rules.map((rule) => compileRule(policy, rule, !original.has(rule.name)));
+  const index = buildKindIndex(compiled, (r) => r.kinds);
   return {
     policy,
     ruleNames: rules.map((r) => r.name),
-    rules: rules.map((rule) => ({
-      rule,
-      autogen: !original.has(rule.name),
-      mayMatchKind: kindPrecheck(rule),
-    })),
+    rules: compiled,
+    rulesFor: index.rulesFor,
     usesImages: JSON.stringify(rules).includes("images"),
     category: annotations[CATEGORY_ANNOTATION],
     severity: annotations[SEVERITY_ANNOTATION],

@@ -1,25 +1,39 @@
 import type { Condition, Conditions, JsonValue } from "@kyverno-ts/api";
 import { evaluateOperator } from "../conditions/index.js";
-import { type ResolveMode, type Scope, substitute } from "./variables.js";
+import { isConstant, type ResolveMode, type Scope, substitute } from "./variables.js";
 
 /** Outcome of a condition block: whether it holds, or why it could not be evaluated. */
 export type ConditionsResult = { ok: true; value: boolean; message?: string } | { ok: false; error: string };
 
-function evaluateOne(scope: Scope, c: Condition, path: string, mode: ResolveMode): ConditionsResult {
-  const key = substitute(scope, c.key, `${path}/key`, mode);
-  if (!key.ok) return key;
+/** Evaluates condition `index` of the list at `listPath`; paths are only built when substitution needs them. */
+function evaluateOne(
+  scope: Scope,
+  c: Condition,
+  listPath: string,
+  index: number,
+  mode: ResolveMode,
+): ConditionsResult {
+  let key: JsonValue = c.key;
+  if (!isConstant(scope, key)) {
+    const r = substitute(scope, key, `${listPath}/${index}/key`, mode);
+    if (!r.ok) return r;
+    key = r.value;
+  }
   let value: JsonValue | undefined = c.value;
-  if (value !== undefined) {
-    const v = substitute(scope, value, `${path}/value`, mode);
+  if (value !== undefined && !isConstant(scope, value)) {
+    const v = substitute(scope, value, `${listPath}/${index}/value`, mode);
     if (!v.ok) return v;
     value = v.value;
   }
-  const r = evaluateOperator(c.operator, key.value, value);
-  if (!r.ok) return { ok: false, error: `${path}: ${r.error}` };
-  return c.message === undefined
-    ? { ok: true, value: r.value }
-    : { ok: true, value: r.value, message: c.message };
+  const r = evaluateOperator(c.operator, key, value);
+  if (!r.ok) return { ok: false, error: `${listPath}/${index}: ${r.error}` };
+  if (c.message !== undefined) return { ok: true, value: r.value, message: c.message };
+  return r.value ? HOLDS : FAILS;
 }
+
+// Results without a message carry nothing request-specific, so two shared (never modified) objects do.
+const HOLDS: ConditionsResult = Object.freeze({ ok: true, value: true });
+const FAILS: ConditionsResult = Object.freeze({ ok: true, value: false });
 
 /**
  * Evaluates `any` / `all` conditions (or the legacy list, where all must hold) as upstream:
@@ -32,33 +46,32 @@ export function evaluateConditions(
   path: string,
   mode: ResolveMode,
 ): ConditionsResult {
-  if (conditions === undefined) return { ok: true, value: true };
+  if (conditions === undefined) return HOLDS;
   if (Array.isArray(conditions)) return evaluateAll(scope, conditions, path, mode);
-  let anyResult = true;
-  const anyList = conditions.any ?? [];
-  if (anyList.length > 0) {
-    anyResult = false;
+  const anyList = conditions.any;
+  if (anyList !== undefined && anyList.length > 0) {
+    let anyResult = false;
+    const anyPath = `${path}/any`;
     for (let i = 0; i < anyList.length; i++) {
-      const r = evaluateOne(scope, anyList[i] as Condition, `${path}/any/${i}`, mode);
+      const r = evaluateOne(scope, anyList[i] as Condition, anyPath, i, mode);
       if (!r.ok) return r;
       if (r.value) {
         anyResult = true;
         break;
       }
     }
+    if (!anyResult) return FAILS;
   }
-  if (!anyResult) return { ok: true, value: false };
-  return evaluateAll(scope, conditions.all ?? [], `${path}/all`, mode);
+  const allList = conditions.all;
+  if (allList === undefined || allList.length === 0) return HOLDS;
+  return evaluateAll(scope, allList, `${path}/all`, mode);
 }
 
 function evaluateAll(scope: Scope, list: Condition[], path: string, mode: ResolveMode): ConditionsResult {
   for (let i = 0; i < list.length; i++) {
-    const r = evaluateOne(scope, list[i] as Condition, `${path}/${i}`, mode);
+    const r = evaluateOne(scope, list[i] as Condition, path, i, mode);
     if (!r.ok) return r;
-    if (!r.value)
-      return r.message === undefined
-        ? { ok: true, value: false }
-        : { ok: true, value: false, message: r.message };
+    if (!r.value) return r.message === undefined ? FAILS : { ok: true, value: false, message: r.message };
   }
-  return { ok: true, value: true };
+  return HOLDS;
 }

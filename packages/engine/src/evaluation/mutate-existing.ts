@@ -8,7 +8,13 @@ import { exceptionSkipMessage } from "../response/messages.js";
 import type { PolicyResponse, RuleResponse, TargetPatch } from "../response/types.js";
 import { withValue, withValues } from "./json-context.js";
 import { applyMutation, prepareRule } from "./mutate-rule.js";
-import { acceptedExceptions, emptyResponse, type PolicyEvalEnv, requestFacts } from "./policy.js";
+import {
+  acceptedExceptions,
+  emptyResponse,
+  type PolicyEvalEnv,
+  presetNames,
+  requestFacts,
+} from "./policy.js";
 import { requestContext } from "./request-context.js";
 import { substitute } from "./variables.js";
 
@@ -49,13 +55,14 @@ export function mutateExistingPolicy(
   if (req.background && !policy.policy.spec.background) return response;
   // A namespaced Policy only applies to triggers in its namespace.
   if (policy.namespace !== undefined && response.resource.namespace !== policy.namespace) return response;
-  const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
+  const preset = presetNames(req, env);
   const { gvk, matchReq } = requestFacts(policy, req, env, response.resource);
   const exceptions = acceptedExceptions(req, env);
-  for (const { rule, mayMatchKind } of policy.rules) {
+  for (const { rule, mayMatchKind } of policy.rulesFor(matchReq.kind)) {
     const mutation = rule.mutate;
     if (!mutation?.targets || mutation.targets.length === 0) continue;
-    if (!mayMatchKind(matchReq) || !matchesRule(rule.match, rule.exclude, matchReq)) continue;
+    if (!mayMatchKind(matchReq) || !matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors))
+      continue;
     const base = withValues(requestContext(req, gvk, policy.usesImages), req.values);
     const r: RuleResponse = {
       name: rule.name,

@@ -12,6 +12,7 @@ import {
   acceptedExceptions,
   emptyResponse,
   type PolicyEvalEnv,
+  presetNames,
   requestFacts,
   resourceRef,
 } from "./policy.js";
@@ -38,15 +39,24 @@ export function mutatePolicy(
   let current = original;
   if (!(req.background && !policy.policy.spec.background) && req.operation !== "DELETE") {
     const exceptions = acceptedExceptions(req, env);
-    const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
+    const preset = presetNames(req, env);
+    // What the rules see of the request, recomputed only after a rule changed the resource.
+    let seen:
+      | { resource: JsonValue; subReq: EngineRequest; facts: ReturnType<typeof requestFacts> }
+      | undefined;
     for (const { rule, mayMatchKind } of policy.rules) {
       const mutation = rule.mutate;
       if (!mutation || (mutation.targets && mutation.targets.length > 0)) continue;
-      const subReq = { ...req, resource: current as KubeObject };
-      const ref = resourceRef(subReq);
-      if (policy.namespace !== undefined && ref.namespace !== policy.namespace) break;
-      const { gvk, matchReq } = requestFacts(policy, subReq, env, ref);
-      if (!mayMatchKind(matchReq) || !matchesRule(rule.match, rule.exclude, matchReq)) continue;
+      if (seen?.resource !== current) {
+        const subReq = { ...req, resource: current as KubeObject };
+        const ref = resourceRef(subReq);
+        if (policy.namespace !== undefined && ref.namespace !== policy.namespace) break;
+        seen = { resource: current, subReq, facts: requestFacts(policy, subReq, env, ref) };
+      }
+      const { subReq } = seen;
+      const { gvk, matchReq } = seen.facts;
+      if (!mayMatchKind(matchReq) || !matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors))
+        continue;
       const base = withValues(requestContext(subReq, gvk, policy.usesImages), req.values);
       const scope = { jp: env.jp, ctx: base, isDelete: false, memo: env.memo };
       const r: RuleResponse = {

@@ -27,7 +27,12 @@ function applyPatches(scope: Scope, src: PatchSource, resource: JsonValue): Muta
         status: "error",
         message: substitutionErrorMessage("variable substitution failed", patch.error),
       };
-    const r = applyStrategicMerge(current, patch.value);
+    // Anchor patterns inside a policy's own overlay are compiled once; substituted ones per request.
+    const r = applyStrategicMerge(
+      current,
+      patch.value,
+      patch.value === src.patchStrategicMerge ? { patterns: scope.memo.pattern } : {},
+    );
     if (!r.ok) return { status: "error", message: `failed to apply patchStrategicMerge: ${r.error}` };
     if ("skipped" in r) return { status: "skip", message: r.reason };
     current = r.value;
@@ -39,7 +44,10 @@ function applyPatches(scope: Scope, src: PatchSource, resource: JsonValue): Muta
         status: "error",
         message: substitutionErrorMessage("variable substitution failed", text.error),
       };
-    const parsed = parseJson6902(typeof text.value === "string" ? text.value : JSON.stringify(text.value));
+    const parsed =
+      text.value === src.patchesJson6902
+        ? scope.memo.json6902(src, src.patchesJson6902)
+        : parseJson6902(typeof text.value === "string" ? text.value : JSON.stringify(text.value));
     if (!parsed.ok) return { status: "error", message: `invalid patchesJson6902: ${parsed.error}` };
     const r = applyJson6902(current, parsed.ops);
     if (!r.ok) return { status: "error", message: `failed to apply patchesJson6902: ${r.error}` };

@@ -3,17 +3,17 @@ import type { CompiledPolicyImpl, CompiledRule } from "../compile/compiled.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import { acceptsNamespace, exceptionsForRule } from "../exceptions/exceptions.js";
 import type { Jmespath } from "../jmespath/index.js";
-import { matchesRule, resourceGvk } from "../match/index.js";
+import { type MatchRequest, matchesRule, type RequestKind, resourceGvk } from "../match/index.js";
 import { exceptionSkipMessage, unsupportedRuleMessage } from "../response/messages.js";
 import type { PolicyResponse, ResourceRef, RuleResponse } from "../response/types.js";
 import { podSecurityOutcome } from "../validate/pod-security.js";
-import { evaluateBlock, type Outcome } from "../validate/validate-rule.js";
+import { evaluateBlock, type Outcome, type ValidateEnv } from "../validate/validate-rule.js";
 import { effectiveFailureAction } from "./failure-action.js";
 import { generateRuleOutcome } from "./generate-rule.js";
 import { type JsonContext, withValues } from "./json-context.js";
 import type { EngineMemo } from "./memo.js";
 import { requestContext } from "./request-context.js";
-import { substitute } from "./variables.js";
+import { type Scope, substitute } from "./variables.js";
 
 /** What evaluating one policy needs from the engine. */
 export interface PolicyEvalEnv {
@@ -38,50 +38,36 @@ export function resourceRef(req: EngineRequest): ResourceRef {
 }
 
 function validateOutcome(
-  rule: Rule,
+  compiled: CompiledRule,
   base: JsonContext,
   req: EngineRequest,
   env: PolicyEvalEnv,
   preset: ReadonlySet<string>,
   extraExcludes: readonly PodSecurityExclude[],
 ): Outcome | undefined {
-  const validation = rule.validate;
-  if (!validation) return undefined;
-  const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE", memo: env.memo };
-  const object = (req.operation === "DELETE"
-    ? (req.oldResource ?? req.resource)
-    : req.resource) as unknown as JsonValue;
-  const ruleValues = req.ruleValues?.(rule.name);
-  const validateEnv = {
-    ruleName: rule.name,
+  const validation = compiled.validation;
+  if (validation === undefined) return undefined;
+  const ruleName = compiled.rule.name;
+  if (validation.unsupported !== undefined) {
+    return { status: "error", message: unsupportedRuleMessage(ruleName, validation.unsupported) };
+  }
+  const isDelete = req.operation === "DELETE";
+  const scope: Scope = { jp: env.jp, ctx: base, isDelete, memo: env.memo };
+  const object = (isDelete ? (req.oldResource ?? req.resource) : req.resource) as unknown as JsonValue;
+  const validateEnv: ValidateEnv = {
+    ruleName,
     message: validation.message,
     loader: env.loader,
     preset,
     resource: object,
-    ...(ruleValues ? { values: ruleValues } : {}),
+    values: req.ruleValues?.(ruleName),
   };
-  const block = {
-    ...validation,
-    ...(rule.context ? { context: rule.context } : {}),
-    ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
-  };
-  if (validation.cel || validation.manifests) {
-    const feature = validation.cel ? "validate.cel" : "validate.manifests";
-    return { status: "error", message: unsupportedRuleMessage(rule.name, feature) };
-  }
   const podSecurity = validation.podSecurity;
   if (podSecurity) {
     const exclude = [...(podSecurity.exclude ?? []), ...extraExcludes];
-    return evaluateBlock(
-      scope,
-      block,
-      { ...validateEnv, handler: () => podSecurityOutcome(rule.name, podSecurity, object, exclude) },
-      "/validate",
-      undefined,
-      0,
-    );
+    validateEnv.handler = () => podSecurityOutcome(ruleName, podSecurity, object, exclude);
   }
-  return evaluateBlock(scope, block, validateEnv, "/validate", undefined, 0);
+  return evaluateBlock(scope, validation.block, validateEnv, "/validate", undefined, 0);
 }
 
 function properties(rule: Rule, base: JsonContext, env: PolicyEvalEnv): Record<string, string> | undefined {
@@ -105,29 +91,31 @@ export function requestFacts(
   req: EngineRequest,
   env: PolicyEvalEnv,
   resource: ResourceRef,
-) {
+): { gvk: RequestKind; namespaceLabels: Record<string, string> | undefined; matchReq: MatchRequest } {
   const subject = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
-  const gvk = req.requestKind
-    ? { ...req.requestKind, subresource: req.subresource ?? "" }
+  const subresource = req.subresource ?? "";
+  const requestKind = req.requestKind;
+  const gvk = requestKind
+    ? { group: requestKind.group, version: requestKind.version, kind: requestKind.kind, subresource }
     : resourceGvk(subject);
   // A Namespace has no namespace labels: upstream never applies namespaceSelector to it.
   const namespaceLabels =
     resource.kind === "Namespace"
       ? undefined
       : (req.namespaceLabels ?? (resource.namespace ? env.namespaceLabels(resource.namespace) : undefined));
-  const matchReq = {
+  const matchReq: MatchRequest = {
     resource: subject,
     kind: gvk.kind,
     group: gvk.group,
     version: gvk.version,
-    subresource: req.subresource ?? "",
+    subresource,
     operation: req.operation ?? "CREATE",
-    ...(namespaceLabels ? { namespaceLabels } : {}),
-    ...(req.userInfo ? { userInfo: req.userInfo } : {}),
-    ...(req.roles ? { roles: req.roles } : {}),
-    ...(req.clusterRoles ? { clusterRoles: req.clusterRoles } : {}),
-    ...(policy.namespace !== undefined ? { policyNamespace: policy.namespace } : {}),
   };
+  if (namespaceLabels) matchReq.namespaceLabels = namespaceLabels;
+  if (req.userInfo) matchReq.userInfo = req.userInfo;
+  if (req.roles) matchReq.roles = req.roles;
+  if (req.clusterRoles) matchReq.clusterRoles = req.clusterRoles;
+  if (policy.namespace !== undefined) matchReq.policyNamespace = policy.namespace;
   return { gvk, namespaceLabels, matchReq };
 }
 
@@ -137,27 +125,34 @@ export function emptyResponse(
   req: EngineRequest,
   env: PolicyEvalEnv,
 ): PolicyResponse {
-  const spec = policy.policy.spec;
-  const resource = resourceRef(req);
+  const name: PolicyResponse["policy"] = { kind: policy.policy.kind, name: policy.policy.metadata.name };
+  if (policy.namespace !== undefined) name.namespace = policy.namespace;
   const response: PolicyResponse = {
-    policy: {
-      kind: policy.policy.kind,
-      name: policy.policy.metadata.name,
-      ...(policy.namespace !== undefined ? { namespace: policy.namespace } : {}),
-    },
-    resource,
+    policy: name,
+    resource: resourceRef(req),
     rules: [],
-    background: spec.background,
+    background: policy.policy.spec.background,
     timestamp: env.now,
-    ...(policy.category !== undefined ? { category: policy.category } : {}),
-    ...(policy.severity !== undefined ? { severity: policy.severity } : {}),
   };
+  if (policy.category !== undefined) response.category = policy.category;
+  if (policy.severity !== undefined) response.severity = policy.severity;
   return response;
 }
 
 /** The request's PolicyExceptions that come from accepted namespaces. */
 export function acceptedExceptions(req: EngineRequest, env: PolicyEvalEnv): PolicyException[] {
-  return (req.exceptions ?? []).filter((e) => acceptsNamespace(env.exceptionNamespaces, e));
+  const exceptions = req.exceptions;
+  if (exceptions === undefined || exceptions.length === 0) return [];
+  return exceptions.filter((e) => acceptsNamespace(env.exceptionNamespaces, e));
+}
+
+/** The top-level names set by `values` (`request.operation` → `request`), which context entries must not overwrite. */
+export function presetNames(req: EngineRequest, env: PolicyEvalEnv): ReadonlySet<string> {
+  const values = req.values;
+  if (values === undefined) return env.memo.noNames;
+  const names = new Set<string>();
+  for (const k of Object.keys(values)) names.add(k.split(".")[0] ?? k);
+  return names;
 }
 
 /**
@@ -180,15 +175,16 @@ export function evaluatePolicy(
   let base: JsonContext | undefined;
   const exceptions = acceptedExceptions(req, env);
   const policyKey = policy.key;
-  const preset = new Set(Object.keys(req.values ?? {}).map((k) => k.split(".")[0] ?? k));
-  for (const { rule, mayMatchKind } of policy.rules as CompiledRule[]) {
+  const preset = presetNames(req, env);
+  for (const compiled of policy.rulesFor(matchReq.kind)) {
+    const { rule, mayMatchKind } = compiled;
     if (rule[ruleKind] === undefined) continue;
     if (!mayMatchKind(matchReq)) continue;
-    if (!matchesRule(rule.match, rule.exclude, matchReq)) continue;
+    if (!matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors)) continue;
     base ??= withValues(requestContext(req, gvk, policy.usesImages), req.values);
     const action = effectiveFailureAction(
-      rule.validate?.failureAction ?? spec.validationFailureAction,
-      rule.validate?.failureActionOverrides ?? spec.validationFailureActionOverrides,
+      compiled.failureAction,
+      compiled.failureActionOverrides,
       resource.namespace,
       namespaceLabels,
     );
@@ -231,7 +227,7 @@ export function evaluatePolicy(
             resource,
           )
         : undefined;
-    const outcome = generated ?? validateOutcome(rule, base, req, env, preset, podSecurityExcludes);
+    const outcome = generated ?? validateOutcome(compiled, base, req, env, preset, podSecurityExcludes);
     if (!outcome) continue;
     const props = properties(rule, base, env);
     const r: RuleResponse = {

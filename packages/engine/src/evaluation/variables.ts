@@ -2,6 +2,7 @@ import type { JsonValue } from "@kyverno-ts/api";
 import type { Jmespath } from "../jmespath/index.js";
 import { type SubstituteResult, substituteAll, type VariableResolver } from "../variables/substitute.js";
 import type { JsonContext } from "./json-context.js";
+import type { EngineMemo } from "./memo.js";
 
 /** How unresolved variables are treated: an error, or (in preconditions) an empty string as upstream. */
 export type ResolveMode = "strict" | "lenient";
@@ -11,37 +12,8 @@ export interface Scope {
   readonly jp: Jmespath;
   readonly ctx: JsonContext;
   readonly isDelete: boolean;
-  /** Remembers which policy documents contain no variables, so they are never walked per request. */
-  readonly memo: VariableMemo;
-}
-
-/** Per-engine cache of "this policy document has no `{{ }}`" answers (keyed by object identity). */
-export interface VariableMemo {
-  containsVariables(doc: object): boolean;
-}
-
-function deepHasVariables(doc: JsonValue): boolean {
-  if (typeof doc === "string") return doc.includes("{{");
-  if (Array.isArray(doc)) return doc.some(deepHasVariables);
-  if (doc !== null && typeof doc === "object") {
-    for (const [k, v] of Object.entries(doc)) if (k.includes("{{") || deepHasVariables(v)) return true;
-  }
-  return false;
-}
-
-/** Creates the memo; policy documents are immutable once compiled, so answers never go stale. */
-export function createVariableMemo(): VariableMemo {
-  const known = new WeakMap<object, boolean>();
-  return {
-    containsVariables(doc) {
-      let v = known.get(doc);
-      if (v === undefined) {
-        v = deepHasVariables(doc as JsonValue);
-        known.set(doc, v);
-      }
-      return v;
-    },
-  };
+  /** Per-engine caches about policy documents (which hold no variables, compiled patterns). */
+  readonly memo: EngineMemo;
 }
 
 const PATTERN_FIELDS = new Set(["pattern", "anyPattern", "patchStrategicMerge"]);
@@ -98,6 +70,13 @@ export function resolverFor(scope: Scope, mode: ResolveMode): VariableResolver {
   };
 }
 
+/** True when a document holds no variables (a string without `{{`, a scalar, a memoised policy document). */
+export function isConstant(scope: Scope, doc: JsonValue): boolean {
+  if (typeof doc === "string") return !doc.includes("{{");
+  if (doc === null || typeof doc !== "object") return true;
+  return !scope.memo.containsVariables(doc);
+}
+
 /** Substitutes all variables of a document in a scope. */
 export function substitute(
   scope: Scope,
@@ -105,7 +84,16 @@ export function substitute(
   basePath: string,
   mode: ResolveMode = "strict",
 ): SubstituteResult {
-  return substituteAll(doc, basePath, resolverFor(scope, mode), (d) => !scope.memo.containsVariables(d));
+  // Documents without variables (most of a policy) come back as they are, without building a resolver.
+  if (isConstant(scope, doc)) return { ok: true, value: doc };
+  const memo = scope.memo;
+  return substituteAll(
+    doc,
+    basePath,
+    resolverFor(scope, mode),
+    (d) => !memo.containsVariables(d),
+    memo.findVariable,
+  );
 }
 
 /** Evaluates a bare JMESPath expression (a foreach `list`, a context `jmesPath`) in a scope. */

@@ -86,6 +86,20 @@ describe("createJmespath", () => {
     for (let i = 0; i < 1500; i++) expect(jp.search(`a[${i % 1200}]`, { a: [1] }).ok).toBe(true);
     expect(jp.search("a[0]", { a: [7] })).toEqual({ ok: true, value: 7 });
   });
+
+  it("keeps answering, errors included, while many expressions come and go", () => {
+    const jp = createJmespath({ clock });
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 2500; i++) {
+        expect(jp.search(`b.c${i % 2100}`, { b: { c7: i } })).toEqual({
+          ok: true,
+          value: i % 2100 === 7 ? i : null,
+        });
+        if (i % 500 === 0) expect(jp.search("a.[", {})).toMatchObject({ ok: false });
+        expect(jp.search("hot", { hot: round })).toEqual({ ok: true, value: round });
+      }
+    }
+  });
 });
 
 describe("check", () => {

@@ -53,7 +53,7 @@ export type JmespathResult = { ok: true; value: JsonValue } | { ok: false; error
 
 /** A JMESPath evaluator with Kyverno's functions. */
 export interface Jmespath {
-  /** Parse once (cached per instance, bounded LRU ~1000 entries) and evaluate. Never throws. */
+  /** Parse once (cached per instance, bounded to ~2000 recently used entries) and evaluate. Never throws. */
   search(expression: string, data: JsonValue): JmespathResult;
   /** Parse only: returns an error message for a syntax error or an unknown function name. */
   check(expression: string): string | undefined;
@@ -133,6 +133,8 @@ function signatureText(
 /** Throws when a result echoes more data than any sane policy needs (e.g. `[@,@,@]` nested). */
 function checkResultSize(value: unknown, ctx: FunctionContext): void {
   if (value === null || typeof value !== "object") return;
+  const maxNodes = RESULT_FACTOR * ctx.maxArrayLength;
+  const maxChars = RESULT_FACTOR * ctx.maxStringLength;
   let nodes = 0;
   let chars = 0;
   const stack: unknown[] = [value];
@@ -142,14 +144,13 @@ function checkResultSize(value: unknown, ctx: FunctionContext): void {
     if (typeof v === "string") chars += v.length;
     else if (Array.isArray(v)) for (const item of v) stack.push(item);
     else if (v !== null && typeof v === "object") {
-      for (const [key, item] of Object.entries(v)) {
+      const record = v as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
         chars += key.length;
-        stack.push(item);
+        stack.push(record[key]);
       }
     }
-    if (nodes > RESULT_FACTOR * ctx.maxArrayLength || chars > RESULT_FACTOR * ctx.maxStringLength) {
-      throw new Error("result exceeds the size limit");
-    }
+    if (nodes > maxNodes || chars > maxChars) throw new Error("result exceeds the size limit");
   }
 }
 
@@ -241,7 +242,10 @@ export function createJmespath(options: JmespathOptions): Jmespath {
     if (!registered.success) throw new Error(registered.message);
   }
 
-  const cache = new Map<string, Ast | string>();
+  // Two generations approximate an LRU without reordering a Map on every hit: hits in the old
+  // generation move to the young one, and a full young generation replaces the old one.
+  let young = new Map<string, Ast | string>();
+  let old = new Map<string, Ast | string>();
   const pathOnlyAsts = new WeakMap<object, boolean>();
   const pathOnly = (ast: Ast): boolean => {
     let v = pathOnlyAsts.get(ast as object);
@@ -251,12 +255,20 @@ export function createJmespath(options: JmespathOptions): Jmespath {
     }
     return v;
   };
+  const remember = (expression: string, parsed: Ast | string): void => {
+    if (young.size >= CACHE_SIZE) {
+      old = young;
+      young = new Map();
+    }
+    young.set(expression, parsed);
+  };
   const parse = (expression: string): Ast | string => {
-    const hit = cache.get(expression);
-    if (hit !== undefined) {
-      cache.delete(expression);
-      cache.set(expression, hit);
-      return hit;
+    const hit = young.get(expression);
+    if (hit !== undefined) return hit;
+    const older = old.get(expression);
+    if (older !== undefined) {
+      remember(expression, older);
+      return older;
     }
     let parsed: Ast | string;
     try {
@@ -264,12 +276,7 @@ export function createJmespath(options: JmespathOptions): Jmespath {
     } catch (thrown) {
       parsed = messageOf(thrown);
     }
-    if (expression.length > MAX_CACHED_EXPRESSION_LENGTH) return parsed;
-    if (cache.size >= CACHE_SIZE) {
-      const oldest = cache.keys().next();
-      if (oldest.done !== true) cache.delete(oldest.value);
-    }
-    cache.set(expression, parsed);
+    if (expression.length <= MAX_CACHED_EXPRESSION_LENGTH) remember(expression, parsed);
     return parsed;
   };
   const known = (name: string) => runtime.isRegistered(name);

@@ -1,9 +1,10 @@
-export type { KindSelector, RequestKind } from "./kind.js";
+export type { KindListParser, KindSelector, RequestKind } from "./kind.js";
 export {
   containsKind,
   matchKind,
   matchKindSelector,
   matchKinds,
+  parseKindList,
   parseKindSelector,
   resourceGvk,
 } from "./kind.js";

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { containsKind, matchKind, parseKindSelector, type RequestKind, resourceGvk } from "./kind.js";
+import {
+  containsKind,
+  type KindListParser,
+  matchKind,
+  matchKinds,
+  parseKindList,
+  parseKindSelector,
+  type RequestKind,
+  resourceGvk,
+} from "./kind.js";
 
 const req = (group: string, version: string, kind: string, subresource = ""): RequestKind => ({
   group,
@@ -87,6 +96,30 @@ describe("matchKind", () => {
     ["a/b/c/d/e", pod, false],
   ])("%s selects %o → %s", (spec, request, expected) => {
     expect(matchKind(spec, request)).toBe(expected);
+  });
+});
+
+describe("matchKinds", () => {
+  it("matches when any selector of the list does", () => {
+    expect(matchKinds(["Service", "v1/Pod"], pod)).toBe(true);
+    expect(matchKinds(["Service", "a/b/c/d/e"], pod)).toBe(false);
+    expect(matchKinds([], pod)).toBe(false);
+  });
+
+  it("reads the list through the parser it is given", () => {
+    const lists: Array<readonly string[]> = [];
+    const parse: KindListParser = (kinds) => {
+      lists.push(kinds);
+      return parseKindList(kinds);
+    };
+    const kinds = ["Deployment", "Pod"];
+    expect(matchKinds(kinds, pod, parse)).toBe(true);
+    expect(matchKinds(kinds, deployScale, parse)).toBe(false);
+    expect(lists).toEqual([kinds, kinds]);
+    expect(parseKindList(["Pod/status", "x/y/z/w/v"])).toEqual([
+      { group: "*", version: "*", kind: "Pod", subresource: "status" },
+      undefined,
+    ]);
   });
 });
 

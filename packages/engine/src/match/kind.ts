@@ -79,9 +79,22 @@ export function matchKindSelector(sel: KindSelector, req: RequestKind): boolean 
   return isPodEphemeralContainers(req);
 }
 
+/** Parses every entry of a `kinds` list (undefined for entries that are not selectors). */
+export type KindListParser = (kinds: readonly string[]) => readonly (KindSelector | undefined)[];
+
+/** The plain `KindListParser`, parsing on every call; engines pass one that remembers its lists. */
+export function parseKindList(kinds: readonly string[]): (KindSelector | undefined)[] {
+  return kinds.map(parseKindSelector);
+}
+
 /** True when any entry of a `kinds` list selects the request; see `matchKind`. */
-export function matchKinds(kinds: readonly string[], req: RequestKind): boolean {
-  return kinds.some((k) => matchKind(k, req));
+export function matchKinds(
+  kinds: readonly string[],
+  req: RequestKind,
+  parse: KindListParser = parseKindList,
+): boolean {
+  for (const sel of parse(kinds)) if (sel !== undefined && matchKindSelector(sel, req)) return true;
+  return false;
 }
 
 function isPodEphemeralContainers(req: RequestKind): boolean {

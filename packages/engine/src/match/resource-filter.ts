@@ -1,6 +1,6 @@
 import type { KubeObject, ResourceDescription, ResourceFilter } from "@kyverno-ts/api";
 import { matchWildcard } from "../wildcard/wildcard.js";
-import { matchKinds } from "./kind.js";
+import { type KindListParser, matchKinds, parseKindList } from "./kind.js";
 import type { MatchRequest } from "./request.js";
 import { matchLabelSelector } from "./selector.js";
 import { matchRoles, matchSubjects } from "./subjects.js";
@@ -8,21 +8,26 @@ import { matchRoles, matchSubjects } from "./subjects.js";
 /**
  * True when one filter of a match/exclude block selects the request: every attribute it sets holds
  * (AND across attributes, OR within a list). An empty filter selects nothing, so it neither matches nor
- * excludes. Use `matchesMatchResources` for a whole `any` / `all` block.
+ * excludes. Use `matchesMatchResources` for a whole `any` / `all` block. `parse` reads `kinds` lists
+ * (a caching parser saves re-parsing the selectors of compiled policies).
  */
-export function matchesResourceFilter(filter: ResourceFilter, req: MatchRequest): boolean {
+export function matchesResourceFilter(
+  filter: ResourceFilter,
+  req: MatchRequest,
+  parse: KindListParser = parseKindList,
+): boolean {
   if (isEmptyFilter(filter)) return false;
   const resources = filter.resources;
-  if (resources !== undefined && !matchesDescription(resources, req)) return false;
+  if (resources !== undefined && !matchesDescription(resources, req, parse)) return false;
   if (nonEmpty(filter.roles) && !matchRoles(filter.roles, req.roles)) return false;
   if (nonEmpty(filter.clusterRoles) && !matchRoles(filter.clusterRoles, req.clusterRoles)) return false;
   if (nonEmpty(filter.subjects) && !matchSubjects(filter.subjects, req.userInfo)) return false;
   return true;
 }
 
-function matchesDescription(rd: ResourceDescription, req: MatchRequest): boolean {
+function matchesDescription(rd: ResourceDescription, req: MatchRequest, parse: KindListParser): boolean {
   if (nonEmpty(rd.operations) && !rd.operations.includes(req.operation)) return false;
-  if (nonEmpty(rd.kinds) && !matchKinds(rd.kinds, req)) return false;
+  if (nonEmpty(rd.kinds) && !matchKinds(rd.kinds, req, parse)) return false;
   const obj = req.resource;
   const name = resourceName(obj);
   if (rd.name !== undefined && rd.name !== "" && !matchWildcard(rd.name, name)) return false;

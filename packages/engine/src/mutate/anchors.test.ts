@@ -1,5 +1,7 @@
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
+import { compilePattern } from "../pattern/index.js";
+import type { AnchorPatterns } from "./anchors.js";
 import { applyStrategicMerge } from "./index.js";
 
 const pod = (spec: JsonObject, metadata: JsonObject = { name: "p" }): JsonObject => ({
@@ -304,5 +306,24 @@ describe("equality anchor =(key) and unsupported anchors", () => {
     expect(apply(pod({}), { spec: { [key]: [] } })).toEqual({
       error: expect.stringMatching(/not supported in mutate/),
     });
+  });
+});
+
+describe("anchor patterns compiled by the caller", () => {
+  it("uses the `patterns` option for every anchor check, with the same results", () => {
+    const compiledFor: JsonValue[] = [];
+    const patterns: AnchorPatterns = (pattern) => {
+      compiledFor.push(pattern);
+      return compilePattern(pattern);
+    };
+    const overlay = { spec: { containers: [{ "(image)": "*:latest", imagePullPolicy: "Always" }] } };
+    const resource = containers({ name: "a", image: "a:latest" }, { name: "b", image: "b:1" });
+    const withOption = applyStrategicMerge(resource, overlay, { patterns });
+    expect(withOption).toEqual(applyStrategicMerge(resource, overlay));
+    expect(compiledFor).toEqual(["*:latest", "*:latest"]);
+    const global = { metadata: { "<(name)": "q*" }, spec: { x: 1 } };
+    expect(applyStrategicMerge(resource, global, { patterns })).toEqual(
+      applyStrategicMerge(resource, global),
+    );
   });
 });

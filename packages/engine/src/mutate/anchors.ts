@@ -10,7 +10,13 @@
  * merge key when it has one) and becomes one patch element per element it applies to.
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
-import { type AnchorKind, parseAnchor, validatePattern } from "../pattern/index.js";
+import {
+  type AnchorKind,
+  type CompiledPattern,
+  compilePattern,
+  parseAnchor,
+  validateCompiled,
+} from "../pattern/index.js";
 import { isObject, jsonEqual } from "./json.js";
 import { MergeError, mergeValue } from "./merge.js";
 import { fieldSchema, itemSchema, listStrategy, type PatchSchema } from "./patch-schema.js";
@@ -26,21 +32,29 @@ type Failed = Exclude<Preprocessed, { kind: "ok" }>;
 
 const ok = (value: JsonValue | undefined): Preprocessed => ({ kind: "ok", value });
 
+/** Compiles the pattern of an anchor; callers holding policy documents pass a caching one. */
+export type AnchorPatterns = (pattern: JsonValue) => CompiledPattern;
+
 /** Resolves the anchors of `overlay` (a map) against `resource`, which may be absent. */
 export function preprocessMap(
   overlay: JsonObject,
   resource: JsonValue | undefined,
   schema: PatchSchema,
   path: string,
+  patterns: AnchorPatterns = compilePattern,
 ): Preprocessed {
   const res = isObject(resource) ? resource : undefined;
   const entries = Object.entries(overlay).map(([key, value]) => ({ key, value, anchor: parseAnchor(key) }));
-  for (const kinds of [["global"], ["conditional", "equality"]] as const) {
-    for (const { key, value, anchor } of entries) {
-      if (!(kinds as readonly AnchorKind[]).includes(anchor.kind)) continue;
-      const failed = checkAnchor(anchor.kind, anchor.key, value, res, `${path}/${key}`);
-      if (failed !== undefined) return failed;
-    }
+  // Global anchors first, then conditional and equality anchors.
+  for (const { key, value, anchor } of entries) {
+    if (anchor.kind !== "global") continue;
+    const failed = checkAnchor(anchor.kind, anchor.key, value, res, `${path}/${key}`, patterns);
+    if (failed !== undefined) return failed;
+  }
+  for (const { key, value, anchor } of entries) {
+    if (anchor.kind !== "conditional" && anchor.kind !== "equality") continue;
+    const failed = checkAnchor(anchor.kind, anchor.key, value, res, `${path}/${key}`, patterns);
+    if (failed !== undefined) return failed;
   }
   const out: JsonObject = {};
   for (const { key, value, anchor } of entries) {
@@ -57,7 +71,7 @@ export function preprocessMap(
       target = anchor.key;
       current = undefined;
     } else continue;
-    const inner = preprocessValue(value, current, fieldSchema(schema, target), `${path}/${target}`);
+    const inner = preprocessValue(value, current, fieldSchema(schema, target), `${path}/${target}`, patterns);
     if (inner.kind !== "ok") return inner;
     if (inner.value !== undefined) out[target] = inner.value;
   }
@@ -69,9 +83,10 @@ function preprocessValue(
   resource: JsonValue | undefined,
   schema: PatchSchema,
   path: string,
+  patterns: AnchorPatterns,
 ): Preprocessed {
-  if (isObject(overlay)) return preprocessMap(overlay, resource, schema, path);
-  if (Array.isArray(overlay)) return preprocessList(overlay, resource, schema, path);
+  if (isObject(overlay)) return preprocessMap(overlay, resource, schema, path, patterns);
+  if (Array.isArray(overlay)) return preprocessList(overlay, resource, schema, path, patterns);
   return ok(overlay);
 }
 
@@ -82,6 +97,7 @@ function checkAnchor(
   pattern: JsonValue,
   resource: JsonObject | undefined,
   path: string,
+  patterns: AnchorPatterns,
 ): Failed | undefined {
   const present = resource !== undefined && Object.hasOwn(resource, key);
   if (!present && kind === "equality") return undefined;
@@ -89,7 +105,7 @@ function checkAnchor(
   const name = kind === "global" ? "global" : "conditional";
   if (!present)
     return { kind: failureKind, reason: `${name} anchor key not found in the resource at ${path}` };
-  const result = validatePattern(resource[key] ?? null, pattern);
+  const result = validateCompiled(resource[key] ?? null, patterns(pattern));
   if (result.status === "pass") return undefined;
   return { kind: failureKind, reason: `${name} anchor mismatch at ${path}: ${result.message}` };
 }
@@ -130,16 +146,18 @@ function preprocessList(
   resource: JsonValue | undefined,
   schema: PatchSchema,
   path: string,
+  patterns: AnchorPatterns,
 ): Preprocessed {
-  if (!overlay.some((e) => isObject(e) && anchorScope(e).any)) return ok(overlay);
+  const scopes = overlay.map((e) => (isObject(e) ? anchorScope(e) : undefined));
+  if (!scopes.some((scope) => scope?.any === true)) return ok(overlay);
   const strategy = listStrategy(schema);
   const key = strategy.kind === "keyed" ? strategy.key : undefined;
   const items = itemSchema(schema);
   const resources = Array.isArray(resource) ? resource : [];
   const out: JsonValue[] = [];
   const perElement = new Map<number, JsonObject[]>();
-  for (const element of overlay) {
-    const scope = isObject(element) ? anchorScope(element) : undefined;
+  for (const [position, element] of overlay.entries()) {
+    const scope = scopes[position];
     if (!isObject(element) || scope === undefined || !scope.any) {
       out.push(element);
       continue;
@@ -152,7 +170,7 @@ function preprocessList(
       );
     if (candidates.length === 0 && ownKey !== undefined && !scope.conditional && !scope.global) {
       // A new keyed element whose only anchors are add-if-not-present ones.
-      const created = preprocessMap(element, undefined, items, `${path}/-`);
+      const created = preprocessMap(element, undefined, items, `${path}/-`, patterns);
       if (created.kind !== "ok") return created;
       if (created.value !== undefined) out.push(created.value);
       continue;
@@ -160,7 +178,7 @@ function preprocessList(
     let applied = false;
     let globalReason: string | undefined;
     for (const { value, index } of candidates) {
-      const result = preprocessMap(element, value, items, `${path}/${index}`);
+      const result = preprocessMap(element, value, items, `${path}/${index}`, patterns);
       if (result.kind === "condition") continue;
       if (result.kind === "global") {
         globalReason = result.reason;

@@ -25,10 +25,10 @@ function diffValue(before: JsonValue, after: JsonValue, path: string, ops: JsonV
 
 function diffMap(before: JsonObject, after: JsonObject, path: string, ops: JsonValue[]): void {
   for (const [key, value] of Object.entries(after)) {
-    const child = appendPointer(path, key);
     const old = before[key];
-    if (!Object.hasOwn(before, key) || old === undefined) ops.push({ op: "add", path: child, value });
-    else diffValue(old, value, child, ops);
+    if (!Object.hasOwn(before, key) || old === undefined)
+      ops.push({ op: "add", path: appendPointer(path, key), value });
+    else if (old !== value) diffValue(old, value, appendPointer(path, key), ops);
   }
   for (const key of Object.keys(before)) {
     if (!Object.hasOwn(after, key)) ops.push({ op: "remove", path: appendPointer(path, key) });

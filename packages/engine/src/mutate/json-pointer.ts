@@ -14,10 +14,12 @@ export function appendPointer(pointer: string, token: string | number): string {
 
 /** `~` → `~0`, `/` → `~1`. */
 export function escapeToken(token: string): string {
+  if (!token.includes("~") && !token.includes("/")) return token;
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /** `~1` → `/`, then `~0` → `~` (in that order, as RFC 6901 requires). */
 export function unescapeToken(token: string): string {
+  if (!token.includes("~")) return token;
   return token.replaceAll("~1", "/").replaceAll("~0", "~");
 }

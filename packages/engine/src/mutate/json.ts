@@ -12,13 +12,15 @@ export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   if (a === undefined || b === undefined || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i]));
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
   }
   if (isObject(a)) {
     if (!isObject(b)) return false;
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
+    for (const k of keys) if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
+    return true;
   }
   return false;
 }

@@ -1,6 +1,6 @@
 /** `patchStrategicMerge`: Kyverno's anchors resolved against the resource, then a strategic merge. */
 import type { JsonValue } from "@kyverno-ts/api";
-import { preprocessMap } from "./anchors.js";
+import { type AnchorPatterns, preprocessMap } from "./anchors.js";
 import { isObject } from "./json.js";
 import { MergeError, mergeValue } from "./merge.js";
 import { schemaForKind } from "./patch-schema.js";
@@ -15,6 +15,8 @@ export type SkippedPatch = { ok: true; value: JsonValue; skipped: true; reason: 
 export interface StrategicMergeOptions {
   kind?: string;
   apiVersion?: string;
+  /** Compiles the patterns of conditional/global anchors (an engine passes one caching policy documents). */
+  patterns?: AnchorPatterns;
 }
 
 /**
@@ -34,7 +36,7 @@ export function applyStrategicMerge(
   const kind = options.kind ?? stringField(resource.kind);
   const apiVersion = options.apiVersion ?? stringField(resource.apiVersion);
   const schema = schemaForKind(kind, apiVersion);
-  const overlay = preprocessMap(patch, resource, schema, "");
+  const overlay = preprocessMap(patch, resource, schema, "", options.patterns);
   switch (overlay.kind) {
     case "condition":
     case "global":

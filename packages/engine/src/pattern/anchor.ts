@@ -19,6 +19,7 @@ export interface ParsedKey {
   readonly key: string;
 }
 
+const CLOSE_PAREN = 0x29;
 const ANCHOR = /^([+<=X^])?\((.+)\)$/s;
 
 const MODIFIERS: Readonly<Record<string, AnchorKind>> = {
@@ -35,6 +36,8 @@ const MODIFIERS: Readonly<Record<string, AnchorKind>> = {
  * Keys without an anchor come back as `{ kind: "plain", key }` unchanged.
  */
 export function parseAnchor(patternKey: string): ParsedKey {
+  // Every anchor ends with `)`: most keys are plain and need no regex.
+  if (patternKey.charCodeAt(patternKey.length - 1) !== CLOSE_PAREN) return { kind: "plain", key: patternKey };
   const match = ANCHOR.exec(patternKey);
   if (match === null) return { kind: "plain", key: patternKey };
   const kind = MODIFIERS[match[1] ?? ""] ?? "plain";

@@ -22,9 +22,46 @@ export interface WalkState {
   /**
    * For each conditional, existence and negation anchor key of the pattern: whether some resource map
    * it was checked against had that key. A plain failure while any is unseen loses its path (upstream
-   * reports that as a rule error rather than a failure).
+   * reports that as a rule error rather than a failure). Created on the first anchor recorded.
    */
-  readonly anchorsSeen: Map<string, boolean>;
+  anchorsSeen: Map<string, boolean> | undefined;
+  /**
+   * The path of the value being checked: its first `depth` segments, each ending in `/` (`spec/`,
+   * `containers/`, `0/`). Set and unset as the walk descends (see `enter` / `leave`), and joined only
+   * when a failure needs the path.
+   */
+  readonly segments: string[];
+  depth: number;
+}
+
+/** A fresh walk state for one pattern check; `depth` is the deepest path it may reach. */
+export function walkState(origin: JsonValue, depth: number): WalkState {
+  return { origin, anchorsSeen: undefined, segments: new Array<string>(depth), depth: 0 };
+}
+
+/** Descends one path segment. */
+export function enter(state: WalkState, segment: string): void {
+  state.segments[state.depth++] = segment;
+}
+
+/** Goes back up one path segment. */
+export function leave(state: WalkState): void {
+  state.depth--;
+}
+
+/** The current path of a walk in upstream form: `/spec/containers/0/`. */
+export function pathOf(state: WalkState): string {
+  let path = "/";
+  for (let i = 0; i < state.depth; i++) path += state.segments[i];
+  return path;
+}
+
+// Index segments for the usual list lengths, so descending into a list builds no string.
+const INDEX_SEGMENTS: readonly string[] = Object.freeze(Array.from({ length: 64 }, (_, i) => `${i}/`));
+
+/** The path segment of list index `i` (`3/`). */
+export function indexSegment(i: number): string {
+  return INDEX_SEGMENTS[i] ?? `${i}/`;
 }
 
 /** True for failures that mean "this branch does not apply" rather than "this branch is wrong". */

@@ -9,7 +9,10 @@ import type { JsonObject, JsonValue } from "@kyverno-ts/api";
 import { hasWildcard, matchWildcard } from "../wildcard/wildcard.js";
 import { anchorWrap, parseAnchor } from "./anchor.js";
 
-/** Returns `pattern` with wildcard label/annotation keys of its `metadata` expanded against `resource`. */
+/**
+ * Returns `pattern` with wildcard label/annotation keys of its `metadata` expanded against `resource`;
+ * the same object when no wildcard key matches anything.
+ */
 export function expandMetadataWildcards(pattern: JsonObject, resource: JsonObject): JsonObject {
   const metadataKey = findKey(pattern, "metadata");
   if (metadataKey === undefined) return pattern;
@@ -43,6 +46,8 @@ function expandTags(patternTags: JsonObject, resourceKeys: readonly string[]): J
     if (matches.length === 0) result[key] = value;
     for (const match of matches) expandedKeys.push([anchorWrap(kind, match), value]);
   }
+  // Nothing matched: the result would equal the pattern, which callers may keep using as is.
+  if (expandedKeys.length === 0) return patternTags;
   // Keys written out explicitly in the pattern take precedence over keys produced by expansion.
   for (const [key, value] of expandedKeys) {
     if (!Object.hasOwn(result, key)) result[key] = value;

@@ -1,6 +1,6 @@
 import type { JsonValue } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { matchScalar, type ScalarPattern } from "./scalar.js";
+import { compileScalar, matchScalar, type ScalarPattern } from "./scalar.js";
 
 type Case = [pattern: ScalarPattern, value: JsonValue, expected: boolean];
 
@@ -124,4 +124,27 @@ describe("numbers, booleans and null", () => {
     [null, [], false],
     [null, {}, false],
   ]);
+});
+
+describe("compileScalar", () => {
+  it("parses once and answers as matchScalar for every value", () => {
+    const patterns: ScalarPattern[] = [
+      "a* | >=2Gi & <4Gi",
+      "1h-2h",
+      "!1-5",
+      ">0",
+      "?*",
+      3,
+      1.5,
+      true,
+      null,
+      "",
+    ];
+    const values: JsonValue[] = ["abc", "3Gi", "90m", "3h", 0, 2, 7, 1.5, "1.5", true, null, "", "x", [1]];
+    for (const pattern of patterns) {
+      const match = compileScalar(pattern);
+      for (const value of values)
+        expect([pattern, value, match(value)]).toEqual([pattern, value, matchScalar(value, pattern)]);
+    }
+  });
 });

@@ -3,7 +3,8 @@
  * into a rule-level outcome with Kyverno's precedence (skip, then negation fail, then plain fail).
  */
 import type { JsonValue } from "@kyverno-ts/api";
-import { isSkip, type WalkState } from "./failure.js";
+import { type CompiledPattern, compilePattern } from "./compile.js";
+import { isSkip, walkState } from "./failure.js";
 import { walk } from "./walk.js";
 
 /**
@@ -19,20 +20,31 @@ export type PatternResult =
   | { status: "skip"; path: string; message: string }
   | { status: "error"; path: string; message: string };
 
+const PASS: PatternResult = Object.freeze({ status: "pass" });
+
 /**
  * Validates `resource` against a Kyverno validate `pattern` whose `{{ }}` variables are already
- * substituted. Pure and synchronous; for `anyPattern`, call once per entry.
+ * substituted. Pure and synchronous; for `anyPattern`, call once per entry. Compiles the pattern on
+ * every call: evaluate a pattern used more than once with `compilePattern` + `validateCompiled`.
  */
 export function validatePattern(resource: JsonValue, pattern: JsonValue): PatternResult {
-  const state: WalkState = { origin: pattern, anchorsSeen: new Map() };
-  const result = walk(resource, pattern, "/", state);
-  if (result === undefined) return { status: "pass" };
+  return validateCompiled(resource, compilePattern(pattern));
+}
+
+/** As `validatePattern`, for a pattern compiled once with `compilePattern`. */
+export function validateCompiled(resource: JsonValue, pattern: CompiledPattern): PatternResult {
+  const state = walkState(pattern.source, pattern.depth);
+  const result = walk(resource, pattern.root, state);
+  if (result === undefined) return PASS;
   const { path, message } = result;
   if (result.kind === "invalid") return { status: "error", path: "", message };
   if (isSkip(result)) return { status: "skip", path, message };
   if (result.kind === "negation") return { status: "fail", path, message };
   // Upstream drops the path of a plain failure when an anchor key was never found in the resource.
-  const anchorMissing = [...state.anchorsSeen.values()].some((seen) => !seen);
+  let anchorMissing = false;
+  if (state.anchorsSeen !== undefined) {
+    for (const seen of state.anchorsSeen.values()) if (!seen) anchorMissing = true;
+  }
   if (anchorMissing || path === "") return { status: "error", path: "", message };
   return { status: "fail", path, message };
 }

@@ -1,117 +1,131 @@
 /**
- * The recursive pattern walk (Kyverno's `validateResourceElement`): dispatches on the pattern's shape,
- * checks maps key by key (anchors first) and lists by the rules of the array table.
+ * The recursive pattern walk (Kyverno's `validateResourceElement`) over a compiled pattern: dispatches
+ * on the node's shape, checks maps key by key (anchors first) and lists by the rules of the array table.
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
-import { hasNestedAnchors, parseAnchor } from "./anchor.js";
-import { type Failure, failure, formatValue, isSkip, type WalkState } from "./failure.js";
+import { type ArrayNode, compileMap, type MapNode, type PatternNode, type ScalarNode } from "./compile.js";
+import {
+  enter,
+  type Failure,
+  failure,
+  formatValue,
+  indexSegment,
+  isSkip,
+  leave,
+  pathOf,
+  type WalkState,
+} from "./failure.js";
 import { checkKey } from "./handlers.js";
 import { expandMetadataWildcards } from "./metadata-wildcards.js";
-import { hasReference, resolveReferences } from "./reference.js";
+import { resolveReferences } from "./reference.js";
 import { matchScalar, type ScalarPattern } from "./scalar.js";
 
-/** Checks `resource` against `pattern` at `path` (`/spec/containers/0/`); `undefined` means it matches. */
-export function walk(
-  resource: JsonValue,
-  pattern: JsonValue,
-  path: string,
-  state: WalkState,
-): Failure | undefined {
-  if (Array.isArray(pattern)) {
-    if (!Array.isArray(resource)) {
-      return failure(
-        "mismatch",
-        path,
-        `validation rule failed at path ${path}, resource does not satisfy the expected overlay pattern`,
-      );
-    }
-    return walkArray(resource, pattern, path, state);
+/**
+ * Checks `resource` against `pattern` at the path `state.segments` (`/spec/containers/0/`);
+ * `undefined` means it matches.
+ */
+export function walk(resource: JsonValue, pattern: PatternNode, state: WalkState): Failure | undefined {
+  switch (pattern.type) {
+    case "array":
+      if (!Array.isArray(resource)) {
+        const path = pathOf(state);
+        return failure(
+          "mismatch",
+          path,
+          `validation rule failed at path ${path}, resource does not satisfy the expected overlay pattern`,
+        );
+      }
+      return walkArray(resource, pattern, state);
+    case "map":
+      if (resource === null || typeof resource !== "object" || Array.isArray(resource)) {
+        const path = pathOf(state);
+        return failure(
+          "mismatch",
+          path,
+          `pattern and resource have different structures. Path: ${path}. Expected map, found ${typeName(resource)}`,
+        );
+      }
+      return walkMap(resource, pattern, state);
+    case "scalar":
+      return walkScalar(resource, pattern, state);
   }
-  if (pattern !== null && typeof pattern === "object") {
-    if (resource === null || typeof resource !== "object" || Array.isArray(resource)) {
-      return failure(
-        "mismatch",
-        path,
-        `pattern and resource have different structures. Path: ${path}. Expected map, found ${typeName(resource)}`,
-      );
-    }
-    recordAnchors(pattern, resource, state);
-    return walkMap(resource, pattern, path, state);
-  }
-  return walkScalar(resource, pattern, path, state);
 }
 
-function walkScalar(
-  resource: JsonValue,
-  pattern: ScalarPattern,
-  path: string,
-  state: WalkState,
-): Failure | undefined {
-  let expected = pattern;
-  if (typeof pattern === "string" && hasReference(pattern)) {
-    const resolved = resolveReferences(pattern, path, state.origin);
+function walkScalar(resource: JsonValue, pattern: ScalarNode, state: WalkState): Failure | undefined {
+  let expected: ScalarPattern = pattern.value;
+  let match = pattern.match;
+  if (match === undefined) {
+    const resolved = resolveReferences(expected as string, pathOf(state), state.origin);
     if (!resolved.ok) return failure("invalid", "", resolved.message);
-    expected = resolved.value;
+    const value = resolved.value;
+    expected = value;
+    match = (v) => matchScalar(v, value);
   }
-  const values = Array.isArray(resource) ? resource : [resource];
-  for (const value of values) {
-    if (!matchScalar(value, expected)) {
-      return failure(
-        "mismatch",
-        path,
-        `resource value '${formatValue(resource)}' does not match '${formatValue(expected)}' at path ${path}`,
-      );
+  if (Array.isArray(resource)) {
+    for (const value of resource) {
+      if (!match(value)) return scalarMismatch(resource, expected, state);
     }
+    return undefined;
   }
-  return undefined;
+  return match(resource) ? undefined : scalarMismatch(resource, expected, state);
+}
+
+function scalarMismatch(resource: JsonValue, expected: ScalarPattern, state: WalkState): Failure {
+  const path = pathOf(state);
+  return failure(
+    "mismatch",
+    path,
+    `resource value '${formatValue(resource)}' does not match '${formatValue(expected)}' at path ${path}`,
+  );
 }
 
 /** Anchors first (conditional, global, equality, negation, existence), then plain keys, nested anchors first. */
-function walkMap(
-  resource: JsonObject,
-  rawPattern: JsonObject,
-  path: string,
-  state: WalkState,
-): Failure | undefined {
-  const pattern = expandMetadataWildcards(rawPattern, resource);
-  const anchored: string[] = [];
-  const nested: string[] = [];
-  const flat: string[] = [];
-  for (const key of Object.keys(pattern).sort(compareStrings)) {
-    const kind = parseAnchor(key).kind;
-    if (kind !== "plain" && kind !== "addIfNotPresent") anchored.push(key);
-    else if (hasNestedAnchors(pattern[key])) nested.push(key);
-    else flat.push(key);
+function walkMap(resource: JsonObject, node: MapNode, state: WalkState): Failure | undefined {
+  recordAnchors(node, resource, state);
+  let pattern = node;
+  if (node.expands.length > 0 && hasTags(resource, node.expands)) {
+    // Only the `metadata` value changes, so the anchors recorded above are those of the expansion too.
+    const expanded = expandMetadataWildcards(node.source, resource);
+    if (expanded !== node.source) pattern = compileMap(expanded, node);
   }
-  for (const key of [...anchored, ...nested, ...flat]) {
-    const result = checkKey(walk, key, pattern[key] ?? null, resource, path, state);
+  for (const entry of pattern.entries) {
+    const result = checkKey(walk, entry, resource, state);
     if (result !== undefined) return result;
   }
   return undefined;
 }
 
-function walkArray(
-  resource: JsonValue[],
-  pattern: JsonValue[],
-  path: string,
-  state: WalkState,
-): Failure | undefined {
-  const first = pattern[0];
-  if (first === undefined) return failure("mismatch", path, "pattern Array empty");
-  if (first !== null && typeof first === "object" && !Array.isArray(first)) {
-    return walkArrayOfMaps(resource, first, path, state);
+/** True when the resource's metadata has a non-empty map for one of `tags`, which wildcard keys could match. */
+function hasTags(resource: JsonObject, tags: readonly string[]): boolean {
+  const metadata = resource.metadata;
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return false;
+  for (const tag of tags) {
+    const map = metadata[tag];
+    if (map !== null && typeof map === "object" && !Array.isArray(map)) {
+      for (const key in map) if (Object.hasOwn(map, key)) return true;
+    }
   }
-  if (!Array.isArray(first)) return walkScalar(resource, first, path, state);
+  return false;
+}
+
+function walkArray(resource: JsonValue[], pattern: ArrayNode, state: WalkState): Failure | undefined {
+  const elements = pattern.elements;
+  const first = elements[0];
+  if (first === undefined) return failure("mismatch", pathOf(state), "pattern Array empty");
+  if (first.type === "map") return walkArrayOfMaps(resource, first, state);
+  if (first.type === "scalar") return walkScalar(resource, first, state);
   // Lists of lists are compared position by position; skipped positions are ignored.
-  if (resource.length < pattern.length) {
+  if (resource.length < elements.length) {
     return failure(
       "mismatch",
       "",
-      `validate Array failed, array length mismatch, resource Array len is ${resource.length} and pattern Array len is ${pattern.length}`,
+      `validate Array failed, array length mismatch, resource Array len is ${resource.length} and pattern Array len is ${elements.length}`,
     );
   }
-  for (const [i, element] of pattern.entries()) {
-    const result = walk(resource[i] ?? null, element, `${path}${i}/`, state);
+  for (let i = 0; i < elements.length; i++) {
+    enter(state, indexSegment(i));
+    const result = walk(resource[i] ?? null, elements[i] as PatternNode, state);
+    leave(state);
     if (result !== undefined && !isSkip(result)) return result;
   }
   return undefined;
@@ -121,33 +135,34 @@ function walkArray(
  * Every element must match the map. Elements that skip (their conditional anchor does not hold) are
  * left out; the first element that fails decides; if every element skipped, the list skips.
  */
-function walkArrayOfMaps(
-  resource: JsonValue[],
-  pattern: JsonObject,
-  path: string,
-  state: WalkState,
-): Failure | undefined {
+function walkArrayOfMaps(resource: JsonValue[], pattern: MapNode, state: WalkState): Failure | undefined {
   let applied = 0;
-  const skipped: Failure[] = [];
-  for (const [i, element] of resource.entries()) {
-    const result = walk(element, pattern, `${path}${i}/`, state);
+  let skipped: string[] | undefined;
+  for (let i = 0; i < resource.length; i++) {
+    enter(state, indexSegment(i));
+    const result = walk(resource[i] as JsonValue, pattern, state);
+    leave(state);
     if (result === undefined) applied++;
-    else if (isSkip(result)) skipped.push(result);
-    else return result;
+    else if (!isSkip(result)) return result;
+    else if (skipped === undefined) skipped = [result.message];
+    else skipped.push(result.message);
   }
-  if (applied === 0 && skipped.length > 0) {
-    return failure("skipped", path, skipped.map((s) => s.message).join("; "));
-  }
+  if (applied === 0 && skipped !== undefined) return failure("skipped", pathOf(state), skipped.join("; "));
   return undefined;
 }
 
 /** Upstream's AnchorMap: notes, per anchor key, whether any resource map checked against it had the key. */
-function recordAnchors(pattern: JsonObject, resource: JsonObject, state: WalkState): void {
-  for (const patternKey of Object.keys(pattern)) {
-    const { kind, key } = parseAnchor(patternKey);
-    if (kind !== "conditional" && kind !== "existence" && kind !== "negation") continue;
-    if (state.anchorsSeen.get(patternKey) === true) continue;
-    state.anchorsSeen.set(patternKey, Object.hasOwn(resource, key));
+function recordAnchors(pattern: MapNode, resource: JsonObject, state: WalkState): void {
+  const recorded = pattern.recorded;
+  if (recorded.length === 0) return;
+  let seen = state.anchorsSeen;
+  if (seen === undefined) {
+    seen = new Map();
+    state.anchorsSeen = seen;
+  }
+  for (const { patternKey, key } of recorded) {
+    if (seen.get(patternKey) === true) continue;
+    seen.set(patternKey, Object.hasOwn(resource, key));
   }
 }
 
@@ -155,8 +170,4 @@ function typeName(value: JsonValue): string {
   if (value === null) return "nil";
   if (Array.isArray(value)) return "list";
   return typeof value;
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -17,12 +17,12 @@ export interface Outcome {
 
 /** The parts of a validate rule or of a foreach entry that are evaluated the same way. */
 export interface ValidationBlock {
-  context?: ContextEntry[];
-  preconditions?: Conditions;
-  pattern?: JsonValue;
-  anyPattern?: JsonValue[];
-  deny?: { conditions?: Conditions };
-  foreach?: ValidateForeach[];
+  context?: ContextEntry[] | undefined;
+  preconditions?: Conditions | undefined;
+  pattern?: JsonValue | undefined;
+  anyPattern?: JsonValue[] | undefined;
+  deny?: { conditions?: Conditions } | undefined;
+  foreach?: ValidateForeach[] | undefined;
 }
 
 /** Everything a validation needs besides the block itself. */
@@ -36,7 +36,7 @@ export interface ValidateEnv {
   /** The object patterns are checked against when no foreach element is in scope. */
   resource: JsonValue;
   /** Per-rule values applied after context entries are loaded (as `kyverno test` does). */
-  values?: Record<string, JsonValue>;
+  values?: Record<string, JsonValue> | undefined;
   /** Evaluates a rule type handled elsewhere (podSecurity) once context and preconditions allow it. */
   handler?: () => Outcome;
 }
@@ -61,25 +61,31 @@ export function evaluateBlock(
   element: JsonValue | undefined,
   nesting: number,
 ): Outcome | undefined {
-  const loaded = loadContext(scope, block.context, env.loader, env.preset, `${basePath}/context`);
-  if (!loaded.ok)
-    return {
-      status: "error",
-      message: messages.substitutionErrorMessage("failed to load context", loaded.error),
-    };
-  const ctx = nesting === 0 ? withValues(loaded.ctx, env.values) : loaded.ctx;
-  const s: Scope = { ...scope, ctx };
-  const pre = evaluateConditions(s, block.preconditions, `${basePath}/preconditions`, "lenient");
-  if (!pre.ok)
-    return {
-      status: "error",
-      message: messages.substitutionErrorMessage("failed to evaluate preconditions", pre.error),
-    };
-  if (!pre.value) {
-    const detail = pre.message
-      ? `${messages.PRECONDITIONS_NOT_MET}: ${pre.message}`
-      : messages.PRECONDITIONS_NOT_MET;
-    return { status: "skip", message: detail };
+  let ctx = scope.ctx;
+  if (block.context !== undefined) {
+    const loaded = loadContext(scope, block.context, env.loader, env.preset, `${basePath}/context`);
+    if (!loaded.ok)
+      return {
+        status: "error",
+        message: messages.substitutionErrorMessage("failed to load context", loaded.error),
+      };
+    ctx = loaded.ctx;
+  }
+  if (nesting === 0) ctx = withValues(ctx, env.values);
+  const s: Scope = ctx === scope.ctx ? scope : { ...scope, ctx };
+  if (block.preconditions !== undefined) {
+    const pre = evaluateConditions(s, block.preconditions, `${basePath}/preconditions`, "lenient");
+    if (!pre.ok)
+      return {
+        status: "error",
+        message: messages.substitutionErrorMessage("failed to evaluate preconditions", pre.error),
+      };
+    if (!pre.value) {
+      const detail = pre.message
+        ? `${messages.PRECONDITIONS_NOT_MET}: ${pre.message}`
+        : messages.PRECONDITIONS_NOT_MET;
+      return { status: "skip", message: detail };
+    }
   }
   if (env.handler && nesting === 0) return env.handler();
   if (block.deny) {
@@ -226,8 +232,8 @@ function evaluateElements(
       ...s.ctx,
       element,
       elementIndex: index,
-      [`element${nesting}`]: element,
-      [`elementIndex${nesting}`]: index,
+      [elementKey(nesting)]: element,
+      [elementIndexKey(nesting)]: index,
     };
     const r = evaluateBlock({ ...s, ctx }, fe, env, basePath, scoped ? element : undefined, nesting + 1);
     if (r === undefined || r.status === "skip") continue;
@@ -240,4 +246,16 @@ function evaluateElements(
     applied++;
   }
   return { outcome: { status: "pass", message: messages.passMessage(env.ruleName) }, applied };
+}
+
+// Names of the per-nesting foreach variables, built once for the usual depths.
+const ELEMENT_KEYS = ["element0", "element1", "element2", "element3"] as const;
+const ELEMENT_INDEX_KEYS = ["elementIndex0", "elementIndex1", "elementIndex2", "elementIndex3"] as const;
+
+function elementKey(nesting: number): string {
+  return ELEMENT_KEYS[nesting] ?? `element${nesting}`;
+}
+
+function elementIndexKey(nesting: number): string {
+  return ELEMENT_INDEX_KEYS[nesting] ?? `elementIndex${nesting}`;
 }

@@ -1,6 +1,13 @@
 import type { JsonValue } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { hasVariables, substituteAll, substituteString, type VariableResolver } from "./substitute.js";
+import {
+  findVariable,
+  hasVariables,
+  substituteAll,
+  substituteString,
+  type VariableFinder,
+  type VariableResolver,
+} from "./substitute.js";
 
 const values: Record<string, JsonValue> = {
   "request.object.metadata.name": "web",
@@ -70,5 +77,32 @@ describe("substituteAll", () => {
     const doc = { a: [1, "b", { c: true }] };
     const r = substituteAll(doc, "", resolve);
     expect(r.ok && r.value).toBe(doc);
+  });
+});
+
+describe("findVariable", () => {
+  it.each([
+    ["plain text", undefined],
+    ["{{ a.b }}", { start: 0, length: 9, expression: "a.b", shallow: false }],
+    ["x {{- a }} y {{ b }}", { start: 2, length: 8, expression: "a", shallow: true }],
+    ["\\{{ escaped }} {{ c }}", { start: 15, length: 7, expression: "c", shallow: false }],
+    ["{{ {k: a} }}", { start: 0, length: 12, expression: "{k: a}", shallow: false }],
+    ["{{ unclosed", undefined],
+  ])("%s", (s, expected) => {
+    expect(findVariable(s)).toEqual(expected);
+  });
+
+  it("is asked only for the string itself, not for the values substituted into it", () => {
+    const asked: string[] = [];
+    const find: VariableFinder = (s) => {
+      asked.push(s);
+      return findVariable(s);
+    };
+    expect(substituteString("{{ nested }}", "/p", resolve, find)).toEqual({ ok: true, value: 3 });
+    expect(substituteAll({ a: "{{count}}", b: "x" }, "", resolve, undefined, find)).toEqual({
+      ok: true,
+      value: { a: 3, b: "x" },
+    });
+    expect(asked).toEqual(["{{ nested }}", "{{count}}"]);
   });
 });

@@ -18,7 +18,7 @@ const ESCAPED = /\\\{\{/g;
 
 /** True when the string contains at least one unescaped `{{ }}` variable. */
 export function hasVariables(s: string): boolean {
-  return VARIABLE.test(s);
+  return s.includes("{{") && VARIABLE.test(s);
 }
 
 /** Strips braces, the shallow-substitution dash and surrounding spaces: `{{- a.b }}` → `a.b`. */
@@ -29,32 +29,60 @@ function expressionOf(variable: string): { expression: string; shallow: boolean 
   return { expression: inner.trim(), shallow };
 }
 
+/** The first variable of a string: where it is, and the expression inside its braces. */
+export interface FoundVariable {
+  /** Index of the opening `{{`. */
+  readonly start: number;
+  /** Length of the variable, braces included. */
+  readonly length: number;
+  readonly expression: string;
+  /** `{{- … }}`: the value is substituted once, never re-substituted. */
+  readonly shallow: boolean;
+}
+
+/** Finds the first variable of a string (engines pass one that remembers the strings of policies). */
+export type VariableFinder = (s: string) => FoundVariable | undefined;
+
+/** The plain `VariableFinder`: the first unescaped `{{ }}` variable of `s`, if any. */
+export function findVariable(s: string): FoundVariable | undefined {
+  if (!s.includes("{{")) return undefined;
+  const match = VARIABLE.exec(s);
+  if (!match) return undefined;
+  const prefix = match[1] ?? "";
+  const variable = match[2] ?? "";
+  const { expression, shallow } = expressionOf(variable);
+  return { start: match.index + prefix.length, length: variable.length, expression, shallow };
+}
+
 /** Bound on nested re-substitution of values that themselves contain variables. */
 const MAX_NESTING = 16;
 
 /**
  * Substitutes every variable in one string. A string that is exactly one variable becomes the
  * variable's JSON value (any type); otherwise values are interpolated (non-strings as JSON).
+ * `find` locates the first variable of `value` itself; later steps use `findVariable`.
  */
-export function substituteString(value: string, path: string, resolve: VariableResolver): SubstituteResult {
+export function substituteString(
+  value: string,
+  path: string,
+  resolve: VariableResolver,
+  find: VariableFinder = findVariable,
+): SubstituteResult {
   let current = value;
   for (let depth = 0; depth < MAX_NESTING; depth++) {
-    const match = VARIABLE.exec(current);
-    if (!match) break;
-    const prefix = match[1] ?? "";
-    const variable = match[2] ?? "";
-    const { expression, shallow } = expressionOf(variable);
-    const resolved = resolve(expression, path);
+    const found = depth === 0 ? find(current) : findVariable(current);
+    if (found === undefined) break;
+    const resolved = resolve(found.expression, path);
     if (!resolved.ok) return resolved;
-    const start = match.index + prefix.length;
-    if (start === 0 && variable.length === current.length) {
-      if (typeof resolved.value !== "string" || shallow) return { ok: true, value: resolved.value };
+    const start = found.start;
+    if (start === 0 && found.length === current.length) {
+      if (typeof resolved.value !== "string" || found.shallow) return { ok: true, value: resolved.value };
       current = resolved.value;
       continue;
     }
     const text = typeof resolved.value === "string" ? resolved.value : JSON.stringify(resolved.value);
-    current = current.slice(0, start) + text + current.slice(start + variable.length);
-    if (shallow) return { ok: true, value: unescapeBraces(current) };
+    current = current.slice(0, start) + text + current.slice(start + found.length);
+    if (found.shallow) return { ok: true, value: unescapeBraces(current) };
   }
   return { ok: true, value: unescapeBraces(current) };
 }
@@ -73,18 +101,18 @@ export function substituteAll(
   basePath: string,
   resolve: VariableResolver,
   isConstant?: (doc: object) => boolean,
+  find: VariableFinder = findVariable,
 ): SubstituteResult {
   if (typeof doc === "string") {
-    return hasVariables(doc) || doc.includes("\\{{")
-      ? substituteString(doc, basePath, resolve)
-      : { ok: true, value: doc };
+    // Both a variable and an escaped `\{{` contain `{{`.
+    return doc.includes("{{") ? substituteString(doc, basePath, resolve, find) : { ok: true, value: doc };
   }
   if (doc !== null && typeof doc === "object" && isConstant?.(doc)) return { ok: true, value: doc };
   if (Array.isArray(doc)) {
     let out: JsonValue[] | undefined;
     for (let i = 0; i < doc.length; i++) {
       const item = doc[i] as JsonValue;
-      const r = substituteAll(item, `${basePath}/${i}`, resolve, isConstant);
+      const r = substituteAll(item, `${basePath}/${i}`, resolve, isConstant, find);
       if (!r.ok) return r;
       if (r.value !== item) {
         out ??= doc.slice();
@@ -100,12 +128,12 @@ export function substituteAll(
     for (const [key, item] of Object.entries(doc)) {
       let newKey = key;
       if (hasVariables(key)) {
-        const k = substituteString(key, `${basePath}/${escapePointer(key)}`, resolve);
+        const k = substituteString(key, `${basePath}/${escapePointer(key)}`, resolve, find);
         if (!k.ok) return k;
         newKey = typeof k.value === "string" ? k.value : JSON.stringify(k.value);
         if (newKey !== key) keysChanged = true;
       }
-      const r = substituteAll(item, `${basePath}/${escapePointer(key)}`, resolve, isConstant);
+      const r = substituteAll(item, `${basePath}/${escapePointer(key)}`, resolve, isConstant, find);
       if (!r.ok) return r;
       if (r.value !== item) out = {};
       entries.push([newKey, r.value]);

@@ -4,6 +4,7 @@
  * Use `hasWildcard` to decide whether a plain equality check is enough.
  */
 export function matchWildcard(pattern: string, value: string): boolean {
+  if (pattern === "*") return true;
   if (!hasWildcard(pattern)) return pattern === value;
   // Iterative glob match with backtracking on the last star: linear in practice, no regex built.
   let p = 0;
