@@ -267,3 +267,24 @@ describe("DELETE and subresource requests", () => {
     expect(r.rules.map((x) => [x.name, x.status])).toEqual([["no-exec", "fail"]]);
   });
 });
+
+describe("background scans", () => {
+  it("skip rules that read admission-only data such as request.userInfo", () => {
+    const p = policy([
+      {
+        name: "who",
+        match: matchPods,
+        validate: {
+          deny: {
+            conditions: { any: [{ key: "{{ request.userInfo.username }}", operator: "Equals", value: "" }] },
+          },
+        },
+      },
+      { name: "what", match: matchPods, validate: { pattern: { metadata: { name: "?*" } } } },
+    ]);
+    expect(run(p, { resource: pod("a", "x:1"), background: true }).rules.map((r) => r.name)).toEqual([
+      "what",
+    ]);
+    expect(run(p, { resource: pod("a", "x:1") }).rules.map((r) => r.name)).toEqual(["who", "what"]);
+  });
+});

@@ -22,7 +22,15 @@ export interface CompiledRule {
   readonly failureActionOverrides: readonly FailureActionOverride[] | undefined;
   /** Set for validate rules. */
   readonly validation: CompiledValidation | undefined;
+  /**
+   * The rule reads admission-only data (`request.userInfo`, `request.roles`, `request.clusterRoles`,
+   * `serviceAccountName`, `serviceAccountNamespace`): background scans skip it, as upstream (which
+   * accepts such rules only in policies with `background: false`).
+   */
+  readonly admissionOnly: boolean;
 }
+
+const ADMISSION_ONLY = /request\.(?:userInfo|roles|clusterRoles)|serviceAccountName|serviceAccountNamespace/;
 
 /** What evaluating a validate rule reads, with one object shape for every rule. */
 export interface CompiledValidation {
@@ -58,6 +66,16 @@ function compileValidation(rule: Rule): CompiledValidation | undefined {
 }
 
 /** Compiles one rule (after autogen) of a policy. */
+/** Subjects, roles and clusterRoles in match/exclude also need the requester, which a scan does not have. */
+function ruleUsesSubjects(rule: Rule): boolean {
+  const filters = [rule.match, rule.exclude].flatMap((m) =>
+    m ? [m, ...(m.any ?? []), ...(m.all ?? [])] : [],
+  );
+  return filters.some(
+    (f) => (f.subjects?.length ?? 0) > 0 || (f.roles?.length ?? 0) > 0 || (f.clusterRoles?.length ?? 0) > 0,
+  );
+}
+
 function compileRule(policy: Policy, rule: Rule, autogen: boolean): CompiledRule {
   const kinds = ruleKinds(rule);
   const spec = policy.spec;
@@ -69,6 +87,7 @@ function compileRule(policy: Policy, rule: Rule, autogen: boolean): CompiledRule
     failureAction: rule.validate?.failureAction ?? spec.validationFailureAction,
     failureActionOverrides: rule.validate?.failureActionOverrides ?? spec.validationFailureActionOverrides,
     validation: compileValidation(rule),
+    admissionOnly: ADMISSION_ONLY.test(JSON.stringify(rule)) || ruleUsesSubjects(rule),
   };
 }
 

@@ -179,6 +179,7 @@ export function evaluatePolicy(
   for (const compiled of policy.rulesFor(matchReq.kind)) {
     const { rule, mayMatchKind } = compiled;
     if (rule[ruleKind] === undefined) continue;
+    if (req.background && compiled.admissionOnly) continue;
     if (!mayMatchKind(matchReq)) continue;
     if (!matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors)) continue;
     base ??= withValues(requestContext(req, gvk, policy.usesImages), req.values);
