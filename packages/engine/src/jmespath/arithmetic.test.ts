@@ -1,18 +1,7 @@
-import type { JsonValue } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { createJmespath } from "./index.js";
+import { evaluator } from "./testing/evaluator.js";
 
-const jp = createJmespath({ clock: { now: () => new Date("2023-01-12T12:00:00Z") } });
-function value(expression: string, data: JsonValue = null): JsonValue {
-  const result = jp.search(expression, data);
-  if (!result.ok) throw new Error(result.error);
-  return result.value;
-}
-function error(expression: string, data: JsonValue = null): string {
-  const result = jp.search(expression, data);
-  if (result.ok) throw new Error(`expected an error, got ${JSON.stringify(result.value)}`);
-  return result.error;
-}
+const { value, error } = evaluator();
 
 describe("add", () => {
   it("adds numbers, quantities and durations", () => {

@@ -1,19 +1,8 @@
-import type { JsonValue } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { createJmespath } from "./index.js";
+import { evaluator } from "./testing/evaluator.js";
 
 const NOW = new Date("2023-01-12T12:00:00.5Z");
-const jp = createJmespath({ clock: { now: () => NOW } });
-function value(expression: string, data: JsonValue = null): JsonValue {
-  const result = jp.search(expression, data);
-  if (!result.ok) throw new Error(result.error);
-  return result.value;
-}
-function error(expression: string, data: JsonValue = null): string {
-  const result = jp.search(expression, data);
-  if (result.ok) throw new Error(`expected an error, got ${JSON.stringify(result.value)}`);
-  return result.error;
-}
+const { value, error } = evaluator(NOW);
 
 describe("time_now / time_now_utc", () => {
   it("read the injected clock", () => {
