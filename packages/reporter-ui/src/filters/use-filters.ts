@@ -4,6 +4,18 @@ import { useSearchParams } from "react-router";
 import { type Filters, parseFilters, writeFilters } from "./filter-state.ts";
 
 /**
+ * The query string of the live URL. react-router's functional `setSearchParams` hands the updater the
+ * params of the render the setter came from, so a setter captured earlier (a debounced input, a
+ * memoised handler) would drop changes made since; reading the hash router's URL avoids that.
+ */
+function liveParams(fallback: URLSearchParams): URLSearchParams {
+  if (typeof window === "undefined") return fallback;
+  const hash = window.location.hash;
+  const q = hash.indexOf("?");
+  return new URLSearchParams(q >= 0 ? hash.slice(q + 1) : "");
+}
+
+/**
  * The filters in the URL and a setter that merges a change into the filters the URL has when it
  * runs (not those of the last render, so quick successive changes all land), restarting pagination.
  */
@@ -12,7 +24,10 @@ export function useFilters(): [Filters, (change: Partial<Filters>) => void] {
   const filters = useMemo(() => parseFilters(params), [params]);
   const setFilters = useCallback(
     (change: Partial<Filters>) =>
-      setParams((current) => writeFilters(current, { ...parseFilters(current), ...change })),
+      setParams((rendered) => {
+        const current = liveParams(rendered);
+        return writeFilters(current, { ...parseFilters(current), ...change });
+      }),
     [setParams],
   );
   return [filters, setFilters];
@@ -31,8 +46,8 @@ export function usePageParam(
   const size = Math.min(100, Math.max(5, Number.parseInt(params.get(`${id}size`) ?? "", 10) || defaultSize));
   const setPage = useCallback(
     (next: number) =>
-      setParams((current) => {
-        const out = new URLSearchParams(current);
+      setParams((rendered) => {
+        const out = liveParams(rendered);
         if (next <= 1) out.delete(`${id}page`);
         else out.set(`${id}page`, String(next));
         return out;
@@ -41,8 +56,8 @@ export function usePageParam(
   );
   const setSize = useCallback(
     (next: number) =>
-      setParams((current) => {
-        const out = new URLSearchParams(current);
+      setParams((rendered) => {
+        const out = liveParams(rendered);
         out.delete(`${id}page`);
         out.set(`${id}size`, String(next));
         return out;
