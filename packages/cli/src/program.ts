@@ -4,6 +4,7 @@ import { runApply } from "./commands/apply.js";
 import { type BundleAction, runBundle } from "./commands/bundle.js";
 import { runCreateException } from "./commands/create-exception.js";
 import { runJpFunction, runJpParse, runJpQuery } from "./commands/jp.js";
+import { type PlaygroundFlags, runPlayground } from "./commands/playground.js";
 import { runTest } from "./commands/test.js";
 import { cliVersion, runVersion } from "./commands/version.js";
 import type { CliIo } from "./io.js";
@@ -294,6 +295,29 @@ function bundleCommand(io: CliIo, done: (status: number) => void): Command {
     });
 }
 
+function playgroundCommand(io: CliIo, done: (status: number) => void): Command {
+  return new Command("playground")
+    .summary("Start the local playground: API server, controllers, Policy Reporter and dashboard")
+    .description(Help.playground.description)
+    .option("--port <n>", "dashboard port (a free one is used when it is taken; 0: any)", portNumber, 8080)
+    .option("--host <address>", "listen address of every server", "127.0.0.1")
+    .option("--dir <path>", "folder for state, kubeconfig and logs (emptied at start)", ".playground")
+    .option("--no-examples", "install the policies but apply no example manifest")
+    .option("--setup-only", "stop once everything is set up and the summary printed")
+    .addHelpText("after", Help.playground.examples)
+    .action(async function (this: Command) {
+      const o = this.opts<Omit<PlaygroundFlags, "setupOnly"> & { setupOnly?: boolean }>();
+      done(await runPlayground({ ...o, setupOnly: o.setupOnly === true }, io));
+    });
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError(`not a port number: ${JSON.stringify(value)}`);
+  return n;
+}
+
 /** Long-running commands implemented by other packages; their flags are parsed there. */
 function passThroughCommand(
   name: string,
@@ -379,6 +403,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
   program.addCommand(configure(jpCommand(io, done)));
   program.addCommand(configure(createCommand(io, done)));
   program.addCommand(configure(bundleCommand(io, done)));
+  program.addCommand(configure(playgroundCommand(io, done)));
   program.addCommand(
     passThroughCommand(
       "admission",

@@ -90,6 +90,17 @@ Examples:
 
 Resource filters: kind=, name=, namespace=, operation= (CREATE, UPDATE, DELETE, CONNECT), comma-separated, keys repeatable.`,
   },
+  playground: {
+    description:
+      "Start the local playground on this machine (what `npm start` runs): a local Kubernetes API server, the admission controller with its webhooks registered, the reports controller, and Policy Reporter with the dashboard on an SQLite file. The seven bundled policies are installed (Audit everywhere, Enforce in namespace production) and the example manifests applied through the API server: staging manifests are admitted with warnings and reported, production manifests are blocked when applied by hand and admitted when Argo CD applies them. " +
+      "Prints the dashboard URL and kubectl commands to try more, then runs until Ctrl+C. State, kubeconfig and logs live in --dir, emptied at every start.",
+    examples: `
+Examples:
+  $ kyverno-ts playground                    # dashboard on http://127.0.0.1:8080/
+  $ kyverno-ts playground --port 9090 --dir /tmp/kyverno-playground
+  $ kyverno-ts playground --no-examples      # policies only; apply your own manifests with kubectl
+  $ kyverno-ts playground --setup-only       # start, apply, print the summary, stop (scripts, CI)`,
+  },
   bundle: {
     description:
       "Print the bundled policy set (the repository's policies/*.yaml, not policies/tests/) with the failure action of every policy set to --action: Audit (staging, violations reported) or Enforce (production, violations blocked). The action is the only setting that differs between the two. Needs a checkout of the kyverno-ts repository.",

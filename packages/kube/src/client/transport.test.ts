@@ -132,3 +132,18 @@ describe("transport edge cases (scripted server)", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
   });
 });
+
+describe("warningsOf", () => {
+  it("reads every quoted text of repeated and joined Warning headers, unescaping quotes", async () => {
+    const { warningsOf } = await import("./transport.js");
+    expect(warningsOf(undefined)).toEqual([]);
+    expect(warningsOf('299 - "policy require-probes.validate-probes: fail"')).toEqual([
+      "policy require-probes.validate-probes: fail",
+    ]);
+    expect(warningsOf(['299 - "one, with a comma"', '299 - "two \\"quoted\\""'])).toEqual([
+      "one, with a comma",
+      'two "quoted"',
+    ]);
+    expect(warningsOf('299 - "a", 299 - "b"')).toEqual(["a", "b"]);
+  });
+});

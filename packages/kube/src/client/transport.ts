@@ -192,7 +192,14 @@ export function createTransport(kc: KubeConfig, userAgent: string): Transport {
                 resolve(
                   clientFailure(status, "BadResponse", `the response is not JSON: ${body.slice(0, 200)}`),
                 );
-              else resolve({ ok: true, status, value: body });
+              else {
+                const warnings = warningsOf(res.headers.warning);
+                resolve(
+                  warnings.length === 0
+                    ? { ok: true, status, value: body }
+                    : { ok: true, status, value: body, warnings },
+                );
+              }
             });
           },
           resolve,
@@ -272,4 +279,17 @@ export function createTransport(kc: KubeConfig, userAgent: string): Transport {
       agent = undefined;
     },
   };
+}
+
+/**
+ * The texts of RFC 7234 `Warning` headers (`299 - "text"`), as the API server sends admission
+ * warnings; Node joins repeated headers with ", ", so the quoted texts are read one by one.
+ */
+export function warningsOf(header: string | string[] | undefined): string[] {
+  if (header === undefined) return [];
+  const joined = Array.isArray(header) ? header.join(", ") : header;
+  const out: string[] = [];
+  const pattern = /\d{3} \S+ "((?:[^"\\]|\\.)*)"/g;
+  for (const match of joined.matchAll(pattern)) out.push((match[1] ?? "").replace(/\\(.)/g, "$1"));
+  return out;
 }

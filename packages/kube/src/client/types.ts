@@ -42,6 +42,8 @@ export interface ApiSuccess<T> {
   ok: true;
   status: number;
   value: T;
+  /** The texts of the response's `Warning` headers (admission webhooks' warnings, deprecations), as kubectl prints them. */
+  warnings?: string[];
 }
 
 /** The outcome of every client call: API errors are returned, never thrown. */
