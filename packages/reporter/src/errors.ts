@@ -21,6 +21,9 @@ export const ERROR_CODES = {
   STORE_READ_FAILED: "A query behind the API failed; the API answers 500.",
   STORE_MIGRATION_FAILED: "The schema could not be migrated; the store does not start.",
   STORE_CONFIG_INVALID: "The store options are invalid (unknown type, missing connection details).",
+  POLICY_DETAILS_UNAVAILABLE:
+    "The reporter watches no Kyverno policies (not in a cluster, or kyverno.io not served); policy details answer 404.",
+  POLICY_NOT_FOUND: "No watched ClusterPolicy or Policy has the requested name; policy details answer 404.",
   CONFIG_INVALID: "A configuration value is invalid; the reporter refuses to start and names the key.",
 } as const;
 

@@ -19,8 +19,14 @@ export type {
   NamespaceStatusCounts,
   Paginated,
   Policy,
+  PolicyDetails,
+  PolicyDetailsKind,
+  PolicyDetailsList,
+  PolicyDetailsSummary,
   PolicyReportSummary,
   PolicyResult,
+  PolicyRuleDetails,
+  PolicyRuleType,
   Resource,
   ResourceResult,
   ResourceSeverityCount,
@@ -30,6 +36,7 @@ export type {
   StatusCounts as ApiStatusCounts,
   Target as ApiTarget,
 } from "./api/contract.js";
+export type { PolicyDetailsSource } from "./api/routes-policy-details.js";
 export type { ApiServer, ApiServerOptions } from "./api/server.js";
 export { createApiServer } from "./api/server.js";
 export type { ReporterOptions, RunningReporter } from "./app/reporter.js";
@@ -116,6 +123,12 @@ export type {
 export { DEFAULT_CATEGORY, SEVERITIES, STATUSES } from "./model/types.js";
 export type { NotifierReport, ReportEvent, SeenCache } from "./notify/index.js";
 export { createMemorySeenCache, createNotifier, createRedisSeenCache } from "./notify/index.js";
+export type { CatalogUpsert, PolicyCatalog, PolicyCatalogOptions } from "./policies/catalog.js";
+export { createPolicyCatalog } from "./policies/catalog.js";
+export type { PolicyDetailsOptions } from "./policies/details.js";
+export { policyDetailsOf } from "./policies/details.js";
+export type { PolicyWatcher, PolicyWatcherOptions } from "./policies/watcher.js";
+export { createPolicyWatcher, KYVERNO_POLICY_API_VERSION, KYVERNO_POLICY_KINDS } from "./policies/watcher.js";
 export { createStore } from "./store/connect.js";
 export type {
   CountRow,

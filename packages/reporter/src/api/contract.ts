@@ -198,3 +198,71 @@ export interface ApiError {
   error: string;
   message: string;
 }
+
+/** A Kyverno policy kind whose details the reporter watches. */
+export type PolicyDetailsKind = "ClusterPolicy" | "Policy";
+
+/** The rule types of a Kyverno policy. */
+export type PolicyRuleType = "validate" | "mutate" | "generate" | "verifyImages" | "other";
+
+/**
+ * A Kyverno policy in lists (`/v2/policy-details`): the fields of the Policy Reporter Kyverno
+ * plugin's `PolicyListItem` (category, namespace, name, title, description, severity) plus its kind
+ * and the name results use for it.
+ */
+export interface PolicyDetailsSummary {
+  kind: PolicyDetailsKind;
+  name: string;
+  /** Absent for a ClusterPolicy. */
+  namespace?: string;
+  /** The name in report results: `name` for a ClusterPolicy, `namespace/name` for a Policy. */
+  policy: string;
+  /** `policies.kyverno.io/title`, else the name. */
+  title: string;
+  /** `policies.kyverno.io/description`. */
+  description?: string;
+  /** `policies.kyverno.io/category`. */
+  category?: string;
+  /** `policies.kyverno.io/severity`, as written (usually low, medium or high). */
+  severity?: string;
+}
+
+/** One rule of a policy. */
+export interface PolicyRuleDetails {
+  name: string;
+  type: PolicyRuleType;
+  /** A validate rule's own `failureAction` (Audit / Enforce), when set. */
+  failureAction?: string;
+}
+
+/**
+ * One Kyverno policy (`/v2/policy-details/:name`, `/v2/policy-details/:namespace/:name`), shaped
+ * after the Kyverno plugin's `Policy` (`engine`, `code`) with Kyverno's own settings as typed fields.
+ */
+export interface PolicyDetails extends PolicyDetailsSummary {
+  engine: {
+    name: "Kyverno";
+    /** `policies.kyverno.io/minversion`. */
+    version?: string;
+    /** `kyverno.io/kubernetes-version`. */
+    kubernetesVersion?: string;
+    /** `policies.kyverno.io/subject`, split at commas. */
+    subjects: string[];
+  };
+  /** `spec.background` (default true). */
+  background: boolean;
+  /** `spec.validationFailureAction` (default Audit). */
+  validationFailureAction: string;
+  /** The distinct failure actions of its validate rules (rule `failureAction`, else the policy's). */
+  failureActions: string[];
+  rules: PolicyRuleDetails[];
+  /** The policy as YAML, without `managedFields` and the last-applied annotation. */
+  code: { contentType: "text/yaml"; content: string; truncated: boolean };
+}
+
+/** `/v2/policy-details`: whether policies are watched, by kind, and those known. */
+export interface PolicyDetailsList {
+  /** The kinds watched; empty when the reporter has no policy details (not in a cluster, no Kyverno CRDs). */
+  watched: PolicyDetailsKind[];
+  items: PolicyDetailsSummary[];
+}

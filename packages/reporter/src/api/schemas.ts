@@ -245,6 +245,79 @@ export const responses = {
   },
 } as const;
 
+const policySummaryProperties = {
+  kind: text,
+  name: text,
+  namespace: text,
+  policy: text,
+  title: text,
+  description: text,
+  category: text,
+  severity: text,
+} as const;
+const policySummaryRequired = ["kind", "name", "policy", "title"];
+
+/** Path parameters of `/v2/policy-details/:name` and `/v2/policy-details/:namespace/:name`. */
+export const policyDetailsParams = {
+  type: "object",
+  properties: {
+    namespace: { type: "string", minLength: 1, maxLength: 63 },
+    name: { type: "string", minLength: 1, maxLength: 253 },
+  },
+  required: ["name"],
+} as const;
+
+/** `/v2/policy-details` (PolicyDetailsList) and `/v2/policy-details/…` (PolicyDetails). */
+export const policyDetailsResponses = {
+  list: {
+    type: "object",
+    properties: {
+      watched: strings,
+      items: {
+        type: "array",
+        items: { type: "object", properties: policySummaryProperties, required: policySummaryRequired },
+      },
+    },
+    required: ["watched", "items"],
+  },
+  details: {
+    type: "object",
+    properties: {
+      ...policySummaryProperties,
+      engine: {
+        type: "object",
+        properties: { name: text, version: text, kubernetesVersion: text, subjects: strings },
+        required: ["name", "subjects"],
+      },
+      background: { type: "boolean" },
+      validationFailureAction: text,
+      failureActions: strings,
+      rules: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { name: text, type: text, failureAction: text },
+          required: ["name", "type"],
+        },
+      },
+      code: {
+        type: "object",
+        properties: { contentType: text, content: text, truncated: { type: "boolean" } },
+        required: ["contentType", "content", "truncated"],
+      },
+    },
+    required: [
+      ...policySummaryRequired,
+      "engine",
+      "background",
+      "validationFailureAction",
+      "failureActions",
+      "rules",
+      "code",
+    ],
+  },
+} as const;
+
 /** A `{items, count}` page of `item`. */
 export function paginated(item: object) {
   return { type: "object", properties: { items: { type: "array", items: item }, count: integer } } as const;

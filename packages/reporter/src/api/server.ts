@@ -10,6 +10,7 @@ import { type Logger, silentLogger } from "../logger.js";
 import type { ReporterMetrics } from "../metrics/metrics.js";
 import type { ReportStore } from "../store/types.js";
 import type { HealthStatus, Target } from "./contract.js";
+import { type PolicyDetailsSource, registerPolicyDetailsRoutes } from "./routes-policy-details.js";
 import { registerV1Routes } from "./routes-v1.js";
 import { registerV2Routes } from "./routes-v2.js";
 import { registerV2ResourceRoutes } from "./routes-v2-resource.js";
@@ -26,6 +27,8 @@ export interface ApiServerOptions {
   metrics?: ReporterMetrics;
   /** The configured notification targets, for `/v1/targets` and `/v2/targets`. */
   targets?: () => readonly Target[];
+  /** Kyverno policy details for `/v2/policy-details` (the policy catalog); without it they answer 404 saying so. */
+  policies?: PolicyDetailsSource;
   /** Starts ready (for tests and tools); default false: `/ready` is 503 until `setReady(true)`. */
   ready?: boolean;
   /** Adds hooks and routes before the app is ready (the dashboard and its login: `registerUi`). */
@@ -83,7 +86,12 @@ function normalizeArrayKeys(query: unknown): void {
 /** Creates the API server (not listening yet). */
 export async function createApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const logger = options.logger ?? silentLogger;
-  const app = Fastify({ logger: false, ajv: { customOptions: { coerceTypes: "array", allErrors: false } } });
+  // Path parameters up to the schemas' limits (Kubernetes names reach 253 characters; fastify's default is 100).
+  const app = Fastify({
+    logger: false,
+    routerOptions: { maxParamLength: 1024 },
+    ajv: { customOptions: { coerceTypes: "array", allErrors: false } },
+  });
   let ready = options.ready ?? false;
   const open = new Set(["/healthz", "/ready"]);
 
@@ -150,6 +158,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   registerV2Routes(app, context);
   registerV2ScopedRoutes(app, context);
   registerV2ResourceRoutes(app, context);
+  registerPolicyDetailsRoutes(app, options.policies);
   await options.setup?.(app);
   await app.ready();
 

@@ -27,6 +27,8 @@ import {
   type Notifier,
 } from "../notify/index.js";
 import { createNotifierListener } from "../notify/listener.js";
+import { createPolicyCatalog } from "../policies/catalog.js";
+import { createPolicyWatcher } from "../policies/watcher.js";
 import { createStore } from "../store/connect.js";
 import type { ReportStore } from "../store/types.js";
 import {
@@ -216,9 +218,11 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
     const apiTargets = targets.descriptions.map(apiTarget);
     // With the dashboard's login on, the login guards the API (and still accepts `basicAuth`).
     const login = config.ui.openIDConnect.enabled || config.ui.basicAuth.username !== "";
+    const policies = createPolicyCatalog();
     const api = await createApiServer({
       store,
       logger,
+      policies,
       targets: () => apiTargets,
       setup: (app) =>
         registerUi(app, { ui: config.ui, logger, ...(basicAuth ? { apiBasicAuth: basicAuth } : {}) }),
@@ -267,6 +271,18 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
       workers: config.worker,
       ...(options.retryDelay ? { retryDelay: options.retryDelay } : {}),
     });
+
+    // Policy details (read-only, never part of readiness): served as soon as they are listed.
+    const policyWatcher = createPolicyWatcher({
+      client,
+      catalog: policies,
+      logger,
+      ...(options.retryDelay ? { retryDelay: options.retryDelay } : {}),
+    });
+    cleanups.push(() => policyWatcher.stop());
+    policyWatcher
+      .start()
+      .catch((error: unknown) => logger.warn({ err: String(error) }, "policy watch failed"));
 
     let keepalivesStarted = false;
     const startKeepalives = () => {
