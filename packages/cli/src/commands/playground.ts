@@ -77,24 +77,44 @@ function nextSteps(p: Playground, cwd: string): string {
   ].join("\n");
 }
 
-function untilInterrupted(): Promise<void> {
-  return new Promise((done) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+/** The first SIGINT / SIGTERM, and a way to stop listening for them. */
+function interruption(): { happened: Promise<void>; dispose(): void } {
+  let stop = () => {};
+  const happened = new Promise<void>((done) => {
+    stop = () => {
+      dispose();
       done();
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  const dispose = () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+  return { happened, dispose };
 }
 
 /** Runs the playground; resolves with the exit status once stopped. */
 export async function runPlayground(flags: PlaygroundFlags, io: CliIo): Promise<number> {
+  const aborter = new AbortController();
+  const interrupt = interruption();
+  void interrupt.happened.then(() => aborter.abort());
+  try {
+    return await runUntilStopped(flags, io, aborter.signal, interrupt.happened);
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+async function runUntilStopped(
+  flags: PlaygroundFlags,
+  io: CliIo,
+  signal: AbortSignal,
+  interrupted: Promise<void>,
+): Promise<number> {
   const { startPlayground, PlaygroundAborted } = await import("../playground/playground.js");
   const { ScenarioError } = await import("../playground/scenario.js");
-  const aborter = new AbortController();
-  const interrupted = untilInterrupted().then(() => aborter.abort());
   io.stdout.write(
     "Starting the kyverno-ts playground (everything on this machine, nothing else to install)\n",
   );
@@ -106,11 +126,11 @@ export async function runPlayground(flags: PlaygroundFlags, io: CliIo): Promise<
       host: flags.host,
       skipExamples: !flags.examples,
       progress: stageWriter(io, flags.examples ? 6 : 5),
-      signal: aborter.signal,
+      signal,
     });
   } catch (error) {
     io.stdout.write("\n");
-    if (error instanceof PlaygroundAborted || aborter.signal.aborted) {
+    if (error instanceof PlaygroundAborted || signal.aborted) {
       io.stderr.write("Stopped before the playground was ready.\n");
       return ExitCode.Ok;
     }

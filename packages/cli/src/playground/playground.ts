@@ -4,7 +4,7 @@
  * results, and Policy Reporter with the dashboard on an SQLite file; then the bundled policies and
  * example manifests applied through the API server, exactly as kubectl would send them.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { JsonObject, KubeObject } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
@@ -21,7 +21,14 @@ import {
 } from "@kyverno-ts/server";
 import { pino } from "pino";
 import { playgroundCrds } from "./crds.js";
-import { type Actor, ARGOCD_USER, type ExampleStep, loadScenario, type Scenario } from "./scenario.js";
+import {
+  type Actor,
+  ARGOCD_USER,
+  type ExampleStep,
+  loadScenario,
+  type Scenario,
+  ScenarioError,
+} from "./scenario.js";
 import { waitFor, webhooksCover } from "./waiting.js";
 
 /** Reports the stages of the start: `begin` returns the function that closes the stage. */
@@ -112,6 +119,26 @@ function refusal(step: ExampleStep, message: string): ExampleOutcome {
   return { step, result: blocked ? "blocked" : "failed", message, warnings: [] };
 }
 
+/** Marks a folder as the playground's, so that emptying it at the next start cannot hit user files. */
+const MARKER = ".kyverno-ts-playground";
+
+/**
+ * Empties the state folder from the previous run. Only a folder this command created (it holds the
+ * marker file) or an empty one is emptied; anything else is refused, so `--dir ~` deletes nothing.
+ */
+function prepareStateDir(dir: string): void {
+  if (existsSync(dir)) {
+    const entries = readdirSync(dir);
+    if (entries.length > 0 && !entries.includes(MARKER))
+      throw new ScenarioError(
+        `${dir} is not empty and was not created by the playground; choose another --dir (it is emptied at every start)`,
+      );
+    rmSync(dir, { recursive: true, force: true });
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, MARKER), "State of `kyverno-ts playground`: emptied at every start.\n");
+}
+
 function portInUse(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
   return e?.code === "EADDRINUSE" || e?.cause?.code === "EADDRINUSE" || /EADDRINUSE/.test(String(e?.message));
@@ -124,8 +151,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const dir = resolve(options.dir);
   const scenario = options.scenario ?? loadScenario();
   const signal = options.signal ?? new AbortController().signal;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+  prepareStateDir(dir);
   const logFile = join(dir, "playground.log");
   const logStream = pino.destination({ dest: logFile, sync: false, mkdir: true });
   const log = (component: string) => pino({ base: { component }, level: "info" }, logStream);
