@@ -15,11 +15,20 @@ export interface DemoDataOptions {
 
 type Ref = { apiVersion: string; kind: string; name: string; namespace?: string; uid: string };
 type RawResult = Record<string, unknown>;
-type Policy = { policy: string; rules: string[]; category: string; severity: string; fail: string };
+/** A demo Kyverno policy: its rules, annotations and failure message. */
+export type DemoPolicy = {
+  policy: string;
+  rules: string[];
+  category: string;
+  severity: string;
+  fail: string;
+};
+type Policy = DemoPolicy;
 
 const BASE_SECONDS = 1_767_600_000;
 
-const POLICIES: Policy[] = [
+/** The Kyverno policies the demo reports name. */
+export const DEMO_POLICIES: readonly DemoPolicy[] = [
   {
     policy: "disallow-latest-tag",
     rules: ["require-image-tag", "validate-image-tag"],
@@ -140,7 +149,7 @@ function kyvernoResult(p: Policy, rule: string, status: string, seconds: number)
 /** One Kyverno per-resource report (named after the resource's uid, as Kyverno does). */
 function kyvernoReport(ref: Ref, rulePrefix: string, seconds: number, failBias: number) {
   const results: RawResult[] = [];
-  for (const p of POLICIES) {
+  for (const p of DEMO_POLICIES) {
     for (const base of p.rules) {
       const rule = `${rulePrefix}${base}`;
       const roll = chance(ref.namespace ?? "", ref.kind, ref.name, p.policy, base);

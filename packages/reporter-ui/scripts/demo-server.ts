@@ -17,10 +17,12 @@ import {
   type ApiServer,
   createApiServer,
   createIngest,
+  createPolicyCatalog,
   createStore,
   type ReportStore,
 } from "@kyverno-ts/reporter";
 import { type DemoDataOptions, demoReports } from "./demo-data.ts";
+import { demoPolicies } from "./demo-policies.ts";
 
 /** Options of {@link startDemoServer}. */
 export interface DemoServerOptions extends DemoDataOptions {
@@ -30,6 +32,8 @@ export interface DemoServerOptions extends DemoDataOptions {
   host?: string;
   /** The built UI; default `../dist`. */
   distDir?: string;
+  /** Serve Kyverno policy details as if watching a cluster (default true; false: as a reporter outside one). */
+  policyDetails?: boolean;
 }
 
 /** A running demo server. */
@@ -127,7 +131,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     await ingest.flush();
   };
   await add(demoReports(options));
-  const api = await createApiServer({ store, ready: true, targets: () => DEMO_TARGETS });
+  const policies = createPolicyCatalog();
+  if (options.policyDetails !== false) {
+    policies.setWatched(["ClusterPolicy", "Policy"]);
+    for (const policy of demoPolicies()) policies.upsert(policy);
+  }
+  const api = await createApiServer({ store, ready: true, targets: () => DEMO_TARGETS, policies });
 
   const server = createServer((req, res) => {
     const path = req.url ?? "/";

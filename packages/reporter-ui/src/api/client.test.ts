@@ -18,10 +18,14 @@ describe("API client", () => {
     await api.results("namespace", { namespaces: ["a", "b"], severities: ["high"], page: 2, offset: 10 })();
     await api.resource("id/with space")();
     await api.namespaceStatusCounts("kyverno", {})();
+    await api.policyDetails("shop/require team")();
+    await api.policyDetails("disallow-latest-tag")();
     expect(urls).toEqual([
       "http://reporter.local/ui/v2/namespace-scoped/results?namespaces=a&namespaces=b&severities=high&page=2&offset=10",
       "http://reporter.local/ui/v2/resource/id%2Fwith%20space",
       "http://reporter.local/ui/v2/namespace-scoped/kyverno/status-counts",
+      "http://reporter.local/ui/v2/policy-details/shop/require%20team",
+      "http://reporter.local/ui/v2/policy-details/disallow-latest-tag",
     ]);
   });
 

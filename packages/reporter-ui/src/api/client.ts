@@ -15,6 +15,7 @@ import type {
   NamespaceStatusCounts,
   Paginated,
   Policy,
+  PolicyDetails,
   PolicyResult,
   Resource,
   ResourceResult,
@@ -59,6 +60,8 @@ export interface ApiClient {
   resourceResults(scope: ApiScope, query: ListQuery): Call<Paginated<ResourceResult>>;
   results(scope: ApiScope, query: ListQuery): Call<Paginated<PolicyResult>>;
   policies(filter?: ApiFilterQuery): Call<Policy[]>;
+  /** A Kyverno policy by the name its results carry (`name` or `namespace/name`); 404 when unknown or not watched. */
+  policyDetails(policy: string): Call<PolicyDetails>;
   targets(): Call<ApiTarget[]>;
   resource(id: string): Call<Resource>;
   resourceStatusCounts(id: string, filter?: ApiFilterQuery): Call<ResourceStatusCount[]>;
@@ -122,6 +125,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     resourceResults: (scope, query) => get(`v2/${scoped(scope)}/resource-results`, query),
     results: (scope, query) => get(`v2/${scoped(scope)}/results`, query),
     policies: (filter) => get("v2/policies", filter),
+    policyDetails: (policy) => get(`v2/policy-details/${policy.split("/").map(seg).join("/")}`),
     targets: () => get("v2/targets"),
     resource: (id) => get(`v2/resource/${seg(id)}`),
     resourceStatusCounts: (id, filter) => get(`v2/resource/${seg(id)}/status-counts`, filter),

@@ -1,6 +1,7 @@
 /**
- * One policy of one source: its category, highest severity and results per status, status per
- * namespace, and its results on namespaced and cluster-scoped resources.
+ * One policy of one source: its details (description, category, severity, YAML: Kyverno policies
+ * the reporter watches), the category, highest severity and results per status of its results,
+ * status per namespace, and its results on namespaced and cluster-scoped resources.
  */
 import type { Policy } from "@kyverno-ts/reporter";
 import { Badge, Group, Paper, Stack, Text, Title } from "@mantine/core";
@@ -9,6 +10,7 @@ import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
 import { NamespaceStatusChart } from "../components/NamespaceStatusChart.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
+import { PolicyDetailsPanel } from "../components/PolicyDetailsPanel.tsx";
 import { QueryState } from "../components/QueryState.tsx";
 import { ResultsTable } from "../components/ResultsTable.tsx";
 import { SeverityBadge } from "../components/SeverityBadge.tsx";
@@ -38,6 +40,7 @@ export function PolicyPage() {
   return (
     <Stack gap="md">
       <PageHeader title={name} subtitle={`Policy · ${source}`} />
+      <PolicyDetailsPanel source={source} policy={name} />
       <FilterBar lists={["namespaces", "kinds", "status", "severities"]} />
       <QueryState query={query} label="the policy">
         {(rows) => {
@@ -45,7 +48,7 @@ export function PolicyPage() {
           if (!policy) return <Text c="dimmed">No results of this policy match the filters.</Text>;
           return (
             <Stack gap="md">
-              <Paper withBorder p="md" component="section" aria-label="Details">
+              <Paper withBorder p="md" component="section" aria-label="Results summary">
                 <Group gap="lg">
                   <Text size="sm">
                     <Text span fw={700}>
