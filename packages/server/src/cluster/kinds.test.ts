@@ -1,7 +1,8 @@
 import type { KubeObject } from "@kyverno-ts/api";
+import { parseKindSelector } from "@kyverno-ts/engine";
 import type { ApiResourceInfo, ApiResult, KubeClient, ObjectList } from "@kyverno-ts/kube";
 import { describe, expect, it } from "vitest";
-import { createKindResolver, parseKindSelector } from "./kinds.js";
+import { createKindResolver } from "./kinds.js";
 
 describe("parseKindSelector", () => {
   it("reads every spelling the engine reads", () => {

@@ -5,17 +5,8 @@
  * (plural) and the confirmation that the server serves the kind come from discovery.
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import { hasWildcard } from "@kyverno-ts/engine";
+import { hasWildcard, type KindSelector, parseKindSelector } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
-
-/** A `resources.kinds` entry split into parts (wildcards kept), as the engine reads it. */
-export interface KindSelector {
-  group: string;
-  version: string;
-  kind: string;
-  /** Empty for the main resource. */
-  subresource: string;
-}
 
 /** What a webhook rule names: `resource` is the plural, with `/subresource` when there is one. */
 export interface ResolvedResource {
@@ -35,41 +26,6 @@ export type Resolution =
 /** Resolves selectors; see `createKindResolver`. */
 export interface KindResolver {
   resolve(selector: string, signal?: AbortSignal): Promise<Resolution>;
-}
-
-const VERSION = /^v\d+((alpha|beta)\d*)?$/;
-const isVersionPart = (s: string): boolean => s === "*" || VERSION.test(s);
-
-function kindPart(group: string, version: string, kind: string): KindSelector {
-  const dot = kind.indexOf(".");
-  if (dot < 0) return { group, version, kind, subresource: "" };
-  return { group, version, kind: kind.slice(0, dot), subresource: kind.slice(dot + 1) };
-}
-
-/**
- * Parses a `resources.kinds` entry in any of Kyverno's spellings, exactly as the engine does (`Kind`,
- * `Kind.sub`, `Kind/sub`, `v1/Kind`, `group/version/Kind[/sub]`, `*`, `*\/*`, `*\/scale`); undefined
- * for more than four segments.
- */
-export function parseKindSelector(spec: string): KindSelector | undefined {
-  const parts = spec.split("/");
-  const [a = "", b = "", c = "", d = ""] = parts;
-  switch (parts.length) {
-    case 1:
-      return kindPart("*", "*", a);
-    case 2:
-      if (a === "*" && b === "*") return { group: "*", version: "*", kind: "*", subresource: "*" };
-      if (a === "*" && /^[a-z]/.test(b)) return { group: "*", version: "*", kind: "*", subresource: b };
-      if (isVersionPart(a)) return kindPart("*", a, b);
-      return { group: "*", version: "*", kind: a, subresource: b };
-    case 3:
-      if (isVersionPart(a) && !/^[A-Z]/.test(c)) return { group: "*", version: a, kind: b, subresource: c };
-      return kindPart(a, b, c);
-    case 4:
-      return { group: a, version: b, kind: c, subresource: d };
-    default:
-      return undefined;
-  }
 }
 
 /** The apiVersions Kubernetes serves each built-in kind under (preferred first). */
