@@ -29,8 +29,11 @@ export interface ReportIndex {
   /** True once a `load` succeeded. */
   readonly loaded: boolean;
   get(namespace: string, name: string): ReportEntry | undefined;
-  /** Records a report as written (or read) by this controller. */
-  set(report: AnyPolicyReport): ReportEntry;
+  /**
+   * Records a report as written (or read) by this controller; `digest` is its content digest when
+   * known (what the writer sent), so the response need not be digested again.
+   */
+  set(report: AnyPolicyReport, digest?: string): ReportEntry;
   delete(namespace: string, name: string): void;
   entries(): IterableIterator<ReportEntry>;
   readonly size: number;
@@ -42,17 +45,68 @@ const SELECTOR = Object.entries(REPORT_LABELS)
 
 const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
-/** Makes the index entry of a report. */
-export function entryOf(report: AnyPolicyReport): ReportEntry {
-  const policies = [...new Set((report.results ?? []).map((r) => r.policy))];
+/**
+ * Shares equal strings and equal policy lists between entries: tens of thousands of reports name the
+ * same few policies (and kinds, namespaces), and parsed responses would otherwise hold a copy each.
+ * Grows with the distinct values only (policies, namespaces, kinds, and their combinations).
+ */
+export interface Interner {
+  string(s: string): string;
+  list(values: readonly string[]): readonly string[];
+}
+
+/** Creates an interner (one per index). */
+export function createInterner(): Interner {
+  const strings = new Map<string, string>();
+  const lists = new Map<string, readonly string[]>();
+  const string = (s: string): string => {
+    const known = strings.get(s);
+    if (known !== undefined) return known;
+    strings.set(s, s);
+    return s;
+  };
+  return {
+    string,
+    list(values) {
+      const k = values.join("\u0000");
+      const known = lists.get(k);
+      if (known !== undefined) return known;
+      const list = Object.freeze(values.map(string));
+      lists.set(k, list);
+      return list;
+    },
+  };
+}
+
+/**
+ * Makes the index entry of a report. `digest` is the content digest when the caller computed it
+ * already (the writer does, for what it sent); `interner` shares repeated strings between entries.
+ */
+export function entryOf(report: AnyPolicyReport, digest?: string, interner?: Interner): ReportEntry {
+  const intern = interner ?? { string: (s: string) => s, list: (v: readonly string[]) => v };
+  const policies = intern.list([...new Set((report.results ?? []).map((r) => r.policy))]);
   const rv = report.metadata.resourceVersion;
+  const name = report.metadata.name;
+  const s = report.scope;
+  const scope: ObjectReference | undefined =
+    s === undefined
+      ? undefined
+      : {
+          ...(s.apiVersion === undefined ? {} : { apiVersion: intern.string(s.apiVersion) }),
+          ...(s.kind === undefined ? {} : { kind: intern.string(s.kind) }),
+          ...(s.namespace === undefined ? {} : { namespace: intern.string(s.namespace) }),
+          ...(s.name === undefined ? {} : { name: s.name }),
+          // The report is named after the uid: share the string.
+          ...(s.uid === undefined ? {} : { uid: s.uid === name ? name : s.uid }),
+        };
+  const namespace = report.metadata.namespace;
   return {
     kind: report.kind,
-    namespace: typeof report.metadata.namespace === "string" ? report.metadata.namespace : "",
-    name: report.metadata.name,
+    namespace: typeof namespace === "string" ? intern.string(namespace) : "",
+    name,
     resourceVersion: typeof rv === "string" ? rv : "",
-    digest: reportDigest(report),
-    scope: report.scope,
+    digest: digest ?? reportDigest(report),
+    scope,
     policies,
   };
 }
@@ -61,6 +115,7 @@ export function entryOf(report: AnyPolicyReport): ReportEntry {
 export function createReportIndex(options: { client: KubeClient; pageSize?: number }): ReportIndex {
   const { client } = options;
   const pageSize = options.pageSize ?? 500;
+  const interner = createInterner();
   let entries = new Map<string, ReportEntry>();
   let loaded = false;
   /** Keys written while a load is in flight: the load's view of them is older. */
@@ -84,7 +139,7 @@ export function createReportIndex(options: { client: KubeClient; pageSize?: numb
       });
       if (!page.ok) return page;
       for (const report of page.value.items) {
-        const entry = entryOf(report);
+        const entry = entryOf(report, undefined, interner);
         into.set(key(entry.namespace, entry.name), entry);
         count++;
       }
@@ -133,8 +188,8 @@ export function createReportIndex(options: { client: KubeClient; pageSize?: numb
       return loaded;
     },
     get: (namespace, name) => entries.get(key(namespace, name)),
-    set(report) {
-      const entry = entryOf(report);
+    set(report, digest) {
+      const entry = entryOf(report, digest, interner);
       const k = key(entry.namespace, entry.name);
       entries.set(k, entry);
       touch(k);

@@ -83,31 +83,33 @@ export function createReportWriter(options: ReportWriterOptions): ReportWriter {
     const at = locate(report);
     const current = await read(at, signal);
     if (!current.ok) return current;
-    if (current.value === undefined) return create(report, signal, false);
+    if (current.value === undefined) return create(report, digest, signal, false);
     if (reportDigest(current.value) === digest) {
       index.set(current.value);
       return ok("unchanged");
     }
-    return update(report, current.value.metadata.resourceVersion, signal, false);
+    return update(report, digest, current.value.metadata.resourceVersion, signal, false);
   };
 
   const create = async (
     report: AnyPolicyReport,
+    digest: string,
     signal: AbortSignal | undefined,
     retry: boolean,
   ): Promise<ApiResult<WriteOutcome>> => {
     if (!canWrite()) return ok("skipped");
     const created = await client.create(report, opts(signal));
     if (created.ok) {
-      index.set(created.value);
+      index.set(created.value, digest);
       return done("created", locate(report));
     }
-    if (retry && created.status === 409) return reconcileWith(report, reportDigest(report), signal);
+    if (retry && created.status === 409) return reconcileWith(report, digest, signal);
     return created;
   };
 
   const update = async (
     report: AnyPolicyReport,
+    digest: string,
     resourceVersion: unknown,
     signal: AbortSignal | undefined,
     retry: boolean,
@@ -116,11 +118,11 @@ export function createReportWriter(options: ReportWriterOptions): ReportWriter {
     const rv = typeof resourceVersion === "string" ? { resourceVersion } : {};
     const updated = await client.update({ ...report, metadata: { ...report.metadata, ...rv } }, opts(signal));
     if (updated.ok) {
-      index.set(updated.value);
+      index.set(updated.value, digest);
       return done("updated", locate(report));
     }
-    if (isNotFound(updated)) return create(report, signal, retry);
-    if (retry && isConflict(updated)) return reconcileWith(report, reportDigest(report), signal);
+    if (isNotFound(updated)) return create(report, digest, signal, retry);
+    if (retry && isConflict(updated)) return reconcileWith(report, digest, signal);
     return updated;
   };
 
@@ -130,9 +132,9 @@ export function createReportWriter(options: ReportWriterOptions): ReportWriter {
       const digest = reportDigest(report);
       const known = index.get(at.namespace, at.name);
       if (known !== undefined && known.digest === digest) return ok("unchanged");
-      if (known !== undefined) return update(report, known.resourceVersion, signal, true);
+      if (known !== undefined) return update(report, digest, known.resourceVersion, signal, true);
       if (!index.loaded) return reconcileWith(report, digest, signal);
-      return create(report, signal, true);
+      return create(report, digest, signal, true);
     },
     async remove(at, { known, signal }) {
       if (known && index.loaded && index.get(at.namespace, at.name) === undefined) return ok("unchanged");
