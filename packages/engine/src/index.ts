@@ -1,3 +1,4 @@
+export { autogenControllers } from "./autogen/index.js";
 export { createEngine } from "./engine.js";
 export type {
   Clock,

@@ -4,7 +4,7 @@
  * safe (the engine decides); leaving out a kind a rule can match is not, so every doubt widens.
  */
 import type { MatchResources, Policy, ResourceFilter, Rule } from "@kyverno-ts/api";
-import type { Operation } from "@kyverno-ts/engine";
+import { autogenControllers, type Operation } from "@kyverno-ts/engine";
 import type { CachedPolicy, FailurePolicy } from "../policycache/policy-cache.js";
 
 /** A kind selector (`resources.kinds` spelling) and the operations to send for it. */
@@ -28,18 +28,6 @@ export const VALIDATE_OPERATIONS: readonly Operation[] = ["CREATE", "UPDATE", "D
 /** Upstream's operations when a mutate rule names none. */
 export const MUTATE_OPERATIONS: readonly Operation[] = ["CREATE", "UPDATE"];
 
-/** Upstream's default autogen controllers. */
-const DEFAULT_CONTROLLERS: readonly string[] = [
-  "CronJob",
-  "DaemonSet",
-  "Deployment",
-  "Job",
-  "ReplicaSet",
-  "ReplicationController",
-  "StatefulSet",
-];
-const AUTOGEN_ANNOTATION = "pod-policies.kyverno.io/autogen-controllers";
-
 function filtersOf(block: MatchResources): ResourceFilter[] {
   const out: ResourceFilter[] = [];
   if (block.resources) out.push(block);
@@ -58,18 +46,6 @@ function ruleNeeds(rule: Rule, defaults: readonly Operation[]): KindOperations[]
     const kinds = f.resources?.kinds ?? [];
     return (kinds.length > 0 ? kinds : ["*"]).map((selector) => ({ selector, operations }));
   });
-}
-
-/** Controllers autogen expands Pod rules to, from the annotation (`none`, a list, `all`) or the defaults. */
-function autogenControllers(policy: Policy): string[] {
-  const annotation = policy.metadata.annotations?.[AUTOGEN_ANNOTATION];
-  if (annotation === undefined) return [...DEFAULT_CONTROLLERS];
-  const listed = annotation
-    .split(",")
-    .map((c) => c.trim())
-    .filter((c) => c !== "");
-  if (listed.length === 1 && listed[0] === "none") return [];
-  return [...new Set(listed.flatMap((c) => (c === "all" ? DEFAULT_CONTROLLERS : [c])))];
 }
 
 /** The operations the Pod filters of a rule send (what its autogen rule keeps). */
