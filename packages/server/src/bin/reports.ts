@@ -6,7 +6,7 @@
  */
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
-import { createEngine } from "@kyverno-ts/engine";
+import { type ContextLoader, createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { pino } from "pino";
 import { parseGoDuration } from "../controllers/reports/duration.js";
@@ -196,7 +196,8 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     return ReportsExit.Failure;
   }
   const exceptionNamespaces = args.exceptionNamespace === undefined ? ["*"] : [args.exceptionNamespace];
-  const engine = createEngine({ clock: { now: () => new Date(clock.now()) }, exceptionNamespaces });
+  const engine = (contextLoader: ContextLoader) =>
+    createEngine({ clock: { now: () => new Date(clock.now()) }, exceptionNamespaces, contextLoader });
   const controller = createReportsController({
     client,
     engine,

@@ -24,8 +24,8 @@ export interface KindResolver {
   resolve(kind: string, signal?: AbortSignal): Promise<KindResolution>;
 }
 
-/** The preferred apiVersion of the kinds Kubernetes itself serves. */
-const BUILTIN_KINDS: Readonly<Record<string, string>> = {
+/** The preferred apiVersion of the kinds Kubernetes itself serves (also used to map resource paths to kinds). */
+export const BUILTIN_KINDS: Readonly<Record<string, string>> = {
   Pod: "v1",
   Namespace: "v1",
   ConfigMap: "v1",

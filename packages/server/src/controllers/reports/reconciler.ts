@@ -15,6 +15,7 @@ import type { AdmissionResultStore } from "./admission-results.js";
 import type { ReportsMetrics } from "./metrics.js";
 import type { ResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, type ResourceRef, scopeOf } from "./resource-key.js";
+import type { ScanContext } from "./scan-context.js";
 
 /** The `process` property upstream puts on results of background scans and of admission reviews. */
 export const PROCESS_PROPERTY = { background: "background scan", admission: "admission review" } as const;
@@ -22,6 +23,8 @@ export const PROCESS_PROPERTY = { background: "background scan", admission: "adm
 /** What a reconcile reads and writes through. */
 export interface ReconcilerDeps {
   engine: Engine;
+  /** Answers the context entries (configMap, apiCall, globalReference) the engine's loader is asked for. */
+  context: ScanContext;
   cache: PolicyCache;
   informers: ResourceInformers;
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
@@ -95,19 +98,29 @@ export function createReconciler(
     return got.status === 404 ? { state: "gone" } : { state: "failed", failure: got };
   };
 
-  const evaluate = (ref: ResourceRef, object: KubeObject, policies: readonly CachedPolicy[]) => {
+  const evaluate = async (
+    ref: ResourceRef,
+    object: KubeObject,
+    policies: readonly CachedPolicy[],
+    signal: AbortSignal,
+  ): Promise<PolicyReportResult[]> => {
     const out: PolicyReportResult[] = [];
     const namespaceLabels = ref.namespace === "" ? undefined : deps.namespaceLabels(ref.namespace);
     for (const p of policies) {
-      const started = deps.monotonic();
-      const response = engine.validate(p.compiled, {
-        resource: object,
-        operation: "CREATE",
-        background: true,
-        ...(namespaceLabels === undefined ? {} : { namespaceLabels }),
-        exceptions: cache.exceptionsFor(p),
-      });
-      const seconds = (deps.monotonic() - started) / 1000 / Math.max(1, response.rules.length);
+      let elapsed = 0;
+      const response = await deps.context.evaluate(() => {
+        const started = deps.monotonic();
+        const evaluated = engine.validate(p.compiled, {
+          resource: object,
+          operation: "CREATE",
+          background: true,
+          ...(namespaceLabels === undefined ? {} : { namespaceLabels }),
+          exceptions: cache.exceptionsFor(p),
+        });
+        elapsed = deps.monotonic() - started;
+        return evaluated;
+      }, signal);
+      const seconds = elapsed / 1000 / Math.max(1, response.rules.length);
       for (const rule of response.rules) {
         metrics?.ruleResult(
           {
@@ -196,7 +209,7 @@ export function createReconciler(
     }
     const seeded = await seedFromReport(ref, admissionOnly, signal);
     if (seeded !== undefined) return settle(seeded, key, retries);
-    const scanned = evaluate(ref, found.object, background);
+    const scanned = await evaluate(ref, found.object, background, signal);
     const results = mergeResults(admissionResults(ref.uid, scanned), scanned);
     if (results.length === 0) return settle(await writer.remove(at, { known: true, signal }), key, retries);
     const report = buildResourceReport(scopeOf(ref), results, deps.limits);

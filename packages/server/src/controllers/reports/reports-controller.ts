@@ -26,6 +26,7 @@ import { createPolicySources } from "./policy-sources.js";
 import { createReconciler, PROCESS_PROPERTY, reportResultsOf } from "./reconciler.js";
 import { createResourceInformers } from "./resource-informers.js";
 import { refOfObject, refOfScope, resourceKey } from "./resource-key.js";
+import { createScanContext } from "./scan-context.js";
 import { severableClient } from "./severable-client.js";
 import {
   type ReportsController,
@@ -39,11 +40,15 @@ export const REPORTS_LEASE_NAME = "kyverno-reports-controller";
 /** The `controller_name` label of the queue metrics. */
 export const REPORTS_CONTROLLER_NAME = "background-scan-controller";
 
+const ZERO_COUNTERS = { scans: 0, reconciled: 0, created: 0, updated: 0, deleted: 0, unchanged: 0 };
+
 /** How long `start()` waits for the resource informers before campaigning anyway. */
 const SYNC_TIMEOUT_MS = 30_000;
 
 interface Term {
   queue: WorkQueue<string>;
+  /** The full scan being worked through: when it was queued and the counters then. */
+  scan?: { startedAt: number; before: typeof ZERO_COUNTERS };
   cancelRescan: () => void;
 }
 
@@ -55,9 +60,15 @@ export function createReportsController(options: ReportsControllerOptions): Repo
   const workers = Math.max(1, options.workers ?? 2);
   const scanIntervalMs = options.scanIntervalMs ?? 3_600_000;
   const { client, sever } = severableClient(options.client);
-  const cache = createPolicyCache({ engine: options.engine });
+  const context = createScanContext({
+    client,
+    monotonic: () => clock.monotonic(),
+    ...options.contextLimits,
+  });
+  const engine = typeof options.engine === "function" ? options.engine(context.loader) : options.engine;
+  const cache = createPolicyCache({ engine });
   const admission = createAdmissionResultStore({ maxResources: options.maxAdmissionResources ?? 10_000 });
-  const counters = { scans: 0, reconciled: 0, created: 0, updated: 0, deleted: 0, unchanged: 0 };
+  const counters = { ...ZERO_COUNTERS };
   const retrying = new Set<string>();
   const warnedAnyKind = new Set<string>();
   let inFlight = 0;
@@ -170,7 +181,8 @@ export function createReportsController(options: ReportsControllerOptions): Repo
   };
   const writer = createReportWriter({ client, index, canWrite });
   const reconcile = createReconciler({
-    engine: options.engine,
+    engine,
+    context,
     cache,
     informers,
     namespaceLabels: (ns) => sources.namespaceLabels(ns),
@@ -198,12 +210,36 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     } finally {
       inFlight--;
       counters.reconciled++;
+      scanProgress();
     }
+  };
+
+  /** Logs the end of a full scan once nothing is queued, in flight or waiting for a retry. */
+  const scanProgress = (): void => {
+    const t = term;
+    if (t?.scan === undefined || t.queue.len() > 0 || inFlight > 0 || retrying.size > 0) return;
+    const { startedAt, before } = t.scan;
+    t.scan = undefined;
+    const delta = (k: keyof typeof ZERO_COUNTERS) => counters[k] - before[k];
+    logger.info(
+      {
+        durationMs: Math.round(clock.monotonic() - startedAt),
+        reconciled: delta("reconciled"),
+        created: delta("created"),
+        updated: delta("updated"),
+        deleted: delta("deleted"),
+        unchanged: delta("unchanged"),
+        reports: index.size,
+      },
+      "full scan done",
+    );
   };
 
   /** Queues every watched resource and every known report (reports of deleted resources go too). */
   const fullScan = async (t: Term): Promise<void> => {
+    const startedAt = clock.monotonic();
     await syncKinds(true);
+    context.clear();
     const loaded = await index.load();
     if (term !== t) return;
     if (!loaded.ok) logger.warn({ reason: loaded.reason, message: loaded.message }, "cannot list reports");
@@ -219,6 +255,8 @@ export function createReportsController(options: ReportsControllerOptions): Repo
       if (ref !== undefined) enqueue(resourceKey(ref));
     }
     counters.scans++;
+    t.scan = { startedAt, before: { ...counters } };
+    scanProgress();
     logger.info({ resources, reports: index.size, kinds: informers.all().length }, "full scan queued");
   };
 

@@ -1,10 +1,22 @@
 /** The public shapes of the reports controller: its options, its handle and its statistics. */
-import type { Engine } from "@kyverno-ts/engine";
+import type { ContextLoader, Engine } from "@kyverno-ts/engine";
 import type { Clock, KubeClient } from "@kyverno-ts/kube";
 import type { BoundedResultQueue } from "../../admission/results.js";
 import type { Logger } from "../../logger.js";
 import type { ReportLimits } from "../../reports/report-builder.js";
 import type { ReportsMetrics } from "./metrics.js";
+
+/** Bounds of the context entries loaded during scans. */
+export interface ScanContextLimits {
+  /** Per fetch (default 10 s). */
+  timeoutMs?: number;
+  /** Largest response used, in bytes of JSON (default 2,000,000, upstream's `--maxAPICallResponseLength`). */
+  maxResponseBytes?: number;
+  /** How long an answer is reused between full scans, which always start fresh (default 60 s). */
+  ttlMs?: number;
+  /** For `apiCall.service` entries (default: the global `fetch`). */
+  fetch?: typeof fetch;
+}
 
 /** Time for the controller: the kube package's clock (timers) plus a monotonic counter for durations. */
 export interface ReportsClock extends Clock {
@@ -41,8 +53,15 @@ export interface ReportsLeaderElection {
 export interface ReportsControllerOptions {
   /** Shared client; its QPS / burst limits bound the controller's API traffic. */
   client: KubeClient;
-  /** Evaluates policies; its clock stamps the results. */
-  engine: Engine;
+  /**
+   * Evaluates policies; its clock stamps the results. Pass a factory to have context entries
+   * (`configMap`, `apiCall`, `globalReference`) loaded through the controller's client: it is called
+   * once with the loader to create the engine with (`(contextLoader) => createEngine({ contextLoader })`).
+   * An engine without that loader leaves such entries unset, so their rules report `error`.
+   */
+  engine: Engine | ((contextLoader: ContextLoader) => Engine);
+  /** Bounds of context loading (see `ScanContextLimits`). */
+  contextLimits?: ScanContextLimits;
   clock?: ReportsClock;
   logger?: Logger;
   metrics?: ReportsMetrics;
