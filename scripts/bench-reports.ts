@@ -1,9 +1,11 @@
 // Reports controller benchmark (not a test): a background scan of generated Pods and Deployments in the
-// local API server (run in a child process, so this process's RSS is the controller's), with the Pod
-// Security and best-practices policies of the conformance set. Prints the time from start to every
-// report written, reports/s, API requests, the evaluation time (from the controller's own metric) and
-// peak RSS, against floors measured in the same run: listing and parsing the same resources, and
-// creating as many small objects with as many concurrent writers.
+// local API server (a child process), with the Pod Security and best-practices policies of the
+// conformance set, by the product as a user starts it: `kyverno-ts reports` (the CLI's bin, in its own
+// process, with nothing but its documented flags). Prints the time from start to every report written
+// (the controller's "full scan done" log), API requests and evaluation time (from its /metrics), its
+// CPU time and peak RSS (from /proc), against floors measured in the same run: listing and parsing the
+// same resources, creating as many small objects with as many concurrent writers, and the RSS of a
+// process that only loads the server's modules (with the same V8 flags the command runs with).
 // Usage: node scripts/bench-reports.ts [--pods 10000] [--deployments 2000] [--workers 2] [--qps 0]
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -13,9 +15,7 @@ import { fileURLToPath } from "node:url";
 import { loadPolicy, parseDocuments } from "../packages/api/dist/index.js";
 import { createEngine } from "../packages/engine/dist/index.js";
 import { createKubeClient } from "../packages/kube/dist/index.js";
-// Until the server's index exports the reports controller, import its modules directly.
-import { createReportsMetrics } from "../packages/server/dist/controllers/reports/metrics.js";
-import { createReportsController } from "../packages/server/dist/controllers/reports/reports-controller.js";
+import { REPORTS_SEMI_SPACE_MIB } from "../packages/server/dist/bin/reports.js";
 
 const CRDS = fileURLToPath(new URL("../../shared/reference/kyverno-crds/", import.meta.url));
 const POLICIES = fileURLToPath(new URL("../../shared/conformance/kyverno-policies/", import.meta.url));
@@ -25,10 +25,6 @@ function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
-
-// Child mode: the sandbox, filled with the resources and policies, served until stdin closes.
-if (process.argv[2] === "--serve-sandbox") await serve();
-else await main();
 
 async function serve() {
   // Imported here only: the parent's RSS is the controller's.
@@ -52,6 +48,7 @@ async function serve() {
   const objects = resources(flag("pods", 10_000), flag("deployments", 2000));
   for (let n = 0; n < 20; n++)
     must(await setup.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }));
+  must(await setup.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kyverno" } }));
   await inParallel(objects, 64, async (o) => must(await setup.create(o)));
   for (const p of loaded) must(await setup.create(p));
   setup.close();
@@ -161,17 +158,135 @@ async function inParallel<T>(items: T[], concurrency: number, fn: (item: T) => P
   );
 }
 
+const CLI = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const SERVER = new URL("../packages/server/dist/index.js", import.meta.url).href;
+const MiB = 2 ** 20;
+
+/** VmRSS / VmHWM of a process, in bytes (0 once it is gone). */
+function procMemory(pid: number): { rss: number; hwm: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+    return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+  } catch {
+    return { rss: 0, hwm: 0 };
+  }
+}
+
+/** User + system CPU seconds of a process (clock ticks of 1/100 s, as on every Linux we run on). */
+function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** RSS of a process that loads the server's modules and nothing else (same V8 flags as the command). */
+async function importFloor(): Promise<number> {
+  const code = `await import(${JSON.stringify(SERVER)}); process.stdout.write(String(process.memoryUsage().rss));`;
+  const child = spawn(
+    process.execPath,
+    [`--max-semi-space-size=${REPORTS_SEMI_SPACE_MIB}`, "--input-type=module", "-e", code],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  await new Promise((resolve) => child.on("exit", resolve));
+  return Number(out);
+}
+
+interface ScanRun {
+  wallMs: number;
+  scanMs: number;
+  done: Record<string, number>;
+  cpuSeconds: number;
+  peakRss: number;
+  startRss: number;
+  metrics: string;
+  /** The command line the process runs as at the end (after any re-execution). */
+  cmdline: string[];
+}
+
+/** Starts `kyverno-ts reports` as a user does and waits for its first full scan to be done. */
+async function runCommand(kubeconfigPath: string, workers: number, qps: number): Promise<ScanRun> {
+  const start = performance.now();
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      "reports",
+      "--kubeconfig",
+      kubeconfigPath,
+      "--metrics-port",
+      "0",
+      "--backgroundScanWorkers",
+      String(workers),
+      "--clientRateLimitQPS",
+      String(qps),
+      "--clientRateLimitBurst",
+      String(Math.max(1, qps)),
+      "--namespace",
+      "kyverno",
+      "--identity",
+      "bench",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const pid = child.pid as number;
+  let port = 0;
+  let startRss = 0;
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const m = /metrics: http:\/\/[^:]+:(\d+)\//.exec(line);
+    if (m) port = Number(m[1]);
+  });
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, procMemory(pid).rss);
+  }, 25);
+  const done = await new Promise<Record<string, number>>((resolve, reject) => {
+    child.on("exit", (code) => reject(new Error(`kyverno-ts reports exited with ${code}`)));
+    createInterface({ input: child.stderr }).on("line", (line) => {
+      if (process.env.BENCH_DEBUG) console.error(line);
+      if (!line.startsWith("{")) return void console.error(line);
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (entry.msg === "leading: reconciling reports") startRss = procMemory(pid).rss;
+      if (entry.msg === "full scan done") resolve(entry as Record<string, number>);
+    });
+  });
+  const wallMs = performance.now() - start;
+  clearInterval(sampler);
+  const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  const cpuSeconds = procCpuSeconds(pid);
+  peakRss = Math.max(peakRss, procMemory(pid).hwm);
+  const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  child.removeAllListeners("exit");
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+  return { wallMs, scanMs: done.durationMs ?? 0, done, cpuSeconds, peakRss, startRss, metrics, cmdline };
+}
+
+/** Sums a Prometheus text series by one label. */
+function sumBy(metrics: string, name: string, label?: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of metrics.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const value = Number(line.slice(line.lastIndexOf(" ") + 1));
+    const key = label === undefined ? "" : (new RegExp(`${label}="([^"]*)"`).exec(line)?.[1] ?? "");
+    out.set(key, (out.get(key) ?? 0) + value);
+  }
+  return out;
+}
+
 async function main() {
-  const rssImports = process.memoryUsage().rss;
   const podCount = flag("pods", 10_000);
   const deploymentCount = flag("deployments", 2000);
   const workers = flag("workers", 2);
   const child = spawn(
     process.execPath,
     [fileURLToPath(import.meta.url), "--serve-sandbox", ...process.argv.slice(2)],
-    {
-      stdio: ["pipe", "pipe", "inherit"],
-    },
+    { stdio: ["pipe", "pipe", "inherit"] },
   );
   const first = await new Promise<string>((resolve) =>
     createInterface({ input: child.stdout }).once("line", resolve),
@@ -207,64 +322,11 @@ async function main() {
     } while (token);
   }
   const floorMs = performance.now() - floorStart;
+  const floorRss = await importFloor();
 
-  const queries = new Map<string, number>();
-  const queryMs = new Map<string, number>();
-  const client = createKubeClient({
-    kubeconfigPath,
-    qps: flag("qps", 0),
-    onQuery: (e) => {
-      queries.set(e.operation, (queries.get(e.operation) ?? 0) + 1);
-      queryMs.set(e.operation, (queryMs.get(e.operation) ?? 0) + e.durationMs);
-    },
-  });
-  const metrics = createReportsMetrics();
-  // BENCH_DEBUG=1 prints the controller's logs to stderr.
-  const line = (level: string) => (fields: object, message: string) =>
-    console.error(Math.round(performance.now()), level, message, JSON.stringify(fields));
-  const logger = process.env.BENCH_DEBUG
-    ? { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") }
-    : undefined;
-  const controller = createReportsController({
-    client,
-    engine: createEngine(),
-    metrics,
-    workers,
-    leaderElection: false,
-    ...(logger ? { logger } : {}),
-  });
-  const rssBefore = process.memoryUsage().rss;
-  const start = performance.now();
-  const elu = performance.eventLoopUtilization();
-  const cpu = process.cpuUsage();
-  await controller.start();
-  let peakRss = process.memoryUsage().rss;
-  for (;;) {
-    const s = controller.stats();
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    if (s.scans > 0 && s.queued === 0 && s.inFlight === 0 && s.retrying === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const scanMs = performance.now() - start;
-  const busy = performance.eventLoopUtilization(elu).utilization;
-  const cpuMs = (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpu));
-  const stats = controller.stats();
-  const heapAfter = process.memoryUsage();
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc) {
-    gc();
-    console.log(
-      `live heap after the scan (forced GC): ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`,
-    );
-  }
-  const durations = (await metrics.registry.getMetricsAsJSON()).find(
-    (m) => m.name === "kyverno_policy_execution_duration_seconds",
-  ) as { values: Array<{ metricName?: string; value: number }> } | undefined;
-  const evalSeconds = (durations?.values ?? [])
-    .filter((v) => v.metricName === "kyverno_policy_execution_duration_seconds_sum")
-    .reduce((sum, v) => sum + v.value, 0);
-  await controller.stop();
-  client.close();
+  const run = await runCommand(kubeconfigPath, workers, flag("qps", 0));
+  const evalSeconds = sumBy(run.metrics, "kyverno_policy_execution_duration_seconds_sum").get("") ?? 0;
+  const queries = sumBy(run.metrics, "kyverno_client_queries_total", "operation");
 
   // Second floor: as many creates of small objects, with as many concurrent writers as workers.
   const total = podCount + deploymentCount;
@@ -287,22 +349,25 @@ async function main() {
   setup.close();
   child.stdin.end();
 
-  const requests = [...queries]
-    .map(([op, n]) => `${op} ${n} (${((queryMs.get(op) ?? 0) / n).toFixed(1)} ms each)`)
-    .join(", ");
+  const created = run.done.created ?? 0;
   console.log(`floor (list + parse ${total} resources): ${floorMs.toFixed(0)} ms`);
   console.log(
     `write floor (${total} creates of small ConfigMaps, ${workers} at a time): ${(writeFloorMs / 1000).toFixed(2)} s`,
   );
   console.log(
-    `scan: ${(scanMs / 1000).toFixed(2)} s to ${stats.created} reports (${((stats.created / scanMs) * 1000).toFixed(0)} reports/s, ${(scanMs / floorMs).toFixed(1)}x the floor)`,
+    `scan: ${(run.scanMs / 1000).toFixed(2)} s from leading to ${created} reports written (${((created / run.scanMs) * 1000).toFixed(0)} reports/s, ${(run.scanMs / floorMs).toFixed(1)}x the list floor); ${(run.wallMs / 1000).toFixed(2)} s from process start`,
   );
   console.log(
-    `controller CPU: ${(cpuMs / 1000).toFixed(2)} s (event loop busy ${(busy * 100).toFixed(0)} %); evaluation (sum of rule execution time): ${evalSeconds.toFixed(2)} s`,
+    `controller CPU: ${run.cpuSeconds.toFixed(2)} s; evaluation (sum of rule execution time): ${evalSeconds.toFixed(2)} s`,
   );
-  console.log(`API requests: ${requests}`);
+  console.log(`running as: ${run.cmdline.slice(0, 3).join(" ")} ...`);
+  console.log(`API requests: ${[...queries].map(([op, n]) => `${op} ${n}`).join(", ")}`);
   console.log(
-    `heap after the scan: ${(heapAfter.heapUsed / 2 ** 20).toFixed(0)} MiB used of ${(heapAfter.heapTotal / 2 ** 20).toFixed(0)} MiB; ` +
-      `RSS: ${(rssImports / 2 ** 20).toFixed(0)} MiB after imports, ${(rssBefore / 2 ** 20).toFixed(0)} MiB before start, peak ${(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 2 ** 20).toFixed(0)} MiB`,
+    `RSS of kyverno-ts reports: ${(run.startRss / MiB).toFixed(0)} MiB when it starts leading, peak ${(run.peakRss / MiB).toFixed(0)} MiB; ` +
+      `floor (a process that only loads the server's modules): ${(floorRss / MiB).toFixed(0)} MiB`,
   );
 }
+
+// Child mode: the sandbox, filled with the resources and policies, served until stdin closes.
+if (process.argv[2] === "--serve-sandbox") await serve();
+else await main();
