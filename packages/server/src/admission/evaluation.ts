@@ -4,7 +4,7 @@
  */
 import type { PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
 import type { ServerClock } from "../clock.js";
-import type { AdmissionMetrics } from "../metrics/metrics.js";
+import type { RuleResultRecorder } from "../metrics/metrics.js";
 import type { CachedPolicy } from "../policycache/policy-cache.js";
 import { EvaluationMessages } from "./messages.js";
 import type { RequestSubject } from "./request.js";
@@ -15,9 +15,15 @@ export interface StepContext {
   review: ParsedReview;
   subject: RequestSubject;
   clock: ServerClock;
-  metrics: AdmissionMetrics | undefined;
+  /** Records the request's rule results; undefined without metrics. */
+  ruleMetrics: RuleResultRecorder | undefined;
   /** Monotonic time after which no further policy is evaluated. */
   deadline: number;
+  /**
+   * The latest monotonic time read for this request (set when the context is built, then at the end
+   * of every evaluation), so each policy costs one clock read.
+   */
+  now: number;
   /** The per-request budget in milliseconds (for messages). */
   deadlineMs: number;
 }
@@ -72,19 +78,23 @@ export function evaluate(
   type: RuleResponse["type"],
   run: () => PolicyResponse,
 ): Evaluated {
-  const start = ctx.clock.monotonic();
+  const start = ctx.now;
   let response: PolicyResponse;
   try {
     response = run();
   } catch (error) {
     response = errorResponse(ctx, policy, error, type);
   }
-  return { policy, response, elapsedMs: ctx.clock.monotonic() - start };
+  ctx.now = ctx.clock.monotonic();
+  return { policy, response, elapsedMs: ctx.now - start };
 }
 
-/** True when the deadline has passed: the remaining policies are answered per their failure policy. */
+/**
+ * True when the deadline has passed (as of the end of the last evaluation): the remaining policies
+ * are answered per their failure policy.
+ */
 export function pastDeadline(ctx: StepContext): boolean {
-  return ctx.clock.monotonic() > ctx.deadline;
+  return ctx.now > ctx.deadline;
 }
 
 /**
@@ -93,27 +103,19 @@ export function pastDeadline(ctx: StepContext): boolean {
  * rule results (sums per policy stay exact).
  */
 export function recordRules(ctx: StepContext, evaluated: Evaluated, ruleType: "validate" | "mutate"): void {
-  const { metrics, subject, review } = ctx;
+  const recorder = ctx.ruleMetrics;
   const rules = evaluated.response.rules;
-  if (metrics === undefined || rules.length === 0) return;
+  if (recorder === undefined || rules.length === 0) return;
   const seconds = evaluated.elapsedMs / 1000 / rules.length;
-  const base = evaluated.policy.labels;
+  const labels = evaluated.policy.labels;
   for (const rule of rules) {
-    const mode = rule.failureAction === "Enforce" ? "enforce" : "audit";
-    metrics.ruleResult(
-      {
-        policy:
-          ruleType === "validate" && mode !== base.validationMode ? { ...base, validationMode: mode } : base,
-        rule: rule.name,
-        result: rule.status,
-        ruleType,
-        resourceKind: subject.kind,
-        resourceNamespace: subject.namespace,
-        operation: review.request.operation,
-        dryRun: review.request.dryRun === true,
-      },
-      seconds,
-    );
+    const mode =
+      ruleType === "validate"
+        ? rule.failureAction === "Enforce"
+          ? "enforce"
+          : "audit"
+        : labels.validationMode;
+    recorder.record(labels, rule.name, rule.status, mode, ruleType, seconds);
   }
 }
 

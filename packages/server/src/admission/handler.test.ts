@@ -251,21 +251,22 @@ describe("deadline", () => {
   });
 
   it("answers per failure policy when evaluation overruns the deadline", () => {
-    // Every clock reading advances 400 ms against an 800 ms budget: only the first policy runs.
+    // Every clock reading advances 500 ms against an 800 ms budget (arrival, start, then one reading
+    // after each policy): only the first policy runs.
     const policies = ["a", "b", "c"].map((name) => podValidatePolicy({ name }));
-    const fail = setup(policies, { clock: fakeClock(400), webhookTimeoutSeconds: 1 });
+    const fail = setup(policies, { clock: fakeClock(500), webhookTimeoutSeconds: 1 });
     const denied = fail.call(VALIDATE_FAIL, review({}));
     expect(denied.allowed).toBe(false);
     expect(denied.status?.message).toBe(
       "admission review was not completed within 800ms (webhook timeout); policies not evaluated: b, c",
     );
     const ignored = policies.map((p) => ({ ...p, spec: { ...p.spec, failurePolicy: "Ignore" as const } }));
-    const ignore = setup(ignored, { clock: fakeClock(400), webhookTimeoutSeconds: 1 });
+    const ignore = setup(ignored, { clock: fakeClock(500), webhookTimeoutSeconds: 1 });
     const allowed = ignore.call(VALIDATE_IGNORE, review({}));
     expect(allowed.allowed).toBe(true);
     expect(allowed.warnings?.[0]).toContain("policies not evaluated: b, c");
     const audits = ["a", "b", "c"].map((name) => podValidatePolicy({ name, action: "Audit" }));
-    const audit = setup(audits, { clock: fakeClock(400), webhookTimeoutSeconds: 1 });
+    const audit = setup(audits, { clock: fakeClock(500), webhookTimeoutSeconds: 1 });
     expect(audit.call(VALIDATE_FAIL, review({})).allowed).toBe(true);
   });
 

@@ -129,9 +129,15 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       review,
       subject,
       clock,
-      metrics,
+      ruleMetrics: metrics?.ruleResults({
+        resourceKind: subject.kind,
+        resourceNamespace: subject.namespace,
+        operation: request.operation,
+        dryRun: request.dryRun === true,
+      }),
       deadline: receivedAt + deadlineMs,
       deadlineMs,
+      now: clock.monotonic(),
     };
     const labels =
       options.namespaceLabels && subject.namespace ? options.namespaceLabels(subject.namespace) : undefined;

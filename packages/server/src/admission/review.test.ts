@@ -5,7 +5,7 @@ import { fakeClock, pod, podValidatePolicy, recordingLogger, review } from "../t
 import { defaultKyvernoConfig } from "./filters.js";
 import { createAdmissionHandler, type WebhookRoute } from "./handler.js";
 import { blockedMessage, yamlScalar } from "./messages.js";
-import { parseAdmissionReview } from "./review.js";
+import { allow, allowWithPatch, deny, parseAdmissionReview, serializeReview } from "./review.js";
 
 const UID = "705ab4f5-6393-11e8-b7cc-42010a800002";
 
@@ -161,5 +161,20 @@ describe("messages", () => {
     expect(blockedMessage("Namespace//prod", [{ policy: "p", rule: "r", message: "m" }])).toBe(
       "\n\nresource Namespace//prod was blocked due to the following policies\n\np:\n  r: m\n",
     );
+  });
+});
+
+describe("serializeReview", () => {
+  it("writes exactly what JSON.stringify writes, for every answer shape", () => {
+    const answers = [
+      allow(UID),
+      allow('a"b\\c'),
+      allow(UID, ["policy p.r: audit warning"]),
+      deny(UID, "blocked"),
+      deny(UID, "too large", 413),
+      allowWithPatch(UID, [{ op: "add", path: "/metadata/labels/x", value: "y" }]),
+      allowWithPatch(UID, []),
+    ];
+    for (const answer of answers) expect(serializeReview(answer)).toBe(JSON.stringify(answer));
   });
 });

@@ -6,6 +6,11 @@
  * with the same labels (`kyverno_policy_results_total` beside `..._execution_duration_seconds`).
  */
 
+/** One series of a histogram family; keep it to record without looking the labels up again. */
+export interface HistogramSeries {
+  observe(value: number): void;
+}
+
 /** A histogram family; see `createHistogramFamily`. */
 export interface HistogramFamily {
   /**
@@ -13,6 +18,11 @@ export interface HistogramFamily {
    * `values` is only called the first time a key is seen.
    */
   observe(key: string, values: () => readonly string[], value: number): void;
+  /**
+   * The series `key`, created if needed (`values` as in `observe`), for callers that cache series
+   * per label set; undefined when the family is full and the series does not exist.
+   */
+  series(key: string, values: () => readonly string[]): HistogramSeries | undefined;
   /** Renders the family (and its counter twin) in the text exposition format. */
   render(): string;
   /** Number of series. */
@@ -31,7 +41,7 @@ export interface HistogramFamilyOptions {
   maxSeries: number;
 }
 
-interface Series {
+interface Series extends HistogramSeries {
   labels: string;
   /** Observations per bucket (not cumulative); the last slot is above the highest bound. */
   counts: number[];
@@ -58,26 +68,35 @@ export function createHistogramFamily(options: HistogramFamilyOptions): Histogra
   const { name, labelNames, buckets } = options;
   const series = new Map<string, Series>();
   const bounds = buckets.map(formatNumber);
+  const upper = Float64Array.from(buckets);
+  const lookup = (key: string, values: () => readonly string[]): Series | undefined => {
+    let s = series.get(key);
+    if (s === undefined) {
+      if (series.size >= options.maxSeries) return undefined;
+      const v = values();
+      const created: Series = {
+        labels: labelNames.map((l, i) => `${l}="${escapeLabel(v[i] ?? "")}"`).join(","),
+        counts: new Array<number>(buckets.length + 1).fill(0),
+        sum: 0,
+        count: 0,
+        observe(value) {
+          let i = 0;
+          while (i < upper.length && value > (upper[i] as number)) i++;
+          created.counts[i] = (created.counts[i] ?? 0) + 1;
+          created.sum += value;
+          created.count++;
+        },
+      };
+      s = created;
+      series.set(key, s);
+    }
+    return s;
+  };
   return {
     observe(key, values, value) {
-      let s = series.get(key);
-      if (s === undefined) {
-        if (series.size >= options.maxSeries) return;
-        const v = values();
-        s = {
-          labels: labelNames.map((l, i) => `${l}="${escapeLabel(v[i] ?? "")}"`).join(","),
-          counts: new Array<number>(buckets.length + 1).fill(0),
-          sum: 0,
-          count: 0,
-        };
-        series.set(key, s);
-      }
-      let i = 0;
-      while (i < buckets.length && value > (buckets[i] as number)) i++;
-      s.counts[i] = (s.counts[i] ?? 0) + 1;
-      s.sum += value;
-      s.count++;
+      lookup(key, values)?.observe(value);
     },
+    series: lookup,
     render() {
       const out: string[] = [];
       if (options.counter) {

@@ -122,4 +122,35 @@ describe("admission metrics", () => {
     metrics.httpRequest("GET", '/a"b\\c', 0.001);
     expect(await metrics.render()).toContain('http_url="/a\\"b\\\\c"} 1');
   });
+
+  it("records a request's rule results through a recorder into the same series as ruleResult", async () => {
+    const metrics = createAdmissionMetrics({ version: "x" });
+    const request = { resourceKind: "Pod", resourceNamespace: "ns", operation: "CREATE", dryRun: true };
+    metrics.ruleResult(
+      { ...request, policy, rule: "r", result: "pass", ruleType: "validate", validationMode: "audit" },
+      0.001,
+    );
+    const recorder = metrics.ruleResults(request);
+    recorder.record(policy, "r", "pass", "audit", "validate", 0.001);
+    recorder.record({ ...policy }, "r", "pass", "audit", "validate", 0.001);
+    metrics.ruleResults(request).record(policy, "r", "fail", "enforce", "validate", 0.001);
+    recorder.record(policy, "r", "unusual", "enforce", "mutate", 0.001);
+    const text = await metrics.render();
+    const labels = (mode: string, result: string, type = "validate") =>
+      `policy_validation_mode="${mode}",policy_type="cluster",policy_background_mode="true",policy_namespace="-",policy_name="p",resource_kind="Pod",resource_namespace="ns",resource_request_operation="create",rule_name="r",rule_result="${result}",rule_type="${type}",rule_execution_cause="admission_request",dry_run="true"`;
+    expect(text).toContain(`kyverno_policy_results_total{${labels("audit", "pass")}} 3`);
+    expect(text).toContain(`kyverno_policy_results_total{${labels("enforce", "fail")}} 1`);
+    expect(text).toContain(`kyverno_policy_results_total{${labels("enforce", "unusual", "mutate")}} 1`);
+  });
+
+  it("bounds the rule-result series recorded through recorders", async () => {
+    const metrics = createAdmissionMetrics({ version: "x", maxSeries: 1 });
+    for (const ns of ["a", "b", "a"])
+      metrics
+        .ruleResults({ resourceKind: "Pod", resourceNamespace: ns, operation: "CREATE", dryRun: false })
+        .record(policy, "r", "pass", "enforce", "validate", 0.001);
+    const text = await metrics.render();
+    expect(text).toMatch(/kyverno_policy_results_total\{[^}]*resource_namespace="a"[^}]*\} 2/);
+    expect(text).not.toContain('resource_namespace="b"');
+  });
 });

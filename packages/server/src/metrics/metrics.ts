@@ -5,7 +5,7 @@
  * the rest live in a prom-client registry. `render()` gives the whole exposition.
  */
 import { Counter, Gauge, Registry } from "prom-client";
-import { createHistogramFamily } from "./families.js";
+import { createHistogramFamily, type HistogramSeries } from "./families.js";
 
 /** Upstream's default histogram buckets (seconds). */
 export const DEFAULT_BUCKETS: readonly number[] = [
@@ -40,6 +40,31 @@ export interface RuleResultLabels {
   dryRun: boolean;
 }
 
+/** The request labels shared by every rule result of one admission request. */
+export interface RequestRuleLabels {
+  resourceKind: string;
+  resourceNamespace: string;
+  /** Upper-case admission operation; exported lower-case as upstream does. */
+  operation: string;
+  dryRun: boolean;
+}
+
+/**
+ * Records the rule results of one admission request (see `AdmissionMetrics.ruleResults`): the
+ * request's labels are resolved once, and each rule finds its series through a few lookups by
+ * identity, without building a label key.
+ */
+export interface RuleResultRecorder {
+  record(
+    policy: PolicyLabels,
+    rule: string,
+    result: string,
+    validationMode: "enforce" | "audit",
+    ruleType: "validate" | "mutate" | "generate",
+    durationSeconds: number,
+  ): void;
+}
+
 /** Labels of one admission review (`kyverno_admission_requests_total` and review duration). */
 export interface AdmissionRequestLabels {
   resourceKind: string;
@@ -66,7 +91,10 @@ export interface AdmissionMetrics {
   /** Content type of `render()`'s output. */
   readonly contentType: string;
   admissionRequest(labels: AdmissionRequestLabels, durationSeconds: number): void;
+  /** One rule result; for many results of the same request, `ruleResults` is cheaper. */
   ruleResult(labels: RuleResultLabels, durationSeconds: number): void;
+  /** A recorder for the rule results of one request (the admission hot path). */
+  ruleResults(request: RequestRuleLabels): RuleResultRecorder;
   httpRequest(method: string, url: string, durationSeconds: number): void;
   policyChange(policy: PolicyLabels, change: "create" | "update" | "delete"): void;
   /** Replaces the rule-info series of one policy (`key`); an empty list removes them. */
@@ -206,15 +234,7 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
   });
   info.set({ version: options.version }, 1);
 
-  const policyPrefixes = new WeakMap<PolicyLabels, string>();
-  const policyPrefix = (p: PolicyLabels): string => {
-    let prefix = policyPrefixes.get(p);
-    if (prefix === undefined) {
-      prefix = `${p.type}\u0000${p.background}\u0000${p.namespace}\u0000${p.name}`;
-      policyPrefixes.set(p, prefix);
-    }
-    return prefix;
-  };
+  const recorders = createRecorderCache(policyResults, maxSeries);
   const ruleInfoSeries = new Map<string, string[][]>();
   const policyValues = (p: PolicyLabels): string[] => [
     p.validationMode,
@@ -232,29 +252,11 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
       return `${policyResults.render()}${admissionRequests.render()}${httpRequests.render()}${rest}`;
     },
     ruleResult(l, seconds) {
-      const mode = l.validationMode ?? l.policy.validationMode;
-      const dryRun = l.dryRun ? "true" : "false";
-      const key = `${mode}\u0000${policyPrefix(l.policy)}\u0000${l.resourceKind}\u0000${l.resourceNamespace}\u0000${l.operation}\u0000${l.rule}\u0000${l.result}\u0000${l.ruleType}\u0000${dryRun}`;
-      policyResults.observe(
-        key,
-        () => [
-          mode,
-          l.policy.type,
-          String(l.policy.background),
-          l.policy.namespace,
-          l.policy.name,
-          l.resourceKind,
-          l.resourceNamespace,
-          l.operation.toLowerCase(),
-          l.rule,
-          l.result,
-          l.ruleType,
-          "admission_request",
-          dryRun,
-        ],
-        seconds,
-      );
+      recorders
+        .get(l)
+        .record(l.policy, l.rule, l.result, l.validationMode ?? l.policy.validationMode, l.ruleType, seconds);
     },
+    ruleResults: (request) => recorders.get(request),
     admissionRequest(l, seconds) {
       const key = `${l.resourceKind}\u0000${l.resourceNamespace}\u0000${l.operation}\u0000${l.allowed}\u0000${l.webhook}`;
       admissionRequests.observe(
@@ -290,6 +292,100 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     },
     clientQuery(e) {
       queries.labels(e.operation, e.clientType, e.kind, e.namespace).inc();
+    },
+  };
+}
+
+const RESULTS = ["pass", "fail", "warn", "error", "skip"] as const;
+const RULE_TYPES = ["validate", "mutate", "generate"] as const;
+/** Slots per rule: result × validation mode × rule type. */
+const SLOTS = RESULTS.length * 2 * RULE_TYPES.length;
+
+function slotOf(result: string, mode: "enforce" | "audit", ruleType: string): number {
+  const r = RESULTS.indexOf(result as (typeof RESULTS)[number]);
+  const t = RULE_TYPES.indexOf(ruleType as (typeof RULE_TYPES)[number]);
+  if (r < 0 || t < 0) return -1;
+  return (r * 2 + (mode === "enforce" ? 0 : 1)) * RULE_TYPES.length + t;
+}
+
+/**
+ * Recorders of `kyverno_policy_results_total` / `..._execution_duration_seconds`, one per request
+ * label set (bounded like the series). A recorder keeps, per policy labels object and rule name, the
+ * series of each (result, mode, rule type), so recording a rule is a few lookups by identity instead
+ * of building and hashing a thirteen-label key per rule.
+ */
+function createRecorderCache(
+  family: ReturnType<typeof createHistogramFamily>,
+  maxSeries: number,
+): { get(request: RequestRuleLabels): RuleResultRecorder } {
+  const recorders = new Map<string, RuleResultRecorder>();
+  const create = (req: RequestRuleLabels): RuleResultRecorder => {
+    const dryRun = req.dryRun ? "true" : "false";
+    const operation = req.operation.toLowerCase();
+    const suffix = `${req.resourceKind}\u0000${req.resourceNamespace}\u0000${req.operation}\u0000${dryRun}`;
+    const byPolicy = new WeakMap<PolicyLabels, Map<string, (HistogramSeries | undefined | null)[]>>();
+    const resolve = (
+      p: PolicyLabels,
+      rule: string,
+      result: string,
+      mode: "enforce" | "audit",
+      ruleType: string,
+    ): HistogramSeries | undefined =>
+      family.series(
+        `${mode}\u0000${p.type}\u0000${p.background}\u0000${p.namespace}\u0000${p.name}\u0000${rule}\u0000${result}\u0000${ruleType}\u0000${suffix}`,
+        () => [
+          mode,
+          p.type,
+          String(p.background),
+          p.namespace,
+          p.name,
+          req.resourceKind,
+          req.resourceNamespace,
+          operation,
+          rule,
+          result,
+          ruleType,
+          "admission_request",
+          dryRun,
+        ],
+      );
+    return {
+      record(policy, rule, result, mode, ruleType, seconds) {
+        const slot = slotOf(result, mode, ruleType);
+        if (slot < 0) {
+          resolve(policy, rule, result, mode, ruleType)?.observe(seconds);
+          return;
+        }
+        let rules = byPolicy.get(policy);
+        if (rules === undefined) {
+          rules = new Map();
+          byPolicy.set(policy, rules);
+        }
+        let slots = rules.get(rule);
+        if (slots === undefined) {
+          slots = new Array<HistogramSeries | undefined | null>(SLOTS).fill(null);
+          rules.set(rule, slots);
+        }
+        let series = slots[slot];
+        // null: not looked up yet; undefined: the family was full (looked up again next time).
+        if (series === null || series === undefined) {
+          series = resolve(policy, rule, result, mode, ruleType);
+          slots[slot] = series;
+        }
+        series?.observe(seconds);
+      },
+    };
+  };
+  return {
+    get(req) {
+      const key = `${req.resourceKind}\u0000${req.resourceNamespace}\u0000${req.operation}\u0000${req.dryRun}`;
+      let recorder = recorders.get(key);
+      if (recorder === undefined) {
+        recorder = create(req);
+        // Bounded like the series: past the bound, recorders are built per request and not kept.
+        if (recorders.size < maxSeries) recorders.set(key, recorder);
+      }
+      return recorder;
     },
   };
 }

@@ -11,35 +11,43 @@ const HEAD_BYTES = 4096;
 export type BoundedBody = { ok: true; text: string } | { ok: false; head: string; received: number };
 
 /**
- * Reads `stream` up to `limit` bytes. Past the limit it stops buffering, resolves with the first
- * bytes only, and lets the remaining data drain into nothing, so memory stays bounded whatever the
- * client sends.
+ * Reads `stream` up to `limit` bytes and calls `done` once. Past the limit it stops buffering, answers
+ * with the first bytes only, and lets the remaining data drain into nothing, so memory stays bounded
+ * whatever the client sends. A callback rather than a promise: this runs for every webhook request.
  */
-export function readBoundedBody(stream: Readable, limit: number): Promise<BoundedBody> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        const head = Buffer.concat([...chunks, chunk])
-          .subarray(0, HEAD_BYTES)
-          .toString("utf8");
-        chunks.length = 0;
-        stream.off("data", onData);
-        stream.off("end", onEnd);
-        stream.off("error", onError);
-        stream.on("error", () => {});
-        stream.resume();
-        resolve({ ok: false, head, received: size });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => resolve({ ok: true, text: Buffer.concat(chunks, size).toString("utf8") });
-    const onError = (error: Error): void => reject(error);
-    stream.on("data", onData);
-    stream.on("end", onEnd);
-    stream.on("error", onError);
-  });
+export function readBoundedBody(
+  stream: Readable,
+  limit: number,
+  done: (error: Error | null, body?: BoundedBody) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size > limit) {
+      const head = Buffer.concat([...chunks, chunk])
+        .subarray(0, HEAD_BYTES)
+        .toString("utf8");
+      chunks.length = 0;
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("error", onError);
+      stream.on("error", () => {});
+      stream.resume();
+      done(null, { ok: false, head, received: size });
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    const text =
+      chunks.length === 1
+        ? (chunks[0] as Buffer).toString("utf8")
+        : Buffer.concat(chunks, size).toString("utf8");
+    done(null, { ok: true, text });
+  };
+  const onError = (error: Error): void => done(error);
+  stream.on("data", onData);
+  stream.on("end", onEnd);
+  stream.on("error", onError);
 }

@@ -5,12 +5,11 @@
  * The TLS certificate can be replaced while serving (`setCertificate`), so rotated certificates are
  * picked up by every replica without a restart.
  */
-import type { IncomingMessage } from "node:http";
 import { createSecureContext, type Server as TlsServer } from "node:tls";
 import { type FastifyReply, fastify } from "fastify";
 import type { AdmissionHandler, WebhookRoute } from "../admission/handler.js";
 import { ReviewMessages } from "../admission/messages.js";
-import { deny, type HandlerReply, sniffUid, statusBody } from "../admission/review.js";
+import { deny, type HandlerReply, serializeReview, sniffUid, statusBody } from "../admission/review.js";
 import type { ServerClock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import type { AdmissionMetrics } from "../metrics/metrics.js";
@@ -63,7 +62,15 @@ export interface WebhookServer {
 const JSON_TYPE = "application/json";
 
 function send(reply: FastifyReply, answer: HandlerReply): FastifyReply {
-  return reply.code(answer.statusCode).header("content-type", JSON_TYPE).send(JSON.stringify(answer.body));
+  const text = answer.statusCode === 200 ? serializeReview(answer.body) : JSON.stringify(answer.body);
+  return reply.code(answer.statusCode).header("content-type", JSON_TYPE).send(text);
+}
+
+/** A request body as the content-type parser hands it to the routes, with the time it started arriving. */
+interface ReceivedBody {
+  body: BoundedBody;
+  /** Monotonic time the body started to be read (after routing), the start of the request's deadline. */
+  receivedAt: number;
 }
 
 /** Creates the server (not yet listening). TLS 1.2+ only; HTTP/1.1 with keep-alive, as the API server uses it. */
@@ -78,19 +85,14 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     requestTimeout: options.requestTimeoutMs ?? handler.deadlineMs + 5000,
     return503OnClosing: true,
   });
-  const arrivals = new WeakMap<IncomingMessage, number>();
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", (request, payload, done) => {
-    readBoundedBody(payload, limit).then(
-      (body) => done(null, body),
-      (error: Error) => done(error, undefined),
-    );
-    void request;
-  });
-  app.addHook("onRequest", (request, _reply, next) => {
-    arrivals.set(request.raw, clock.monotonic());
-    next();
+  app.addContentTypeParser("*", (_request, payload, done) => {
+    const receivedAt = clock.monotonic();
+    readBoundedBody(payload, limit, (error, body) => {
+      if (error !== null || body === undefined) done(error ?? new Error("no body"), undefined);
+      else done(null, { body, receivedAt } satisfies ReceivedBody);
+    });
   });
   app.addHook("onResponse", (request, reply, next) => {
     metrics?.httpRequest(request.method, request.routeOptions.url ?? "unmatched", reply.elapsedTime / 1000);
@@ -106,17 +108,20 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       .send(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: status, message }));
   });
 
-  const bodyOf = (raw: unknown): BoundedBody =>
-    raw === undefined ? { ok: true, text: "" } : (raw as BoundedBody);
+  /** What the parser received; a request without a body (no content type) reads as an empty one. */
+  const received = (raw: unknown): ReceivedBody =>
+    raw === undefined
+      ? { body: { ok: true, text: "" }, receivedAt: clock.monotonic() }
+      : (raw as ReceivedBody);
+  const bodyOf = (raw: unknown): BoundedBody => received(raw).body;
 
   for (const [path, route] of WEBHOOK_ROUTES) {
     app.post(path, (request, reply) => {
-      const body = bodyOf(request.body);
+      const { body, receivedAt } = received(request.body);
       if (!body.ok) {
         reply.header("connection", "close");
         return send(reply, handler.rejectBody(route, body.head, ReviewMessages.tooLarge(limit)));
       }
-      const receivedAt = arrivals.get(request.raw) ?? clock.monotonic();
       return send(reply, handler.handleBody(route, body.text, { receivedAt }));
     });
   }
