@@ -1,6 +1,11 @@
 import type { PolicyReportResult } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { buildResourceReport, mergeResults, sameReportContent } from "./report-builder.js";
+import {
+  buildResourceReport,
+  mergeResults,
+  sameReportContent,
+  TRUNCATED_ANNOTATION,
+} from "./report-builder.js";
 
 const pod = { apiVersion: "v1", kind: "Pod", name: "web", namespace: "prod", uid: "1234" };
 const result = (
@@ -63,7 +68,33 @@ describe("buildResourceReport", () => {
     expect(report.results).toHaveLength(5);
     expect(report.results?.[0]).toMatchObject({ policy: "p29", result: "fail" });
     expect(report.results?.find((r) => r.policy === "long")?.message).toHaveLength(20);
-    expect(report.summary).toMatchObject({ fail: 1, warn: 1, pass: 3 });
+    // The summary still counts every result; an annotation says the report was cut.
+    expect(report.summary).toEqual({ fail: 1, warn: 1, pass: 29, error: 0, skip: 0 });
+    expect(report.metadata.annotations?.[TRUNCATED_ANNOTATION]).toBe(
+      "kept 5 of 31 results (limits: 5 results, 1000000 bytes)",
+    );
+  });
+  it("keeps results within a byte budget, failures first, the same way every time", () => {
+    const many = Array.from({ length: 400 }, (_, i) => ({
+      ...result(`p${String(i).padStart(3, "0")}`, "r", i % 50 === 7 ? "fail" : "pass"),
+      message: `${"é".repeat(1000)} ${i}`, // two bytes a character: the budget counts bytes
+    }));
+    const limits = { maxResults: 1000, maxMessageLength: 4096, maxResultBytes: 20_000 };
+    const report = buildResourceReport(pod, many, limits);
+    const kept = report.results ?? [];
+    expect(Buffer.byteLength(JSON.stringify(kept))).toBeLessThanOrEqual(20_000);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.slice(0, 8).every((r) => r.result === "fail")).toBe(true);
+    expect(report.summary).toEqual({ fail: 8, pass: 392, warn: 0, error: 0, skip: 0 });
+    expect(report.metadata.annotations?.[TRUNCATED_ANNOTATION]).toBe(
+      `kept ${kept.length} of 400 results (limits: 1000 results, 20000 bytes)`,
+    );
+    const again = buildResourceReport(pod, [...many].reverse(), limits);
+    expect(again.results).toEqual(kept);
+    // Within the default budget nothing is cut and nothing is said.
+    const small = buildResourceReport(pod, many.slice(0, 10));
+    expect(small.results).toHaveLength(10);
+    expect(small.metadata.annotations).toBeUndefined();
   });
   it("compares content without timestamps", () => {
     const a = buildResourceReport(pod, [result("a", "r", "pass", 1)]);

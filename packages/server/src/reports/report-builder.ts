@@ -5,16 +5,29 @@ import { reportSummary } from "@kyverno-ts/engine";
 /** Labels Kyverno puts on the reports it owns (so other tools can tell them apart). */
 export const REPORT_LABELS = { "app.kubernetes.io/managed-by": "kyverno" } as const;
 
-/** Bounds that keep a report well under what etcd accepts (1.5 MiB per object). */
+/**
+ * Bounds that keep a report well under what etcd accepts (1.5 MiB per object). When results are
+ * dropped, the ones kept are chosen by severity (fail, error, warn, skip, pass; then policy and rule),
+ * the summary still counts every result, and the `TRUNCATED_ANNOTATION` says how many were kept.
+ */
 export interface ReportLimits {
   /** Results kept per report; the rest are dropped (failures first are kept). Default 1000. */
   maxResults: number;
   /** Characters kept per message. Default 4096. */
   maxMessageLength: number;
+  /** Bytes of the results as JSON (UTF-8); results that do not fit are dropped. Default 1,000,000. */
+  maxResultBytes?: number;
 }
 
 /** Upstream-compatible defaults for `ReportLimits`. */
-export const DEFAULT_REPORT_LIMITS: ReportLimits = { maxResults: 1000, maxMessageLength: 4096 };
+export const DEFAULT_REPORT_LIMITS: ReportLimits = {
+  maxResults: 1000,
+  maxMessageLength: 4096,
+  maxResultBytes: 1_000_000,
+};
+
+/** Annotation on a report whose results were cut to its limits: "kept K of N results (…)". */
+export const TRUNCATED_ANNOTATION = "kyverno-ts.io/report-truncated";
 
 /** The identity of one result: a report never holds two results for the same policy and rule. */
 export function resultKey(r: PolicyReportResult): string {
@@ -36,35 +49,62 @@ export function mergeResults(...sets: ReadonlyArray<readonly PolicyReportResult[
   );
 }
 
-function bounded(results: readonly PolicyReportResult[], limits: ReportLimits): PolicyReportResult[] {
+const bySeverity = (results: readonly PolicyReportResult[]): PolicyReportResult[] =>
+  [...results].sort(
+    (a, b) => (SEVERITY_ORDER[a.result ?? "pass"] ?? 5) - (SEVERITY_ORDER[b.result ?? "pass"] ?? 5),
+  );
+
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+/** The results a report keeps (deterministically: same input, same output) and whether any were cut. */
+function bounded(
+  results: readonly PolicyReportResult[],
+  limits: ReportLimits,
+): { kept: PolicyReportResult[]; truncated: boolean } {
   const trimmed = results.map((r) =>
     r.message !== undefined && r.message.length > limits.maxMessageLength
       ? { ...r, message: `${r.message.slice(0, limits.maxMessageLength - 3)}...` }
       : r,
   );
-  if (trimmed.length <= limits.maxResults) return trimmed;
   // Keep the results people act on (failures, errors) when a report has to be cut.
-  return [...trimmed]
-    .sort((a, b) => (SEVERITY_ORDER[a.result ?? "pass"] ?? 5) - (SEVERITY_ORDER[b.result ?? "pass"] ?? 5))
-    .slice(0, limits.maxResults);
+  let kept = trimmed.length <= limits.maxResults ? trimmed : bySeverity(trimmed).slice(0, limits.maxResults);
+  const budget = limits.maxResultBytes ?? DEFAULT_REPORT_LIMITS.maxResultBytes ?? Infinity;
+  if (jsonBytes(kept) > budget) {
+    const fitting: PolicyReportResult[] = [];
+    let used = 2; // the brackets of the array
+    for (const r of kept === trimmed ? bySeverity(kept) : kept) {
+      const size = jsonBytes(r) + 1; // and its comma
+      if (used + size > budget) continue;
+      fitting.push(r);
+      used += size;
+    }
+    kept = fitting;
+  }
+  return { kept, truncated: kept.length < results.length };
 }
 
 /**
  * Builds the report of one resource as current upstream does: a PolicyReport in the resource's
  * namespace (a ClusterPolicyReport for cluster-scoped resources) named after the resource uid, with
  * `scope` pointing at it, an owner reference so Kubernetes deletes it with the resource, the
- * results (deduplicated, bounded) and an exact summary.
+ * results (deduplicated, bounded by `limits`) and a summary counting every result, also those a
+ * limit left out (then `TRUNCATED_ANNOTATION` says so).
  */
 export function buildResourceReport(
   resource: ObjectReference & { uid: string },
   results: readonly PolicyReportResult[],
   limits: ReportLimits = DEFAULT_REPORT_LIMITS,
 ): AnyPolicyReport {
-  const kept = bounded(mergeResults(results), limits);
+  const all = mergeResults(results);
+  const { kept, truncated } = bounded(all, limits);
+  const limit = `limits: ${limits.maxResults} results, ${limits.maxResultBytes ?? DEFAULT_REPORT_LIMITS.maxResultBytes} bytes`;
   const metadata = {
     name: resource.uid,
     ...(resource.namespace ? { namespace: resource.namespace } : {}),
     labels: { ...REPORT_LABELS },
+    ...(truncated
+      ? { annotations: { [TRUNCATED_ANNOTATION]: `kept ${kept.length} of ${all.length} results (${limit})` } }
+      : {}),
     ownerReferences: [
       {
         apiVersion: resource.apiVersion ?? "v1",
@@ -79,7 +119,7 @@ export function buildResourceReport(
     metadata,
     scope: resource,
     results: kept,
-    summary: reportSummary(kept),
+    summary: reportSummary(all),
   };
   return resource.namespace ? { ...base, kind: "PolicyReport" } : { ...base, kind: "ClusterPolicyReport" };
 }
