@@ -64,6 +64,16 @@ export function policyApplies(p: CachedPolicy, kind: string, namespace: string):
   return p.kinds[0] === "*" || p.kinds.includes(kind);
 }
 
+/**
+ * Whether background scans evaluate a policy: `background: true`, and no wildcard kind (a kind
+ * written `*`, or a group/version form whose kind part is `*`): upstream does not allow those in
+ * background mode ("wildcard policy not allowed in background mode"). Admission results of the
+ * others are still merged into reports.
+ */
+export function scannedInBackground(p: CachedPolicy): boolean {
+  return p.policy.spec.background === true && p.kinds[0] !== "*";
+}
+
 type Lookup =
   | { state: "live"; object: KubeObject }
   | { state: "gone" }
@@ -193,8 +203,8 @@ export function createReconciler(
     const ref = parseResourceKey(key);
     if (ref === undefined) return undefined;
     const applicable = cache.policies().filter((p) => policyApplies(p, ref.kind, ref.namespace));
-    const background = applicable.filter((p) => p.policy.spec.background);
-    const admissionOnly = applicable.filter((p) => !p.policy.spec.background);
+    const background = applicable.filter(scannedInBackground);
+    const admissionOnly = applicable.filter((p) => !scannedInBackground(p));
     const at = { namespace: ref.namespace, name: ref.uid };
     if (applicable.length === 0 && admission.get(ref.uid) === undefined) {
       // Nothing applies to it (any more): no report, whether or not the resource exists.

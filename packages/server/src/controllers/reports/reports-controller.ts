@@ -4,7 +4,9 @@
  * resource. Every replica keeps its caches warm (policies, exceptions, namespaces, the matched kinds);
  * only the leader of the `kyverno-reports-controller` Lease runs the work queue and writes. Each
  * leadership term starts with a full scan, repeated every `scanIntervalMs`; in between, changes of a
- * resource, a policy, an exception or a namespace's labels requeue what they affect.
+ * resource, a policy, an exception or a namespace's labels requeue what they affect. Policies matching
+ * any kind (`*`, `apps/v1/*`) are not scanned: upstream does not allow them in background mode (the
+ * policy loader rejects `*` with background on; the rest are skipped with a warning).
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { matchWildcard } from "@kyverno-ts/engine";
@@ -131,7 +133,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
         warnedAnyKind.add(key);
         logger.warn(
           { policy: key },
-          "policy matches any kind: background scans cover only the kinds policies name",
+          "wildcard policy not allowed in background mode: not scanned (as upstream; set spec.background=false)",
         );
       }
       void syncKinds();
