@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { loadPolicy, parseDocuments } from "../packages/api/dist/index.js";
 import { createEngine } from "../packages/engine/dist/index.js";
 import { createKubeClient } from "../packages/kube/dist/index.js";
-import { REPORTS_SEMI_SPACE_MIB } from "../packages/server/dist/bin/reports.js";
+import { REPORTS_SEMI_SPACE_MIB } from "../packages/server/dist/index.js";
 
 const CRDS = fileURLToPath(new URL("../../shared/reference/kyverno-crds/", import.meta.url));
 const POLICIES = fileURLToPath(new URL("../../shared/conformance/kyverno-policies/", import.meta.url));

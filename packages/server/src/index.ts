@@ -55,7 +55,13 @@ export type { AdmissionCommandOptions, AdmissionReadyInfo, TextOutput } from "./
 export { AdmissionExit, runAdmissionCommand } from "./bin/admission.js";
 export type { ClusterHooks } from "./bin/cluster-command.js";
 export type { ReportsArgs, ReportsCommandOptions } from "./bin/reports.js";
-export { parseReportsArgs, REPORTS_USAGE, ReportsExit, runReportsCommand } from "./bin/reports.js";
+export {
+  parseReportsArgs,
+  REPORTS_SEMI_SPACE_MIB,
+  REPORTS_USAGE,
+  ReportsExit,
+  runReportsCommand,
+} from "./bin/reports.js";
 export type { ServerClock } from "./clock.js";
 export { systemClock } from "./clock.js";
 export type {
@@ -92,6 +98,7 @@ export type {
   ReportsControllerOptions,
   ReportsControllerStats,
   ReportsLeaderElection,
+  ScanContextLimits,
 } from "./controllers/reports/types.js";
 export { systemReportsClock } from "./controllers/reports/types.js";
 export type { Logger, LogLevel } from "./logger.js";
@@ -119,7 +126,12 @@ export { createPolicyCache, policyKey } from "./policycache/policy-cache.js";
 export type { PolicyValidation, PolicyValidationOptions } from "./policycache/policy-validation.js";
 export { createPolicyValidation, EXCEPTION_NAMESPACE_WARNING } from "./policycache/policy-validation.js";
 export type { ReportLimits } from "./reports/report-builder.js";
-export { buildResourceReport, DEFAULT_REPORT_LIMITS, mergeResults } from "./reports/report-builder.js";
+export {
+  buildResourceReport,
+  DEFAULT_REPORT_LIMITS,
+  mergeResults,
+  TRUNCATED_ANNOTATION,
+} from "./reports/report-builder.js";
 export type { LoadedPolicies } from "./standalone/load-policies.js";
 export { loadPolicyFiles } from "./standalone/load-policies.js";
 export type { CertificateBundle, CertificatePair, GenerateCertificatesOptions } from "./tls/certificates.js";

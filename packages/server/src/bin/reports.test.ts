@@ -9,6 +9,7 @@ import {
   startCluster,
 } from "../controllers/reports/testing/harness.js";
 import {
+  ownsProcess,
   parseReportsArgs,
   REPORTS_SEMI_SPACE_MIB,
   REPORTS_USAGE,
@@ -147,6 +148,19 @@ describe("kyverno-ts reports: V8 young generation", () => {
       "--kubeconfig",
       "k",
     ]);
+  });
+  it("replaces the process only when it was started as this very command", () => {
+    const stdout = { write: () => true };
+    const proc = { argv: ["node", "bin.js", "reports", "--kubeconfig", "k"], stdout };
+    expect(ownsProcess({ args: ["--kubeconfig", "k"], stdout }, proc)).toBe(true);
+    expect(ownsProcess({ args: [], stdout }, { ...proc, argv: ["node", "bin.js", "reports"] })).toBe(true);
+    // Embedded: another command line, another output, or stopped by its caller.
+    expect(ownsProcess({ args: [], stdout }, { ...proc, argv: ["node", "bin.js", "playground"] })).toBe(
+      false,
+    );
+    expect(ownsProcess({ args: ["--kubeconfig", "k"], stdout: { write: () => true } }, proc)).toBe(false);
+    const signal = new AbortController().signal;
+    expect(ownsProcess({ args: ["--kubeconfig", "k"], stdout, signal }, proc)).toBe(false);
   });
   it("leaves the user's own choice alone (flags or NODE_OPTIONS), so it never loops", () => {
     expect(youngGenerationArgv({ ...proc, execArgv: ["--max-semi-space-size=16"] })).toBeUndefined();

@@ -161,6 +161,20 @@ export function youngGenerationArgv(proc: {
   ];
 }
 
+/**
+ * Whether the reports command is what this process was started for: its command line ends with
+ * `reports` and these very arguments, and the command writes to the process's stdout and stops on its
+ * signals (no `signal` given). Only then may it replace the process.
+ */
+export function ownsProcess(
+  options: Pick<ReportsCommandOptions, "args" | "stdout" | "signal">,
+  proc: { argv: readonly string[]; stdout: unknown } = process,
+): boolean {
+  if (options.signal !== undefined || options.stdout !== proc.stdout) return false;
+  const tail = proc.argv.slice(proc.argv.length - options.args.length - 1);
+  return tail[0] === "reports" && options.args.every((a, i) => tail[i + 1] === a);
+}
+
 /** Options of `runReportsCommand`. */
 export interface ReportsCommandOptions {
   /** Arguments after `reports`. */
@@ -177,7 +191,7 @@ export interface ReportsCommandOptions {
   /**
    * Whether the command may replace this process (same pid, via `process.execve`) with one that
    * bounds V8's young generation (`REPORTS_SEMI_SPACE_MIB`). Default: when the command owns the
-   * process, i.e. it writes to `process.stdout` and stops on the process's signals (no `signal`).
+   * process (see `ownsProcess`), never when embedded (a playground, tests).
    */
   reexec?: boolean;
 }
@@ -213,7 +227,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     stdout.write(REPORTS_USAGE);
     return ReportsExit.Ok;
   }
-  if (options.reexec ?? (options.signal === undefined && stdout === process.stdout)) {
+  if (options.reexec ?? ownsProcess(options)) {
     const argv = youngGenerationArgv(process);
     if (argv !== undefined && typeof process.execve === "function") {
       try {
