@@ -1,26 +1,32 @@
-// Admission webhook benchmark (not a test). Starts `kyverno-ts admission --standalone` with the Pod
-// Security policies (baseline + restricted) and a no-op fastify HTTPS webhook, each in a child process
-// (one JS thread each), and drives both over HTTPS on loopback from this process (keep-alive agent)
-// with a Pod AdmissionReview:
+// Admission webhook benchmark (not a test). Starts the admission controller exactly as a user runs it
+// (`kyverno-ts admission --standalone`, the CLI's own bin, with the Pod Security policies, baseline +
+// restricted) and a no-op fastify HTTPS webhook, each in its own process (one JS thread each), and
+// drives both over HTTPS on loopback from this process (keep-alive agent) with a Pod AdmissionReview:
 //   1. throughput: a fixed number of requests at fixed concurrency, as fast as the server answers;
 //   2. latency: a fixed request rate (open loop, latency measured from the scheduled send time).
 // Both servers are measured in alternating rounds (medians reported), because other load on the
-// machine moves wall-clock numbers a lot; server CPU time per request (from the child's resource
-// usage) is the steadier throughput measure and is what the throughput goal is judged on.
+// machine moves wall-clock numbers a lot; server CPU time per request is the steadier throughput
+// measure and is what the throughput goal is judged on.
 // Prints p50/p99 latency, requests/s, CPU per request, errors and peak RSS for both, and the ratios.
 // Usage: npm run bench:admission [-- --requests 20000 --concurrency 32 --rate 1000 --seconds 10 --rounds 3]
 // --pin pins the servers to CPU 1 and the load generator to CPU 0 (taskset): steadier on an idle
 // machine, much worse tail latency on a busy one.
-// BENCH_SERVER_NODE_OPTIONS passes V8/Node flags to the server processes (e.g. --cpu-prof).
-// Needs the packages built (npm run build).
-import { type ChildProcess, execFileSync, fork } from "node:child_process";
-import { existsSync } from "node:fs";
+// BENCH_SERVER_NODE_OPTIONS passes extra Node/V8 flags to both server processes (e.g. --cpu-prof);
+// without it each server runs with exactly the flags its own start path gives it.
+// Measurement notes: CPU time and peak RSS (VmHWM) are read from /proc for each server process, so
+// neither server carries anything it would not carry in real use: the admission server is the bin a
+// user starts (no TypeScript loader, only what the CLI imports), and the no-op server is a plain
+// JavaScript fastify app (it imports nothing of ours; this process generates its certificate).
+// Needs Linux (/proc) and the packages built (npm run build).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
 const serverDist = new URL("../packages/server/dist/index.js", import.meta.url);
+const cliBin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 const policiesRoot = fileURLToPath(
   new URL("../../shared/conformance/kyverno-policies/pod-security/", import.meta.url),
 );
@@ -42,79 +48,76 @@ interface ServerStats {
   cpuSeconds: number;
 }
 
-// ---------------------------------------------------------------- child processes
+// ---------------------------------------------------------------- server processes
 
-async function serveAdmission(): Promise<void> {
-  const server = await import(serverDist.href);
-  const stop = new AbortController();
-  process.on("message", (m: unknown) => onStatsRequest(m, stop));
-  await server.runAdmissionCommand({
-    args: [
-      "--standalone",
-      "--policies",
-      `${policiesRoot}baseline`,
-      "--policies",
-      `${policiesRoot}restricted`,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--metrics-port",
-      "0",
-      "--log-level",
-      "warn",
-    ],
-    stdout: { write: () => true },
-    stderr: process.stderr,
-    signal: stop.signal,
-    onReady: (info: Ready) => process.send?.({ port: info.port, caCertPem: info.caCertPem }),
-  });
-  process.exit(0);
+const extraNodeOptions = (process.env.BENCH_SERVER_NODE_OPTIONS ?? "").split(" ").filter((o) => o !== "");
+
+/** The admission controller as a user starts it: `kyverno-ts admission --standalone ...`. */
+function admissionCommand(): string[] {
+  return [
+    cliBin,
+    "admission",
+    "--standalone",
+    "--policies",
+    `${policiesRoot}baseline`,
+    "--policies",
+    `${policiesRoot}restricted`,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--metrics-port",
+    "0",
+    "--log-level",
+    "warn",
+  ];
 }
 
-async function serveNoop(): Promise<void> {
-  const server = await import(serverDist.href);
-  const { fastify } = await import("fastify");
-  const clock = server.systemClock();
-  const certs = await server.generateCertificates({ hosts: ["127.0.0.1", "localhost"], clock });
-  const app = fastify({
-    https: { cert: certs.serving.certPem, key: certs.serving.keyPem },
-    logger: false,
-    bodyLimit: 3 * 1024 * 1024,
-  });
-  app.post("/validate/fail", (req, reply) => {
-    const uid = (req.body as { request?: { uid?: string } }).request?.uid ?? "";
-    return reply.send({
-      apiVersion: "admission.k8s.io/v1",
-      kind: "AdmissionReview",
-      response: { uid, allowed: true },
-    });
-  });
-  await app.listen({ host: "127.0.0.1", port: 0 });
-  const address = app.server.address();
-  const stop = new AbortController();
-  process.on("message", (m: unknown) => onStatsRequest(m, stop));
-  process.send?.({
-    port: typeof address === "object" && address ? address.port : 0,
-    caCertPem: certs.ca.certPem,
-  });
-  await new Promise((resolve) => stop.signal.addEventListener("abort", resolve));
-  await app.close();
-  process.exit(0);
+/** Reads port and CA from the admission command's startup lines. */
+function admissionReady(stdout: string): Ready | undefined {
+  const port = /webhooks: https:\/\/[^\s]*:(\d+)/.exec(stdout)?.[1];
+  const bundle = /caBundle: ([A-Za-z0-9+/=]+)\n/.exec(stdout)?.[1];
+  if (port === undefined || bundle === undefined) return undefined;
+  return { port: Number(port), caCertPem: Buffer.from(bundle, "base64").toString("utf8") };
 }
 
-function onStatsRequest(message: unknown, stop: AbortController): void {
-  if (message === "stats") {
-    const usage = process.resourceUsage();
-    const stats: ServerStats = {
-      peakRssMiB: usage.maxRSS / 1024,
-      cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
-    };
-    process.send?.(stats);
-  } else if (message === "stop") {
-    stop.abort();
+/**
+ * The no-op webhook: plain fastify defaults (JSON body parser, object reply), answering every review
+ * with `allowed: true`. Plain JavaScript so it runs without a TypeScript loader.
+ */
+const NOOP_SERVER = `
+import { fastify } from "fastify";
+const app = fastify({
+  https: { cert: process.env.BENCH_TLS_CERT, key: process.env.BENCH_TLS_KEY },
+  logger: false,
+  bodyLimit: 3 * 1024 * 1024,
+});
+app.post("/validate/fail", (req, reply) => {
+  const uid = req.body?.request?.uid ?? "";
+  return reply.send({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid, allowed: true } });
+});
+await app.listen({ host: "127.0.0.1", port: 0 });
+process.stdout.write("listening " + app.server.address().port + "\\n");
+process.once("SIGTERM", () => app.close().then(() => process.exit(0)));
+`;
+
+/** Resident set high-water mark and CPU time (user + system, all threads) of a running process. */
+function processStats(pid: number): ServerStats {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const hwmKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  // Fields after the command name: state is index 0, utime 11, stime 12 (clock ticks).
+  const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return { peakRssMiB: hwmKiB / 1024, cpuSeconds: ticks / clockTicks };
+}
+
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
   }
-}
+})();
 
 // ---------------------------------------------------------------- load generator
 
@@ -298,25 +301,40 @@ const hasTaskset = (() => {
   }
 })();
 
-function startChild(mode: string): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(fileURLToPath(import.meta.url), [mode], {
+function startChild(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: (out: string) => Ready | undefined,
+): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = spawn(process.execPath, [...extraNodeOptions, ...args], {
     cwd: repo,
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    execArgv: (process.env.BENCH_SERVER_NODE_OPTIONS ?? "").split(" ").filter((o) => o !== ""),
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
   });
   if (hasTaskset && child.pid !== undefined)
     execFileSync("taskset", ["-a", "-p", "-c", "1", String(child.pid)], { stdio: "ignore" });
   return new Promise((resolve, reject) => {
-    child.once("message", (m) => resolve({ child, ready: m as Ready }));
-    child.once("exit", (code) => reject(new Error(`${mode} exited with ${code} before listening`)));
+    let out = "";
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString("utf8");
+      const info = ready(out);
+      if (info === undefined) return;
+      child.stdout?.off("data", onData);
+      child.stdout?.resume();
+      child.off("exit", onExit);
+      resolve({ child, ready: info });
+    };
+    const onExit = (code: number | null): void =>
+      reject(new Error(`${name} exited with ${code} before listening:\n${out}`));
+    child.stdout?.on("data", onData);
+    child.once("exit", onExit);
   });
 }
 
-function ask(child: ChildProcess): Promise<ServerStats> {
-  return new Promise((resolve) => {
-    child.once("message", (m) => resolve(m as ServerStats));
-    child.send("stats");
-  });
+function ask(child: ChildProcess): ServerStats {
+  if (child.pid === undefined) throw new Error("server process has no pid");
+  return processStats(child.pid);
 }
 
 interface Server {
@@ -340,16 +358,22 @@ interface Round {
 
 const median = (values: number[]): number => percentile(values, 50);
 
-async function start(name: string, mode: string, concurrency: number): Promise<Server> {
-  const { child, ready } = await startChild(mode);
+async function start(
+  name: string,
+  started: Promise<{ child: ChildProcess; ready: Ready }>,
+  concurrency: number,
+): Promise<Server> {
+  const { child, ready } = await started;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: ready.caCertPem });
   return { name, child, agent, port: ready.port };
 }
 
 async function stop(server: Server): Promise<void> {
   server.agent.destroy();
-  server.child.send("stop");
-  await new Promise((resolve) => server.child.once("exit", resolve));
+  if (server.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once("exit", resolve));
+  server.child.kill("SIGTERM");
+  await exited;
 }
 
 /** Request uids stay unique across phases: each (round, phase) gets its own block of ten million. */
@@ -363,9 +387,9 @@ async function round(
   rate: number,
   seconds: number,
 ): Promise<Round> {
-  const before = await ask(server.child);
+  const before = ask(server.child);
   const throughput = await closedLoop(server.agent, server.port, requests, concurrency, uidBlock(index, 1));
-  const after = await ask(server.child);
+  const after = ask(server.child);
   const latency = await openLoop(server.agent, server.port, rate, seconds, uidBlock(index, 2));
   return {
     rps: throughput.requests / throughput.seconds,
@@ -438,8 +462,33 @@ async function main(): Promise<void> {
         ? "servers pinned to CPU 1, load generator to CPU 0\n"
         : "processes not pinned (--pin: servers on CPU 1, load generator on CPU 0, with taskset)\n"),
   );
-  const admission = await start("kyverno-ts admission", "--serve-admission", concurrency);
-  const noop = await start("no-op fastify webhook", "--serve-noop", concurrency);
+  if (!existsSync("/proc/self/stat")) {
+    process.stderr.write("this benchmark reads server CPU time and peak RSS from /proc (Linux only)\n");
+    process.exit(2);
+  }
+  const server = await import(serverDist.href);
+  const certs = await server.generateCertificates({
+    hosts: ["127.0.0.1", "localhost"],
+    clock: server.systemClock(),
+  });
+  const admission = await start(
+    "kyverno-ts admission",
+    startChild("kyverno-ts admission", admissionCommand(), {}, admissionReady),
+    concurrency,
+  );
+  const noop = await start(
+    "no-op fastify webhook",
+    startChild(
+      "no-op fastify webhook",
+      ["--input-type=module", "--eval", NOOP_SERVER],
+      { BENCH_TLS_CERT: certs.serving.certPem, BENCH_TLS_KEY: certs.serving.keyPem },
+      (out) => {
+        const port = /listening (\d+)/.exec(out)?.[1];
+        return port === undefined ? undefined : { port: Number(port), caCertPem: certs.ca.certPem };
+      },
+    ),
+    concurrency,
+  );
   try {
     const warmup = Math.min(5000, requests);
     for (const server of [admission, noop])
@@ -453,8 +502,8 @@ async function main(): Promise<void> {
       for (const server of order)
         results.get(server)?.push(await round(server, i + 1, requests, concurrency, rate, seconds));
     }
-    const a = summarize(admission.name, results.get(admission) ?? [], await ask(admission.child));
-    const n = summarize(noop.name, results.get(noop) ?? [], await ask(noop.child));
+    const a = summarize(admission.name, results.get(admission) ?? [], ask(admission.child));
+    const n = summarize(noop.name, results.get(noop) ?? [], ask(noop.child));
     process.stdout.write(`${row(a, rate)}\n${row(n, rate)}\n`);
     const cpuRatio = n.cpuMicros / a.cpuMicros;
     process.stdout.write(
@@ -469,7 +518,4 @@ async function main(): Promise<void> {
   }
 }
 
-const mode = process.argv[2];
-if (mode === "--serve-admission") await serveAdmission();
-else if (mode === "--serve-noop") await serveNoop();
-else await main();
+await main();
