@@ -38,6 +38,8 @@ async function serve() {
       `${CRDS}kyverno/kyverno.io_policyexceptions.yaml`,
       `${CRDS}policyreport/wgpolicyk8s.io_policyreports.yaml`,
       `${CRDS}policyreport/wgpolicyk8s.io_clusterpolicyreports.yaml`,
+      `${CRDS}reports/reports.kyverno.io_ephemeralreports.yaml`,
+      `${CRDS}reports/reports.kyverno.io_clusterephemeralreports.yaml`,
     ],
   });
   const setup = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });

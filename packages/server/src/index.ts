@@ -125,6 +125,12 @@ export type {
 export { createPolicyCache, policyKey } from "./policycache/policy-cache.js";
 export type { PolicyValidation, PolicyValidationOptions } from "./policycache/policy-validation.js";
 export { createPolicyValidation, EXCEPTION_NAMESPACE_WARNING } from "./policycache/policy-validation.js";
+export type {
+  EphemeralReport,
+  EphemeralReportPublisher,
+  EphemeralReportPublisherOptions,
+} from "./reports/ephemeral-reports.js";
+export { createEphemeralReportPublisher, ephemeralReportOf } from "./reports/ephemeral-reports.js";
 export type { ReportLimits } from "./reports/report-builder.js";
 export {
   buildResourceReport,

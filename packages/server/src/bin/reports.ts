@@ -22,7 +22,9 @@ export const REPORTS_USAGE = `Usage: kyverno-ts reports [flags]
 
 Runs Kyverno's reports controller: background scans of the resources background policies match,
 written as PolicyReports / ClusterPolicyReports (one per resource). Replicas elect a leader on the
-Lease kyverno-reports-controller; only the leader writes. Unless node's flags or NODE_OPTIONS set
+Lease kyverno-reports-controller; only the leader writes. Admission results of a separate
+kyverno-ts admission process arrive as EphemeralReports (reports.kyverno.io/v1), merged then deleted.
+Unless node's flags or NODE_OPTIONS set
 --max-semi-space-size, the command re-executes itself (same pid) with --max-semi-space-size=4, which
 keeps the heap of a large scan near what it holds.
 
@@ -270,6 +272,8 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     workers: args.workers,
     scanIntervalMs: args.scanIntervalMs,
     exceptionNamespaces,
+    // Admission results of a separate `kyverno-ts admission` process arrive as ephemeral reports.
+    ephemeralReports: true,
     leaderElection: { namespace: args.namespace, identity: args.identity },
   });
   const server: MetricsServer = createMetricsServer({

@@ -16,18 +16,19 @@ import {
   type ReconcileContext,
   type WorkQueue,
 } from "@kyverno-ts/kube";
-import type { AdmissionResult } from "../../admission/results.js";
 import { silentLogger } from "../../logger.js";
 import { createPolicyCache } from "../../policycache/policy-cache.js";
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
 import { createReportIndex } from "../../reports/report-index.js";
 import { createReportWriter, type WriteOutcome } from "../../reports/report-writer.js";
+import { ingestAdmissionResult, ingestEphemeralReport } from "./admission-intake.js";
 import { createAdmissionResultStore } from "./admission-results.js";
+import { createEphemeralIntake } from "./ephemeral-intake.js";
 import { createKindResolver } from "./kind-resolver.js";
 import { createPolicySources } from "./policy-sources.js";
-import { createReconciler, PROCESS_PROPERTY, reportResultsOf } from "./reconciler.js";
+import { createReconciler } from "./reconciler.js";
 import { createResourceInformers } from "./resource-informers.js";
-import { refOfObject, refOfScope, resourceKey } from "./resource-key.js";
+import { parseResourceKey, refOfObject, refOfScope, resourceKey } from "./resource-key.js";
 import { createScanContext } from "./scan-context.js";
 import { severableClient } from "./severable-client.js";
 import {
@@ -182,6 +183,14 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     if (outcome !== "skipped") counters[outcome]++;
   };
   const writer = createReportWriter({ client, index, canWrite });
+  const ephemeral = options.ephemeralReports
+    ? createEphemeralIntake({
+        client,
+        logger,
+        onReport: (report) => ingestEphemeralReport(report, { cache, admission, enqueue }),
+        ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
+      })
+    : undefined;
   const reconcile = createReconciler({
     engine,
     context,
@@ -202,8 +211,12 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     retrying.delete(key);
     inFlight++;
     try {
+      const uid = parseResourceKey(key)?.uid;
+      const owed = uid === undefined ? undefined : ephemeral?.owed(uid);
       const result = await reconcile(key, context);
       if (result !== undefined) retrying.add(key);
+      // The report now holds what that ephemeral report said: it can go (a newer one stays).
+      else if (owed !== undefined && canWrite()) await ephemeral?.settled(owed, context.signal);
       return result;
     } catch (error) {
       retrying.add(key);
@@ -300,25 +313,11 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     retrying.clear();
   }
 
-  const ingest = (result: AdmissionResult): void => {
-    const { apiVersion, kind, namespace, name, uid } = result.resource;
-    if (uid === "" || name === "") return;
-    if (result.operation === "DELETE") admission.delete(uid);
-    else {
-      for (const response of result.responses) {
-        const p = response.policy;
-        const policy = cache.get(p.namespace ? `${p.namespace}/${p.name}` : p.name);
-        if (policy !== undefined)
-          admission.record(uid, policy.key, reportResultsOf(response, policy, PROCESS_PROPERTY.admission));
-      }
-    }
-    enqueue(resourceKey({ apiVersion, kind, namespace, name, uid }));
-  };
   const drainAdmission = (): void => {
     drainScheduled = false;
     const source = options.admissionResults;
     for (let batch = source?.drain(500) ?? []; batch.length > 0; batch = source?.drain(500) ?? [])
-      for (const result of batch) ingest(result);
+      for (const result of batch) ingestAdmissionResult(result, { cache, admission, enqueue });
   };
   const scheduleDrain = (): void => {
     if (drainScheduled || stopped) return;
@@ -330,6 +329,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     async start() {
       unsubscribe = options.admissionResults?.onAvailable(scheduleDrain);
       await sources.start();
+      ephemeral?.start();
       await syncKinds();
       // Kinds that cannot be listed (RBAC, a failing aggregated API) must not keep this replica from
       // campaigning: their keys wait for the sync in the queue.
@@ -358,7 +358,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
       unsubscribe?.();
       await endTerm(stopOptions?.drain !== false);
       await elector?.release();
-      await Promise.all([informers.stop(), sources.stop()]);
+      await Promise.all([informers.stop(), sources.stop(), ephemeral?.stop()]);
     },
     async abort() {
       if (stopped) return;
@@ -373,6 +373,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
         elector?.release(),
         informers.stop(),
         sources.stop(),
+        ephemeral?.stop(),
       ]);
     },
     rescan() {

@@ -77,6 +77,12 @@ export interface ReportsControllerOptions {
   exceptionNamespaces?: readonly string[];
   /** Admission results to merge into the reports (the admission controller's bounded queue). */
   admissionResults?: Pick<BoundedResultQueue, "drain" | "onAvailable">;
+  /**
+   * Merge the admission results other processes hand over as EphemeralReports / ClusterEphemeralReports
+   * (`reports.kyverno.io/v1`, written by `createEphemeralReportPublisher`), deleting each once merged
+   * into its resource's report (default false; `kyverno-ts reports` turns it on).
+   */
+  ephemeralReports?: boolean;
   /** Resources whose admission results are kept in memory (default 10,000). */
   maxAdmissionResources?: number;
   /** Retry delays of the informers (default: exponential backoff). */
