@@ -16,11 +16,10 @@ export default defineConfig({
       output: {
         codeSplitting: {
           groups: [
-            {
-              name: "charts",
-              test: /node_modules[\\/](recharts|d3-|victory-vendor|@mantine[\\/]charts|@reduxjs|immer|es-toolkit)/,
-            },
-            { name: "vendor", test: /node_modules[\\/]/ },
+            // What the first paint needs: every dependency statically imported by the entry.
+            { name: "vendor", test: /node_modules[\\/]/, tags: ["$initial"], priority: 2 },
+            // The rest (recharts and its dependencies): loaded on first use (components/lazy-charts.tsx).
+            { name: "charts", test: /node_modules[\\/]/, priority: 1 },
           ],
         },
       },

@@ -1,6 +1,5 @@
 /** Entry point: the theme, the API client (base URL from the document) and the router. */
 import "@mantine/core/styles.css";
-import "@mantine/charts/styles.css";
 import "./styles.css";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";

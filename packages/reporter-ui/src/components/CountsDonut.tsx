@@ -1,4 +1,5 @@
 /** A donut of counts per key (statuses or severities) with a legend that lists every count. */
+import "@mantine/charts/styles.css";
 import { DonutChart } from "@mantine/charts";
 import { ColorSwatch, Group, Stack, Text } from "@mantine/core";
 

@@ -11,9 +11,9 @@ import { queryKey } from "../filters/filter-state.ts";
 import { usePalette } from "../theme/palette-context.ts";
 import { ChartCard } from "./ChartCard.tsx";
 import { findingsRows, SEVERITY_KEYS, STATUS_KEYS, summarize } from "./charts-data.ts";
+import { LazyStackedBars as StackedBars } from "./lazy-charts.tsx";
 import { paths } from "./links.ts";
 import { QueryState } from "./QueryState.tsx";
-import { StackedBars } from "./StackedBars.tsx";
 
 /** Both charts for `filter`. */
 export function FindingsCharts({ filter }: { filter: ApiFilterQuery }) {

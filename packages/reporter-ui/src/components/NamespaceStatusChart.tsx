@@ -8,10 +8,10 @@ import { queryKey } from "../filters/filter-state.ts";
 import { usePalette } from "../theme/palette-context.ts";
 import { ChartCard } from "./ChartCard.tsx";
 import { namespaceRows, STATUS_KEYS, summarize } from "./charts-data.ts";
+import { LazyStackedBars as StackedBars } from "./lazy-charts.tsx";
 import { paths } from "./links.ts";
 import { loadNamespaceCounts } from "./namespace-counts.ts";
 import { QueryState } from "./QueryState.tsx";
-import { StackedBars } from "./StackedBars.tsx";
 
 /** The chart of the top `limit` namespaces for `filter`. */
 export function NamespaceStatusChart({ filter, limit = 12 }: { filter: ApiFilterQuery; limit?: number }) {

@@ -1,6 +1,7 @@
 /** A stacked bar chart of rows × keys, coloured by a key → colour map; clicking a bar opens its row. */
+import "@mantine/charts/styles.css";
 import { BarChart } from "@mantine/charts";
-import type { ChartRow } from "./charts-data.ts";
+import { barsHeight, type ChartRow } from "./charts-data.ts";
 
 /** Props of {@link StackedBars}. */
 export interface StackedBarsProps {
@@ -14,7 +15,7 @@ export interface StackedBarsProps {
 
 /** The chart; its height grows with the number of rows when horizontal. */
 export function StackedBars({ rows, keys, colors, horizontal, onSelect }: StackedBarsProps) {
-  const height = horizontal ? Math.max(160, rows.length * 30 + 60) : 240;
+  const height = barsHeight(rows.length, horizontal);
   const used = keys.filter((key) => rows.some((row) => Number(row[key]) > 0));
   return (
     <BarChart

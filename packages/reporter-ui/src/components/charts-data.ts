@@ -11,6 +11,11 @@ import type {
 } from "@kyverno-ts/reporter";
 import { SEVERITIES, STATUSES } from "../filters/filter-state.ts";
 
+/** The height of a bar chart of `rows` rows (horizontal bars grow with them). */
+export function barsHeight(rows: number, horizontal = false): number {
+  return horizontal ? Math.max(160, rows * 30 + 60) : 240;
+}
+
 /** A chart row: a label and one number per series. */
 export type ChartRow = { label: string } & Record<string, number | string>;
 

@@ -3,13 +3,16 @@
  * pass for this resource (checked by default), and the ready-made YAML to copy or download.
  */
 import type { PolicyResult, Resource } from "@kyverno-ts/reporter";
-import { Paper, Title } from "@mantine/core";
+import { Paper, Text, Title } from "@mantine/core";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
 import { QueryState } from "../components/QueryState.tsx";
 import { queryKey } from "../filters/filter-state.ts";
 import { ExceptionEditor } from "./ExceptionEditor.tsx";
 import type { ExceptionPolicy } from "./policy-exception.ts";
+
+/** Results read for the exception: the API's largest page. */
+const MAX_RESULTS = 1000;
 
 /** Rules per policy among the results, policies sorted by name. */
 function failingPolicies(results: readonly PolicyResult[]): ExceptionPolicy[] {
@@ -30,7 +33,12 @@ export function ExceptionPanel({ resource }: { resource: Resource }) {
   const api = useApiClient();
   const query = useQuery(
     queryKey("exception-results", resource.id),
-    api.resourcePolicyResults(resource.id, { status: ["fail", "warn", "error"] }),
+    // One page of the API's largest size: a resource has far fewer results, and no view downloads all.
+    api.resourcePolicyResults(resource.id, {
+      status: ["fail", "warn", "error"],
+      page: 1,
+      offset: MAX_RESULTS,
+    }),
   );
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="exception-title">
@@ -38,7 +46,16 @@ export function ExceptionPanel({ resource }: { resource: Resource }) {
         PolicyException
       </Title>
       <QueryState query={query} label="failing results">
-        {(page) => <ExceptionEditor resource={resource} policies={failingPolicies(page.items)} />}
+        {(page) => (
+          <>
+            {page.count > page.items.length && (
+              <Text size="sm" c="dimmed" mb="xs">
+                Built from the first {page.items.length} of {page.count} results that did not pass.
+              </Text>
+            )}
+            <ExceptionEditor resource={resource} policies={failingPolicies(page.items)} />
+          </>
+        )}
       </QueryState>
     </Paper>
   );

@@ -1,17 +1,69 @@
-/** Every namespace with its status counts (summed over sources), most failures first. */
+/**
+ * Every namespace with its status counts (summed over sources), most failures first. The counts
+ * come in one response (one row per namespace, not per result); the rows are paged in the browser.
+ */
 import { Anchor, Paper, Stack, Table } from "@mantine/core";
 import { Link } from "react-router";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
 import { CountCell } from "../components/CountCell.tsx";
+import type { ChartRow } from "../components/charts-data.ts";
 import { namespaceRows } from "../components/charts-data.ts";
 import { paths } from "../components/links.ts";
 import { loadNamespaceCounts } from "../components/namespace-counts.ts";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { QueryState } from "../components/QueryState.tsx";
+import { TablePager } from "../components/TablePager.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
 import { filterQueryString, queryKey, STATUSES, toApiFilter } from "../filters/filter-state.ts";
-import { useFilters } from "../filters/use-filters.ts";
+import { useFilters, usePageParam } from "../filters/use-filters.ts";
+
+/** One page of the namespace rows, with the pager (`nspage`, `nssize` in the URL). */
+function NamespaceTable({ rows, carry }: { rows: ChartRow[]; carry: string }) {
+  const { page, size, setPage, setSize } = usePageParam("ns");
+  const shown = rows.slice((page - 1) * size, page * size);
+  return (
+    <>
+      <Table.ScrollContainer minWidth={520}>
+        <Table striped highlightOnHover verticalSpacing={6} data-testid="table-namespaces">
+          <Table.Caption className="table-caption">{`${rows.length} namespaces`}</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Namespace</Table.Th>
+              {STATUSES.map((s) => (
+                <Table.Th key={s} scope="col" ta="right" tt="capitalize">
+                  {s}
+                </Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {shown.map((row) => (
+              <Table.Tr key={row.label}>
+                <Table.Td>
+                  <Anchor component={Link} to={`${paths.namespace(row.label)}${carry}`} size="sm" fw={600}>
+                    {row.label}
+                  </Anchor>
+                </Table.Td>
+                {STATUSES.map((s) => (
+                  <CountCell key={s} status={s} count={Number(row[s])} />
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <TablePager
+        label="namespaces"
+        page={page}
+        size={size}
+        count={rows.length}
+        onPage={setPage}
+        onSize={setSize}
+      />
+    </>
+  );
+}
 
 /** The namespaces page (`/namespaces`). */
 export function NamespacesPage() {
@@ -28,42 +80,7 @@ export function NamespacesPage() {
       <FilterBar lists={["sources", "categories", "namespaces", "kinds", "status", "severities"]} />
       <Paper withBorder p="md">
         <QueryState query={query} label="namespaces">
-          {(counts) => (
-            <Table.ScrollContainer minWidth={520}>
-              <Table striped highlightOnHover verticalSpacing={6} data-testid="table-namespaces">
-                <Table.Caption className="table-caption">{`${counts.size} namespaces`}</Table.Caption>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th scope="col">Namespace</Table.Th>
-                    {STATUSES.map((s) => (
-                      <Table.Th key={s} scope="col" ta="right" tt="capitalize">
-                        {s}
-                      </Table.Th>
-                    ))}
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {namespaceRows(counts, counts.size).map((row) => (
-                    <Table.Tr key={row.label}>
-                      <Table.Td>
-                        <Anchor
-                          component={Link}
-                          to={`${paths.namespace(row.label)}${carry}`}
-                          size="sm"
-                          fw={600}
-                        >
-                          {row.label}
-                        </Anchor>
-                      </Table.Td>
-                      {STATUSES.map((s) => (
-                        <CountCell key={s} status={s} count={Number(row[s])} />
-                      ))}
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
+          {(counts) => <NamespaceTable rows={namespaceRows(counts, counts.size)} carry={carry} />}
         </QueryState>
       </Paper>
     </Stack>
