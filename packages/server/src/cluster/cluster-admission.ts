@@ -10,6 +10,7 @@
  * for "no policies" and never a stale list.
  */
 import type { KubeObject } from "@kyverno-ts/api";
+import { SCORED_ANNOTATION } from "@kyverno-ts/engine";
 import {
   type Clock,
   createInformer,
@@ -26,6 +27,7 @@ import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../a
 import type { ServerClock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import type { PolicyCache } from "../policycache/policy-cache.js";
+import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import { createCertRenewer } from "./cert-renewer.js";
 import { createKindResolver } from "./kinds.js";
@@ -78,6 +80,12 @@ export interface ClusterAdmissionOptions {
   exceptionNamespace?: string;
   /** Admission results kept for the reports controller (default 10,000; the oldest are dropped). */
   resultCapacity?: number;
+  /**
+   * Hand admission results to a reports controller in another process as ephemeral reports
+   * (`reports.kyverno.io/v1`, upstream's mechanism; the reports controller merges then deletes them).
+   * Default false: the caller drains `results` itself (a reports controller in the same process).
+   */
+  publishEphemeralReports?: boolean;
   /** Certificate check period (default 12 h). */
   certificateCheckMs?: number;
   /** Time for admission (deadlines, reports). */
@@ -136,6 +144,17 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     ...(options.exceptionNamespace !== undefined ? { exceptionNamespace: options.exceptionNamespace } : {}),
   });
   const { cache } = core;
+  const publisher = options.publishEphemeralReports
+    ? createEphemeralReportPublisher({
+        client,
+        source: results,
+        unscored: (ref) => {
+          const key = ref.kind === "Policy" ? `${ref.namespace ?? "default"}/${ref.name}` : ref.name;
+          return cache.get(key)?.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false";
+        },
+        logger,
+      })
+    : undefined;
   const sources = createPolicySources({
     client,
     cache,
@@ -252,6 +271,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
       await duties.stop();
     }
     await Promise.allSettled([servers?.close(), metricsServer?.close()]);
+    await publisher?.stop();
     await Promise.allSettled([sources.stop(), tls.stop(), ...configInformers.map((i) => i.stop())]);
     client.close();
   };
@@ -309,6 +329,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     // A pair stored while the server was starting would otherwise wait for the next change.
     if (latest && latest !== first) servers.setCertificate(latest.certPem, latest.keyPem);
     duties.notify("webhooks");
+    publisher?.start();
     logger.info({ port: servers.port, identity: options.identity }, "serving admission requests");
   } catch (error) {
     await shutdown();
