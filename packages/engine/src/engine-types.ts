@@ -1,4 +1,5 @@
 import type { JsonValue, KubeObject, LabelSelector, Policy, PolicyException } from "@kyverno-ts/api";
+import type { RequestCache } from "./evaluation/request-cache.js";
 import type { PolicyResponse } from "./response/types.js";
 
 /** Source of the current time; injected so evaluation is deterministic in tests. */
@@ -70,6 +71,11 @@ export interface EngineRequest {
    * (`EngineOptions.exceptionNamespaces`) are ignored.
    */
   exceptions?: readonly PolicyException[];
+  /**
+   * Shared by the requests of one admission request evaluated against many policies
+   * (`createRequestCache()`): the request context is built once and plain lookups are remembered.
+   */
+  cache?: RequestCache;
 }
 
 /** A policy compiled once: defaults applied, autogen rules expanded, expressions parsed. */

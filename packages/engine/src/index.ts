@@ -13,6 +13,7 @@ export type {
   Operation,
   UserInfo,
 } from "./engine-types.js";
+export { createRequestCache, type RequestCache } from "./evaluation/request-cache.js";
 export type { GeneratedResource } from "./generate/generate.js";
 export type { ImageInfo } from "./images/images.js";
 export { parseImage } from "./images/images.js";

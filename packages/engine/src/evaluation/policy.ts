@@ -12,7 +12,7 @@ import { effectiveFailureAction } from "./failure-action.js";
 import { generateRuleOutcome } from "./generate-rule.js";
 import { type JsonContext, withValues } from "./json-context.js";
 import type { EngineMemo } from "./memo.js";
-import { requestContext } from "./request-context.js";
+import { type SharedSearches, sharedContext } from "./request-cache.js";
 import { type Scope, substitute } from "./variables.js";
 
 /** What evaluating one policy needs from the engine. */
@@ -44,6 +44,7 @@ function validateOutcome(
   env: PolicyEvalEnv,
   preset: ReadonlySet<string>,
   extraExcludes: readonly PodSecurityExclude[],
+  searches: SharedSearches | undefined,
 ): Outcome | undefined {
   const validation = compiled.validation;
   if (validation === undefined) return undefined;
@@ -52,7 +53,7 @@ function validateOutcome(
     return { status: "error", message: unsupportedRuleMessage(ruleName, validation.unsupported) };
   }
   const isDelete = req.operation === "DELETE";
-  const scope: Scope = { jp: env.jp, ctx: base, isDelete, memo: env.memo };
+  const scope: Scope = { jp: env.jp, ctx: base, isDelete, memo: env.memo, searches };
   const object = (isDelete ? (req.oldResource ?? req.resource) : req.resource) as unknown as JsonValue;
   const validateEnv: ValidateEnv = {
     ruleName,
@@ -173,6 +174,7 @@ export function evaluatePolicy(
   if (policy.namespace !== undefined && resource.namespace !== policy.namespace) return response;
   const { gvk, namespaceLabels, matchReq } = requestFacts(policy, req, env, resource);
   let base: JsonContext | undefined;
+  let searches: SharedSearches | undefined;
   const exceptions = acceptedExceptions(req, env);
   const policyKey = policy.key;
   const preset = presetNames(req, env);
@@ -182,7 +184,11 @@ export function evaluatePolicy(
     if (req.background && compiled.admissionOnly) continue;
     if (!mayMatchKind(matchReq)) continue;
     if (!matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors)) continue;
-    base ??= withValues(requestContext(req, gvk, policy.usesImages), req.values);
+    if (base === undefined) {
+      const shared = sharedContext(req, gvk, policy.usesImages);
+      base = withValues(shared.ctx, req.values);
+      if (base === shared.ctx) searches = shared.searches;
+    }
     const action = effectiveFailureAction(
       compiled.failureAction,
       compiled.failureActionOverrides,
@@ -228,7 +234,8 @@ export function evaluatePolicy(
             resource,
           )
         : undefined;
-    const outcome = generated ?? validateOutcome(compiled, base, req, env, preset, podSecurityExcludes);
+    const outcome =
+      generated ?? validateOutcome(compiled, base, req, env, preset, podSecurityExcludes, searches);
     if (!outcome) continue;
     const props = properties(rule, base, env);
     const r: RuleResponse = {

@@ -3,6 +3,7 @@ import type { Jmespath } from "../jmespath/index.js";
 import { type SubstituteResult, substituteAll, type VariableResolver } from "../variables/substitute.js";
 import type { JsonContext } from "./json-context.js";
 import type { EngineMemo } from "./memo.js";
+import { type SharedSearches, searchShared } from "./request-cache.js";
 
 /** How unresolved variables are treated: an error, or (in preconditions) an empty string as upstream. */
 export type ResolveMode = "strict" | "lenient";
@@ -14,6 +15,8 @@ export interface Scope {
   readonly isDelete: boolean;
   /** Per-engine caches about policy documents (which hold no variables, compiled patterns). */
   readonly memo: EngineMemo;
+  /** Lookups shared by the policies of one request; only used while `ctx` is their context. */
+  readonly searches?: SharedSearches | undefined;
 }
 
 const PATTERN_FIELDS = new Set(["pattern", "anyPattern", "patchStrategicMerge"]);
@@ -55,7 +58,7 @@ export function resolverFor(scope: Scope, mode: ResolveMode): VariableResolver {
     let expr = expression;
     if (expr === "@") expr = pointerToJmespath(path);
     if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
-    const result = scope.jp.search(expr, scope.ctx);
+    const result = searchShared(scope.jp, scope.ctx, expr, scope.searches);
     if (!result.ok) {
       if (mode === "lenient") return { ok: true, value: "" };
       return { ok: false, error: `failed to resolve ${expression} at path ${path}: ${result.error}` };
@@ -100,6 +103,6 @@ export function substitute(
 export function evaluateExpression(scope: Scope, expression: string): SubstituteResult {
   let expr = expression;
   if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
-  const r = scope.jp.search(expr, scope.ctx);
+  const r = searchShared(scope.jp, scope.ctx, expr, scope.searches);
   return r.ok ? r : { ok: false, error: `failed to evaluate ${expression}: ${r.error}` };
 }

@@ -1,0 +1,136 @@
+/**
+ * What the policies evaluated for one request can share: the base JSON context (`request.*`, service
+ * account, images) and the results of plain JMESPath lookups made on it. A caller that evaluates many
+ * policies against one request (the admission webhook) creates a cache with `createRequestCache`
+ * and puts it in every `EngineRequest` of that request; the context is then built once, not once per
+ * policy, and `{{ request.operation }}` is looked up once for all rules.
+ */
+import type { EngineRequest } from "../engine-types.js";
+import type { Jmespath, JmespathResult } from "../jmespath/index.js";
+import type { JsonContext } from "./json-context.js";
+import { requestContext } from "./request-context.js";
+
+/** An opaque per-request cache; see `createRequestCache`. */
+export interface RequestCache {
+  readonly kind: "RequestCache";
+}
+
+/** Searches remembered for one context (only read while `scope.ctx` is this `ctx`). */
+export interface SharedSearches {
+  readonly ctx: JsonContext;
+  readonly results: Map<string, JmespathResult>;
+}
+
+interface Kind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/** The request fields a context is built from; any change rebuilds it. */
+interface Built {
+  resource: unknown;
+  oldResource: unknown;
+  operation: unknown;
+  userInfo: unknown;
+  roles: unknown;
+  clusterRoles: unknown;
+  subresource: unknown;
+  dryRun: unknown;
+  group: string;
+  version: string;
+  kind: string;
+  withImages: boolean;
+  searches: SharedSearches;
+}
+
+interface RequestCacheState extends RequestCache {
+  /** The last two contexts built (with and without images), newest first. */
+  built: Built[];
+}
+
+/**
+ * A cache for the `EngineRequest`s of one request (one cache per request: it is never cleared).
+ * Whatever is cached is rebuilt when a request field it came from differs, so sharing a cache between
+ * requests that differ (the old object evaluated on UPDATE, say) is correct, only slower.
+ */
+export function createRequestCache(): RequestCache {
+  const state: RequestCacheState = { kind: "RequestCache", built: [] };
+  return state;
+}
+
+const MAX_BUILT = 2;
+/** Most remembered searches per context (a context lives for one request). */
+const MAX_SEARCHES = 256;
+
+function matches(b: Built, req: EngineRequest, kind: Kind, withImages: boolean): boolean {
+  return (
+    b.withImages === withImages &&
+    b.resource === req.resource &&
+    b.oldResource === req.oldResource &&
+    b.operation === req.operation &&
+    b.userInfo === req.userInfo &&
+    b.roles === req.roles &&
+    b.clusterRoles === req.clusterRoles &&
+    b.subresource === req.subresource &&
+    b.dryRun === req.dryRun &&
+    b.group === kind.group &&
+    b.version === kind.version &&
+    b.kind === kind.kind
+  );
+}
+
+/**
+ * The base context of `req` with its shared searches: from `req.cache` when it holds one built from
+ * the same fields, else built (and remembered there when `req` has a cache). Without a cache, there
+ * are no shared searches.
+ */
+export function sharedContext(
+  req: EngineRequest,
+  kind: Kind,
+  withImages: boolean,
+): { ctx: JsonContext; searches: SharedSearches | undefined } {
+  const cache = req.cache as RequestCacheState | undefined;
+  if (cache === undefined) return { ctx: requestContext(req, kind, withImages), searches: undefined };
+  for (const b of cache.built)
+    if (matches(b, req, kind, withImages)) return { ctx: b.searches.ctx, searches: b.searches };
+  const ctx = requestContext(req, kind, withImages);
+  const searches: SharedSearches = { ctx, results: new Map() };
+  cache.built.unshift({
+    resource: req.resource,
+    oldResource: req.oldResource,
+    operation: req.operation,
+    userInfo: req.userInfo,
+    roles: req.roles,
+    clusterRoles: req.clusterRoles,
+    subresource: req.subresource,
+    dryRun: req.dryRun,
+    group: kind.group,
+    version: kind.version,
+    kind: kind.kind,
+    withImages,
+    searches,
+  });
+  if (cache.built.length > MAX_BUILT) cache.built.length = MAX_BUILT;
+  return { ctx, searches };
+}
+
+/**
+ * `jp.search(expression, ctx)`, remembered in `searches` when they belong to `ctx` and the expression
+ * calls no function (its result then depends on the context alone; results are only ever read).
+ */
+export function searchShared(
+  jp: Jmespath,
+  ctx: JsonContext,
+  expression: string,
+  searches: SharedSearches | undefined,
+): JmespathResult {
+  if (searches === undefined || searches.ctx !== ctx || expression.includes("("))
+    return jp.search(expression, ctx);
+  let result = searches.results.get(expression);
+  if (result === undefined) {
+    result = jp.search(expression, ctx);
+    if (searches.results.size < MAX_SEARCHES) searches.results.set(expression, result);
+  }
+  return result;
+}
