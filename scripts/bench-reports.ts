@@ -243,8 +243,15 @@ async function runCommand(kubeconfigPath: string, workers: number, qps: number):
     if (m) port = Number(m[1]);
   });
   let peakRss = 0;
+  let lastTrace = 0;
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, procMemory(pid).rss);
+    const { rss } = procMemory(pid);
+    peakRss = Math.max(peakRss, rss);
+    // BENCH_TRACE=1 prints the command's RSS every second, to see where a peak comes from.
+    if (process.env.BENCH_TRACE && performance.now() - lastTrace > 1000) {
+      lastTrace = performance.now();
+      console.error(`${((lastTrace - start) / 1000).toFixed(1)} s: RSS ${(rss / MiB).toFixed(0)} MiB`);
+    }
   }, 25);
   const done = await new Promise<Record<string, number>>((resolve, reject) => {
     child.on("exit", (code) => reject(new Error(`kyverno-ts reports exited with ${code}`)));

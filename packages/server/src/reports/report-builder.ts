@@ -56,6 +56,23 @@ const bySeverity = (results: readonly PolicyReportResult[]): PolicyReportResult[
 
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
+/** Characters of a result's strings (fields and properties), plus room for the rest of its JSON. */
+function resultChars(r: PolicyReportResult): number {
+  let n =
+    256 + r.policy.length + (r.rule?.length ?? 0) + (r.message?.length ?? 0) + (r.category?.length ?? 0);
+  for (const [k, v] of Object.entries(r.properties ?? {})) n += k.length + v.length + 8;
+  if (r.resources !== undefined || r.resourceSelector !== undefined)
+    n += JSON.stringify([r.resources, r.resourceSelector]).length;
+  return n;
+}
+
+/**
+ * Whether the results surely fit the budget without serializing them: a JSON character is at most 6
+ * bytes of UTF-8 (`\u0000` escapes), so 6 × the characters bounds the bytes.
+ */
+const surelyFits = (results: readonly PolicyReportResult[], budget: number): boolean =>
+  results.reduce((n, r) => n + resultChars(r), 2) * 6 <= budget;
+
 /** The results a report keeps (deterministically: same input, same output) and whether any were cut. */
 function bounded(
   results: readonly PolicyReportResult[],
@@ -69,7 +86,7 @@ function bounded(
   // Keep the results people act on (failures, errors) when a report has to be cut.
   let kept = trimmed.length <= limits.maxResults ? trimmed : bySeverity(trimmed).slice(0, limits.maxResults);
   const budget = limits.maxResultBytes ?? DEFAULT_REPORT_LIMITS.maxResultBytes ?? Infinity;
-  if (jsonBytes(kept) > budget) {
+  if (!surelyFits(kept, budget) && jsonBytes(kept) > budget) {
     const fitting: PolicyReportResult[] = [];
     let used = 2; // the brackets of the array
     for (const r of kept === trimmed ? bySeverity(kept) : kept) {
