@@ -101,7 +101,8 @@ export function entryOf(report: AnyPolicyReport, digest?: string, interner?: Int
         };
   const namespace = report.metadata.namespace;
   return {
-    kind: report.kind,
+    // A literal, not the parsed response's copy of the string.
+    kind: report.kind === "PolicyReport" ? "PolicyReport" : "ClusterPolicyReport",
     namespace: typeof namespace === "string" ? intern.string(namespace) : "",
     name,
     resourceVersion: typeof rv === "string" ? rv : "",
