@@ -68,6 +68,17 @@ describe("policyDetailsOf", () => {
     expect(back).toEqual(bundled("disallow-latest-tag"));
   });
 
+  it("quotes strings a YAML 1.1 reader (kubectl) would take for booleans or numbers", () => {
+    const policy = {
+      apiVersion: "kyverno.io/v1",
+      kind: "ClusterPolicy",
+      metadata: { name: "p", labels: { enabled: "yes", mode: "on", octal: "0755", date: "2024-01-01" } },
+      spec: { rules: [] },
+    };
+    const yaml = policyDetailsOf(policy)?.code.content ?? "";
+    expect(parseDocuments(yaml, "x").documents[0]?.value).toEqual(policy);
+  });
+
   it("names a Policy namespace/name, types every rule and strips server bookkeeping from the YAML", () => {
     const details = policyDetailsOf(served);
     expect(details).toMatchObject({

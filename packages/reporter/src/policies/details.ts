@@ -3,6 +3,9 @@
  * `policies.kyverno.io/*` annotations, background and failure actions, rule names and types, and
  * the object as YAML without `metadata.managedFields` and the last-applied annotation.
  */
+
+import type { JsonValue } from "@kyverno-ts/api";
+import { stringify } from "yaml";
 import type {
   PolicyDetails,
   PolicyDetailsKind,
@@ -10,7 +13,6 @@ import type {
   PolicyRuleDetails,
   PolicyRuleType,
 } from "../api/contract.js";
-import { toYaml, type YamlValue } from "./yaml.js";
 
 /** The annotation holding `kubectl apply`'s copy of the object (stripped from the YAML). */
 export const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
@@ -21,7 +23,7 @@ export interface PolicyDetailsOptions {
   maxYamlLength?: number;
 }
 
-type Json = { [key: string]: YamlValue };
+type Json = { [key: string]: JsonValue };
 
 const RULE_TYPES: readonly Exclude<PolicyRuleType, "other">[] = [
   "validate",
@@ -102,7 +104,8 @@ export function policyDetailsOf(raw: unknown, options: PolicyDetailsOptions = {}
     ...new Set(rules.flatMap((r) => (r.failureAction !== undefined ? [r.failureAction] : []))),
   ].sort();
   const max = options.maxYamlLength ?? 256 * 1024;
-  let content = toYaml(stripped(raw));
+  // kubectl's layout: sequences not indented under their key, no line folding, YAML 1.1 quoting.
+  let content = stringify(stripped(raw), { indentSeq: false, lineWidth: 0, version: "1.1" });
   const truncated = content.length > max;
   if (truncated) content = `${content.slice(0, content.lastIndexOf("\n", max) + 1)}# … truncated\n`;
   const description = note("policies.kyverno.io/description");
