@@ -253,26 +253,39 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
     );
   };
 
+  const load = async (request: Request, signal: AbortSignal): Promise<LoadResult> => {
+    if (request.type === "configMap") {
+      const got = await client.get<KubeObject>(
+        { apiVersion: "v1", kind: "ConfigMap", namespace: request.namespace, name: request.name },
+        { signal },
+      );
+      if (!got.ok) return failure(got);
+      // As upstream: the ConfigMap's data and metadata.
+      const { managedFields: _managed, ...metadata } = (got.value.metadata ?? {}) as Record<
+        string,
+        JsonValue
+      >;
+      return bounded({ data: (got.value.data ?? {}) as JsonValue, metadata }, keyOf(request));
+    }
+    if (request.type === "apiCall") return apiCall(request.call, signal);
+    return globalEntry(request.name, signal);
+  };
+
+  /** One fetch, cut at `timeoutMs` (listeners, not `AbortSignal.any`, so nothing stays on `parent`). */
   const fetchOne = async (request: Request, parent: AbortSignal): Promise<LoadResult> => {
-    const signal = AbortSignal.any([parent, AbortSignal.timeout(timeoutMs)]);
+    const limit = new AbortController();
+    const abort = (): void => limit.abort();
+    const timer = setTimeout(abort, timeoutMs);
+    parent.addEventListener("abort", abort, { once: true });
+    const timedOut = () => limit.signal.aborted && !parent.aborted;
     try {
-      if (request.type === "configMap") {
-        const got = await client.get<KubeObject>(
-          { apiVersion: "v1", kind: "ConfigMap", namespace: request.namespace, name: request.name },
-          { signal },
-        );
-        if (!got.ok) return failure(got);
-        // As upstream: the ConfigMap's data and metadata.
-        const { managedFields: _managed, ...metadata } = (got.value.metadata ?? {}) as Record<
-          string,
-          JsonValue
-        >;
-        return bounded({ data: (got.value.data ?? {}) as JsonValue, metadata }, keyOf(request));
-      }
-      if (request.type === "apiCall") return await apiCall(request.call, signal);
-      return await globalEntry(request.name, signal);
+      const result = await load(request, limit.signal);
+      return !result.ok && timedOut() ? fail(`${keyOf(request)}: timed out after ${timeoutMs} ms`) : result;
     } catch (error) {
-      return fail(signal.aborted ? `timed out after ${timeoutMs} ms` : String(error));
+      return fail(timedOut() ? `${keyOf(request)}: timed out after ${timeoutMs} ms` : String(error));
+    } finally {
+      clearTimeout(timer);
+      parent.removeEventListener("abort", abort);
     }
   };
 

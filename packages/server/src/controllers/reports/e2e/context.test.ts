@@ -70,6 +70,7 @@ describe("context entries in background scans (sandbox)", { timeout: 30_000 }, (
     client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
     service = createServer((req, res) => {
       res.setHeader("content-type", "application/json");
+      if (req.url === "/slow") return void setTimeout(() => res.end("{}"), 3000);
       if (req.url === "/big") res.end(JSON.stringify({ padding: "x".repeat(5000) }));
       else res.end(JSON.stringify({ registries: ["ghcr.io", "quay.io"] }));
     });
@@ -160,6 +161,11 @@ describe("context entries in background scans (sandbox)", { timeout: 30_000 }, (
         operator: "Equals",
         value: "y",
       }),
+      contextPolicy("too-slow", [{ name: "slow", apiCall: { service: { url: `${serviceUrl}/slow` } } }], {
+        key: "{{ slow.x }}",
+        operator: "Equals",
+        value: "",
+      }),
       contextPolicy("too-big", [{ name: "big", apiCall: { service: { url: `${serviceUrl}/big` } } }], {
         key: "{{ big.padding }}",
         operator: "Equals",
@@ -169,12 +175,12 @@ describe("context entries in background scans (sandbox)", { timeout: 30_000 }, (
     for (const p of policies) await put(client, p);
     const controller = controllerFor(client, {
       engine: (contextLoader) => createEngine({ contextLoader }),
-      contextLimits: { maxResponseBytes: 1000 },
+      contextLimits: { maxResponseBytes: 1000, timeoutMs: 300 },
     });
     await controller.start();
     try {
       await eventually(
-        async () => idle(controller) && Object.keys(await outcomes(client, "bad")).length === 7,
+        async () => idle(controller) && Object.keys(await outcomes(client, "bad")).length === 8,
       );
       const good = await outcomes(client, "good");
       const bad = await outcomes(client, "bad");
@@ -187,6 +193,7 @@ describe("context entries in background scans (sandbox)", { timeout: 30_000 }, (
       expect(good["registries-from-service"]).toBe("pass");
       expect(bad["registries-from-service"]).toBe("fail");
       expect(good["missing-configmap"]).toMatch(/^error: .*configMap ctx\/gone.*NotFound/);
+      expect(good["too-slow"]).toMatch(/^error: .*timed out after 300 ms/);
       expect(good["too-big"]).toMatch(/^error: .*response larger than 1000 bytes/);
 
       // The next full scan reads the ConfigMap again: the results follow it.
