@@ -110,7 +110,7 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
   };
 
   const bounded = (value: JsonValue, what: string): LoadResult =>
-    JSON.stringify(value).length > maxBytes
+    Buffer.byteLength(JSON.stringify(value)) > maxBytes
       ? fail(`${what}: response larger than ${maxBytes} bytes`)
       : { ok: true, value };
 
@@ -139,7 +139,7 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
       });
       if (!page.ok) return failure(page);
       for (const item of page.value.items) {
-        bytes += JSON.stringify(item).length;
+        bytes += Buffer.byteLength(JSON.stringify(item));
         if (bytes > maxBytes) return fail(`${what}: response larger than ${maxBytes} bytes`);
         items.push(item as JsonValue);
       }
