@@ -54,7 +54,7 @@ async function startWebhooks(certPem: string, keyPem: string): Promise<{ server:
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-describe.skipIf(!hasKubectl)("kubectl through the sandbox's webhook admission", () => {
+describe.skipIf(!hasKubectl)("kubectl through the sandbox's webhook admission", { timeout: 30_000 }, () => {
   let sandbox: Sandbox;
   let webhooks: { server: Server; port: number };
   let kubectl: ReturnType<typeof kubectlFor>;

@@ -133,11 +133,12 @@ describe.skipIf(!hasKubectl)("kyverno-ts admission in a cluster, through kubectl
       operator: "NotIn",
       values: ["kube-node-lease", "kube-public", "kube-system", "kyverno"],
     });
-    // Pod rules plus the controllers autogen extends them to (ReplicationController is not served here).
+    // Pod rules plus every controller autogen extends them to.
     const resources = hook?.rules.flatMap((r) => r.resources.map((x) => `${r.apiGroups[0]}/${x}`));
     expect(resources?.sort()).toEqual([
       "/pods",
       "/pods/ephemeralcontainers",
+      "/replicationcontrollers",
       "apps/daemonsets",
       "apps/deployments",
       "apps/replicasets",
