@@ -86,6 +86,8 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       port: args.port,
       metricsPort: args.metricsPort,
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
+      // The reports controller runs in its own process: results cross over as ephemeral reports.
+      publishEphemeralReports: true,
       ...(args.exceptionNamespace !== undefined ? { exceptionNamespace: args.exceptionNamespace } : {}),
       ...(hooks?.certificateCheckMs !== undefined ? { certificateCheckMs: hooks.certificateCheckMs } : {}),
       ...(hooks?.timers !== undefined ? { timers: hooks.timers } : {}),

@@ -139,6 +139,8 @@ export interface EphemeralReportPublisherOptions {
   unscored?: (policy: PolicyResponse["policy"]) => boolean;
   /** Writes in flight at once (default 4). */
   concurrency?: number;
+  /** Resources waiting for their write at most (default 10,000); further results stay in `source`. */
+  maxPending?: number;
   logger?: Logger;
 }
 
@@ -172,9 +174,12 @@ export function createEphemeralReportPublisher(
   const { client, source } = options;
   const logger = options.logger ?? silentLogger();
   const concurrency = Math.max(1, options.concurrency ?? 4);
+  const maxPending = Math.max(1, options.maxPending ?? 10_000);
   const pending = new Map<string, EphemeralReport>();
   const counts = { written: 0, failed: 0 };
   let running = 0;
+  /** Set when the cluster does not serve the kind: results are then dropped, and said so once. */
+  let unserved = false;
   let unsubscribe: (() => void) | undefined;
   let idle: Array<() => void> = [];
 
@@ -190,7 +195,10 @@ export function createEphemeralReportPublisher(
   };
 
   const pump = (): void => {
-    for (const result of source.drain()) {
+    // Take no more than the pending map can hold: the rest waits in the bounded source queue, which
+    // drops its oldest entries when full, so a slow API server cannot grow memory here.
+    for (const result of source.drain(Math.max(0, maxPending - pending.size))) {
+      if (unserved) continue;
       if (result.operation === "DELETE" || result.resource.uid === "" || result.responses.length === 0)
         continue;
       const report = ephemeralReportOf(result, options.unscored);
@@ -205,7 +213,16 @@ export function createEphemeralReportPublisher(
       void upsert(report).then((written) => {
         running--;
         if (written.ok) counts.written++;
-        else {
+        else if (written.reason === "UnknownKind") {
+          counts.failed++;
+          if (!unserved)
+            logger.error(
+              { kind: report.kind, apiVersion: EPHEMERAL_REPORT_API_VERSION },
+              "the cluster does not serve ephemeral reports (install Kyverno's reports.kyverno.io CRDs, then restart): admission results are not handed to the reports controller; background scans still report every resource",
+            );
+          unserved = true;
+          pending.clear();
+        } else {
           counts.failed++;
           logger.warn(
             { report: key, reason: written.reason, message: written.message },

@@ -8,11 +8,16 @@ import type { KubeClient } from "@kyverno-ts/kube";
 
 const CRD_DIR = new URL("../../../../../shared/reference/kyverno-crds/kyverno/", import.meta.url);
 
-/** The CRDs the admission controller watches: ClusterPolicy, Policy, PolicyException. */
+/**
+ * The CRDs the admission controller uses: ClusterPolicy, Policy, PolicyException (watched), and the
+ * ephemeral reports it hands admission results over in.
+ */
 export const KYVERNO_CRDS: string[] = [
   "kyverno.io_clusterpolicies.yaml",
   "kyverno.io_policies.yaml",
   "kyverno.io_policyexceptions.yaml",
+  "../reports/reports.kyverno.io_ephemeralreports.yaml",
+  "../reports/reports.kyverno.io_clusterephemeralreports.yaml",
 ].map((file) => fileURLToPath(new URL(file, CRD_DIR)));
 
 /** Polls `check` (sync or async) every 25 ms until it holds; throws after `ms`. */

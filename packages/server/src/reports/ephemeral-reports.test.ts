@@ -1,0 +1,91 @@
+import { loadPolicy } from "@kyverno-ts/api";
+import { createEngine } from "@kyverno-ts/engine";
+import type { ApiResult, KubeClient } from "@kyverno-ts/kube";
+import { describe, expect, it } from "vitest";
+import { type AdmissionResult, createBoundedResultQueue } from "../admission/results.js";
+import { pod, recordingLogger, requireLabelPolicy } from "../controllers/reports/testing/harness.js";
+import { createEphemeralReportPublisher } from "./ephemeral-reports.js";
+
+const engine = createEngine();
+const loaded = loadPolicy(requireLabelPolicy("require-owner", "owner"), { file: "test" });
+const compiled = loaded.ok ? engine.compile(loaded.value) : undefined;
+if (compiled?.ok !== true) throw new Error("policy does not compile");
+const policy = compiled.policy;
+
+function admitted(name: string): AdmissionResult {
+  return {
+    uid: `request-${name}`,
+    timestamp: 0,
+    operation: "CREATE",
+    resource: { apiVersion: "v1", kind: "Pod", namespace: "shop", name, uid: `uid-${name}` },
+    responses: [engine.validate(policy, { resource: pod(name, "shop"), operation: "CREATE" })],
+  };
+}
+
+/** A client whose creates are answered by `answer` (after `release()` when `held`). */
+function stubClient(answer: () => ApiResult<unknown>, held = false) {
+  const calls: string[] = [];
+  const waiting: Array<() => void> = [];
+  const client = {
+    create: async (object: { metadata: { name: string } }) => {
+      calls.push(object.metadata.name);
+      if (held) await new Promise<void>((resolve) => waiting.push(resolve));
+      return answer();
+    },
+  } as unknown as KubeClient;
+  const release = () => {
+    for (const resolve of waiting.splice(0)) resolve();
+  };
+  return { client, calls, release };
+}
+
+describe("ephemeral report publisher", () => {
+  it("says once that the cluster does not serve ephemeral reports, then drops results", async () => {
+    const { client, calls } = stubClient(() => ({
+      ok: false,
+      status: 404,
+      reason: "UnknownKind",
+      message: "the server does not serve reports.kyverno.io/v1 EphemeralReport",
+    }));
+    const logger = recordingLogger();
+    const queue = createBoundedResultQueue({ capacity: 100 });
+    const publisher = createEphemeralReportPublisher({ client, source: queue, logger, concurrency: 1 });
+    publisher.start();
+    queue.offer(admitted("a"));
+    queue.offer(admitted("b"));
+    await publisher.flush();
+    queue.offer(admitted("c"));
+    await publisher.flush();
+    expect(calls).toEqual(["uid-a"]);
+    expect(queue.size).toBe(0);
+    const errors = logger.lines.filter((l) => l.level === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toContain("does not serve ephemeral reports");
+  });
+
+  it("keeps at most maxPending resources waiting; the rest stays in the bounded queue", async () => {
+    const { client, calls, release } = stubClient(() => ({ ok: true, status: 201, value: {} }), true);
+    const queue = createBoundedResultQueue({ capacity: 100 });
+    const publisher = createEphemeralReportPublisher({
+      client,
+      source: queue,
+      concurrency: 1,
+      maxPending: 2,
+    });
+    publisher.start();
+    for (const name of ["a", "b", "c", "d", "e"]) queue.offer(admitted(name));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // One write in flight, two pending, two still queued.
+    expect(calls).toEqual(["uid-a"]);
+    expect(queue.size).toBe(2);
+    const flushed = publisher.flush();
+    for (let i = 0; i < 10 && calls.length < 5; i++) {
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    release();
+    await flushed;
+    expect(calls).toEqual(["uid-a", "uid-b", "uid-c", "uid-d", "uid-e"]);
+    expect(publisher.stats()).toEqual({ written: 5, failed: 0 });
+  });
+});
