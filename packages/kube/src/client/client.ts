@@ -3,7 +3,8 @@
  * and kind, through one shared token bucket, reporting each request to `onQuery`. API errors come back
  * as `ApiFailure` values; nothing here throws once the client is created.
  */
-import { KubeConfig } from "@kubernetes/client-node";
+import { createRequire } from "node:module";
+import type { KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "@kyverno-ts/api";
 import { type Clock, systemClock } from "../clock/clock.js";
 import { createTokenBucket } from "../ratelimit/token-bucket.js";
@@ -108,9 +109,19 @@ function idleLimit(timeoutSeconds: number): number {
   return ms + Math.min(30000, ms);
 }
 
+/**
+ * `@kubernetes/client-node`, loaded on the first client: its index pulls in every generated API model
+ * (~80 MiB of heap), which a process that never talks to a cluster (standalone admission, the CLI)
+ * should not pay for. Only `KubeConfig` is used, for credentials.
+ */
+function clientNode(): { KubeConfig: new () => KubeConfig } {
+  return createRequire(import.meta.url)("@kubernetes/client-node") as { KubeConfig: new () => KubeConfig };
+}
+
 function loadConfig(options: KubeClientOptions): KubeConfig {
-  if (options.kubeconfig instanceof KubeConfig) return options.kubeconfig;
-  const kc = new KubeConfig();
+  const { KubeConfig: Config } = clientNode();
+  if (options.kubeconfig instanceof Config) return options.kubeconfig;
+  const kc = new Config();
   if (options.kubeconfig !== undefined) kc.loadFromString(options.kubeconfig);
   else if (options.kubeconfigPath !== undefined) kc.loadFromFile(options.kubeconfigPath);
   else if (options.inCluster === true) kc.loadFromCluster();
