@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { loadPolicy, parseDocuments } from "../packages/api/dist/index.js";
+import { SERVER_SEMI_SPACE_MIB } from "../packages/cli/dist/index.js";
 import { createEngine } from "../packages/engine/dist/index.js";
 import { createKubeClient } from "../packages/kube/dist/index.js";
-import { REPORTS_SEMI_SPACE_MIB } from "../packages/server/dist/index.js";
 
 const CRDS = fileURLToPath(new URL("../../shared/reference/kyverno-crds/", import.meta.url));
 const POLICIES = fileURLToPath(new URL("../../shared/conformance/kyverno-policies/", import.meta.url));
@@ -187,7 +187,7 @@ async function importFloor(): Promise<number> {
   const code = `await import(${JSON.stringify(SERVER)}); process.stdout.write(String(process.memoryUsage().rss));`;
   const child = spawn(
     process.execPath,
-    [`--max-semi-space-size=${REPORTS_SEMI_SPACE_MIB}`, "--input-type=module", "-e", code],
+    [`--max-semi-space-size=${SERVER_SEMI_SPACE_MIB}`, "--input-type=module", "-e", code],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   let out = "";

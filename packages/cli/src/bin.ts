@@ -1,5 +1,20 @@
 #!/usr/bin/env node
-import { runCli } from "./program.js";
+import { youngGenerationArgv } from "./process/young-generation.js";
+
+// Long-running commands re-run themselves (same pid) with a bounded young generation, before
+// anything heavy is loaded; see process/young-generation.ts.
+const rerun = youngGenerationArgv(process);
+if (rerun !== undefined && typeof process.execve === "function") {
+  try {
+    process.execve(rerun[0] as string, rerun, process.env);
+  } catch (error) {
+    process.stderr.write(
+      `warning: cannot re-run with a bounded young generation: ${(error as Error).message}\n`,
+    );
+  }
+}
+
+const { runCli } = await import("./program.js");
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

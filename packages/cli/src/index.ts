@@ -8,6 +8,8 @@
 export type { CliIo, OutputStream } from "./io.js";
 /** Exit statuses: 0 ok, 1 failures, 2 input errors. */
 export { ExitCode } from "./io.js";
+/** The young-generation bound the server commands run with, and the command line that applies it. */
+export { SERVER_SEMI_SPACE_MIB, youngGenerationArgv } from "./process/young-generation.js";
 /** Runs the CLI in-process and resolves to its exit status. */
 export { runCli } from "./program.js";
 /** Verdict for one (result line × resource) of a test. */

@@ -57,7 +57,6 @@ export type { ClusterHooks } from "./bin/cluster-command.js";
 export type { ReportsArgs, ReportsCommandOptions } from "./bin/reports.js";
 export {
   parseReportsArgs,
-  REPORTS_SEMI_SPACE_MIB,
   REPORTS_USAGE,
   ReportsExit,
   runReportsCommand,

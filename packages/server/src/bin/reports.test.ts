@@ -8,14 +8,7 @@ import {
   requireLabelPolicy,
   startCluster,
 } from "../controllers/reports/testing/harness.js";
-import {
-  ownsProcess,
-  parseReportsArgs,
-  REPORTS_SEMI_SPACE_MIB,
-  REPORTS_USAGE,
-  runReportsCommand,
-  youngGenerationArgv,
-} from "./reports.js";
+import { parseReportsArgs, REPORTS_USAGE, runReportsCommand } from "./reports.js";
 
 function buffer() {
   let text = "";
@@ -128,44 +121,5 @@ describe("kyverno-ts reports: against a cluster", { timeout: 30_000 }, () => {
       client.close();
       await sandbox.stop();
     }
-  });
-});
-
-describe("kyverno-ts reports: V8 young generation", () => {
-  const proc = {
-    execPath: "/usr/bin/node",
-    execArgv: ["--enable-source-maps"],
-    argv: ["/usr/bin/node", "/app/bin.js", "reports", "--kubeconfig", "k"],
-    env: {},
-  };
-  it("re-runs the same command line with a bounded semi-space", () => {
-    expect(youngGenerationArgv(proc)).toEqual([
-      "/usr/bin/node",
-      `--max-semi-space-size=${REPORTS_SEMI_SPACE_MIB}`,
-      "--enable-source-maps",
-      "/app/bin.js",
-      "reports",
-      "--kubeconfig",
-      "k",
-    ]);
-  });
-  it("replaces the process only when it was started as this very command", () => {
-    const stdout = { write: () => true };
-    const proc = { argv: ["node", "bin.js", "reports", "--kubeconfig", "k"], stdout };
-    expect(ownsProcess({ args: ["--kubeconfig", "k"], stdout }, proc)).toBe(true);
-    expect(ownsProcess({ args: [], stdout }, { ...proc, argv: ["node", "bin.js", "reports"] })).toBe(true);
-    // Embedded: another command line, another output, or stopped by its caller.
-    expect(ownsProcess({ args: [], stdout }, { ...proc, argv: ["node", "bin.js", "playground"] })).toBe(
-      false,
-    );
-    expect(ownsProcess({ args: ["--kubeconfig", "k"], stdout: { write: () => true } }, proc)).toBe(false);
-    const signal = new AbortController().signal;
-    expect(ownsProcess({ args: ["--kubeconfig", "k"], stdout, signal }, proc)).toBe(false);
-  });
-  it("leaves the user's own choice alone (flags or NODE_OPTIONS), so it never loops", () => {
-    expect(youngGenerationArgv({ ...proc, execArgv: ["--max-semi-space-size=16"] })).toBeUndefined();
-    expect(
-      youngGenerationArgv({ ...proc, env: { NODE_OPTIONS: "--max-semi-space-size=2" } }),
-    ).toBeUndefined();
   });
 });

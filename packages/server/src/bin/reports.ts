@@ -134,49 +134,6 @@ export function parseReportsArgs(
   };
 }
 
-/**
- * The size (MiB) of each of V8's young-generation semi-spaces the command runs with. Node's default
- * (16 MiB, and more on big machines) lets a scan's short-lived garbage (responses, reports being built)
- * grow the heap far beyond what it keeps: `npm run bench:scan` peaks ~100 MiB higher with it.
- */
-export const REPORTS_SEMI_SPACE_MIB = 4;
-
-const SEMI_SPACE_FLAG = /--max-semi-space-size\b/;
-
-/**
- * The command line that re-runs this process with `--max-semi-space-size`, or undefined when its
- * flags (or NODE_OPTIONS) already set one: the user's choice wins.
- */
-export function youngGenerationArgv(proc: {
-  execPath: string;
-  execArgv: readonly string[];
-  argv: readonly string[];
-  env: Readonly<Record<string, string | undefined>>;
-}): string[] | undefined {
-  if (proc.execArgv.some((a) => SEMI_SPACE_FLAG.test(a)) || SEMI_SPACE_FLAG.test(proc.env.NODE_OPTIONS ?? ""))
-    return undefined;
-  return [
-    proc.execPath,
-    `--max-semi-space-size=${REPORTS_SEMI_SPACE_MIB}`,
-    ...proc.execArgv,
-    ...proc.argv.slice(1),
-  ];
-}
-
-/**
- * Whether the reports command is what this process was started for: its command line ends with
- * `reports` and these very arguments, and the command writes to the process's stdout and stops on its
- * signals (no `signal` given). Only then may it replace the process.
- */
-export function ownsProcess(
-  options: Pick<ReportsCommandOptions, "args" | "stdout" | "signal">,
-  proc: { argv: readonly string[]; stdout: unknown } = process,
-): boolean {
-  if (options.signal !== undefined || options.stdout !== proc.stdout) return false;
-  const tail = proc.argv.slice(proc.argv.length - options.args.length - 1);
-  return tail[0] === "reports" && options.args.every((a, i) => tail[i + 1] === a);
-}
-
 /** Options of `runReportsCommand`. */
 export interface ReportsCommandOptions {
   /** Arguments after `reports`. */
@@ -190,12 +147,6 @@ export interface ReportsCommandOptions {
   logger?: Logger;
   /** Called once the caches have synced and metrics are served. */
   onReady?: (info: { metricsPort: number }) => void;
-  /**
-   * Whether the command may replace this process (same pid, via `process.execve`) with one that
-   * bounds V8's young generation (`REPORTS_SEMI_SPACE_MIB`). Default: when the command owns the
-   * process (see `ownsProcess`), never when embedded (a playground, tests).
-   */
-  reexec?: boolean;
 }
 
 /** Exit statuses: 0 after a clean stop, 1 when the controller cannot run, 2 for unusable flags. */
@@ -228,18 +179,6 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   if (args.help) {
     stdout.write(REPORTS_USAGE);
     return ReportsExit.Ok;
-  }
-  if (options.reexec ?? ownsProcess(options)) {
-    const argv = youngGenerationArgv(process);
-    if (argv !== undefined && typeof process.execve === "function") {
-      try {
-        process.execve(argv[0] as string, argv, process.env);
-      } catch (error) {
-        stderr.write(
-          `warning: cannot re-execute with a bounded young generation: ${(error as Error).message}\n`,
-        );
-      }
-    }
   }
   const clock = options.clock ?? systemReportsClock();
   const stream = { write: (text: string) => void stderr.write(text) };

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { SERVER_SEMI_SPACE_MIB, youngGenerationArgv } from "./young-generation.js";
+
+describe("server commands' young generation", () => {
+  const proc = {
+    execPath: "/usr/bin/node",
+    execArgv: ["--enable-source-maps"],
+    argv: ["/usr/bin/node", "/app/bin.js", "reports", "--kubeconfig", "k"],
+    env: {},
+  };
+  it("re-runs a server command's line with a bounded semi-space", () => {
+    expect(youngGenerationArgv(proc)).toEqual([
+      "/usr/bin/node",
+      `--max-semi-space-size=${SERVER_SEMI_SPACE_MIB}`,
+      "--enable-source-maps",
+      "/app/bin.js",
+      "reports",
+      "--kubeconfig",
+      "k",
+    ]);
+    for (const command of ["admission", "reporter", "playground", "sandbox"])
+      expect(youngGenerationArgv({ ...proc, argv: ["node", "bin.js", command] })?.[1]).toBe(
+        `--max-semi-space-size=${SERVER_SEMI_SPACE_MIB}`,
+      );
+  });
+  it("leaves short commands and help alone", () => {
+    expect(youngGenerationArgv({ ...proc, argv: ["node", "bin.js", "apply", "p.yaml"] })).toBeUndefined();
+    expect(youngGenerationArgv({ ...proc, argv: ["node", "bin.js"] })).toBeUndefined();
+    expect(youngGenerationArgv({ ...proc, argv: ["node", "bin.js", "admission", "--help"] })).toBeUndefined();
+  });
+  it("leaves the user's own choice alone (flags or NODE_OPTIONS), so it never loops", () => {
+    expect(youngGenerationArgv({ ...proc, execArgv: ["--max-semi-space-size=16"] })).toBeUndefined();
+    expect(
+      youngGenerationArgv({ ...proc, env: { NODE_OPTIONS: "--max-semi-space-size=2" } }),
+    ).toBeUndefined();
+  });
+});
