@@ -11,12 +11,12 @@ interface CrdSpec {
   group: string;
   kind: string;
   plural: string;
-  shortNames: string[];
+  shortNames: readonly string[];
   scope: "Cluster" | "Namespaced";
   /** Served versions; the first one is stored. */
-  versions: string[];
+  versions: readonly string[];
   columns: Array<{ name: string; type: string; jsonPath: string; priority?: number }>;
-  categories?: string[];
+  categories?: readonly string[];
   status?: boolean;
   /** Defaults of `spec` fields, as upstream's schema sets them. */
   specDefaults?: Record<string, boolean>;
@@ -45,30 +45,30 @@ const REPORT_COLUMNS: CrdSpec["columns"] = [
   { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
 ];
 
+/** What ClusterPolicy and Policy share. */
+const POLICY_KINDS = {
+  group: "kyverno.io",
+  versions: ["v1", "v2beta1"],
+  columns: POLICY_COLUMNS,
+  categories: ["kyverno"],
+  status: true,
+  specDefaults: { admission: true, background: true },
+} as const;
+
 const SPECS: CrdSpec[] = [
   {
-    group: "kyverno.io",
+    ...POLICY_KINDS,
     kind: "ClusterPolicy",
     plural: "clusterpolicies",
     shortNames: ["cpol"],
     scope: "Cluster",
-    versions: ["v1", "v2beta1"],
-    columns: POLICY_COLUMNS,
-    categories: ["kyverno"],
-    status: true,
-    specDefaults: { admission: true, background: true },
   },
   {
-    group: "kyverno.io",
+    ...POLICY_KINDS,
     kind: "Policy",
     plural: "policies",
     shortNames: ["pol"],
     scope: "Namespaced",
-    versions: ["v1", "v2beta1"],
-    columns: POLICY_COLUMNS,
-    categories: ["kyverno"],
-    status: true,
-    specDefaults: { admission: true, background: true },
   },
   {
     group: "kyverno.io",
@@ -123,8 +123,8 @@ function crdOf(spec: CrdSpec): JsonObject {
         listKind: `${spec.kind}List`,
         plural: spec.plural,
         singular,
-        shortNames: spec.shortNames,
-        ...(spec.categories ? { categories: spec.categories } : {}),
+        shortNames: [...spec.shortNames],
+        ...(spec.categories ? { categories: [...spec.categories] } : {}),
       },
       versions: spec.versions.map((name, i) => ({
         name,
