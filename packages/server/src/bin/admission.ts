@@ -16,6 +16,7 @@ import { caBundle, generateCertificates } from "../tls/certificates.js";
 import type { TlsMaterial } from "../webhooks/server.js";
 import { ADMISSION_USAGE, type AdmissionArgs, parseAdmissionArgs } from "./args.js";
 import { type ClusterHooks, runClusterMode } from "./cluster-command.js";
+import { stopSignal } from "./stop-signal.js";
 
 /** Anything text can be written to (`process.stdout`, a test buffer). */
 export interface TextOutput {
@@ -83,21 +84,6 @@ async function tlsMaterial(
   return {
     tls: { certPem: bundle.serving.certPem, keyPem: bundle.serving.keyPem },
     caCertPem: bundle.ca.certPem,
-  };
-}
-
-function stopSignal(signal: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
-  if (signal) return { signal, dispose: () => {} };
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-    },
   };
 }
 

@@ -16,6 +16,7 @@ import { type ReportsClock, systemReportsClock } from "../controllers/reports/ty
 import type { Logger, LogLevel } from "../logger.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
+import { stopSignal } from "./stop-signal.js";
 
 /** Usage text of the command. */
 export const REPORTS_USAGE = `Usage: kyverno-ts reports [flags]
@@ -151,21 +152,6 @@ export interface ReportsCommandOptions {
 
 /** Exit statuses: 0 after a clean stop, 1 when the controller cannot run, 2 for unusable flags. */
 export const ReportsExit = { Ok: 0, Failure: 1, InputError: 2 } as const;
-
-function stopSignal(signal: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
-  if (signal) return { signal, dispose: () => {} };
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-    },
-  };
-}
 
 /** Runs the reports controller until stopped (then drains the queue); resolves with the exit status. */
 export async function runReportsCommand(options: ReportsCommandOptions): Promise<number> {
