@@ -123,3 +123,23 @@ export function createHistogramFamily(options: HistogramFamilyOptions): Histogra
     },
   };
 }
+
+/**
+ * Labels of `kyverno_policy_results_total` and `kyverno_policy_execution_duration_seconds`, as upstream
+ * names them; shared by the admission and the background-scan metrics.
+ */
+export const POLICY_RESULT_LABELS = [
+  "policy_validation_mode",
+  "policy_type",
+  "policy_background_mode",
+  "policy_namespace",
+  "policy_name",
+  "resource_kind",
+  "resource_namespace",
+  "resource_request_operation",
+  "rule_name",
+  "rule_result",
+  "rule_type",
+  "rule_execution_cause",
+  "dry_run",
+] as const;

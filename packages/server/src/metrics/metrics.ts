@@ -5,7 +5,7 @@
  * the rest live in a prom-client registry. `render()` gives the whole exposition.
  */
 import { Counter, Gauge, Registry } from "prom-client";
-import { createHistogramFamily } from "./families.js";
+import { createHistogramFamily, POLICY_RESULT_LABELS } from "./families.js";
 import { createRecorderCache } from "./rule-results.js";
 
 /** Upstream's default histogram buckets (seconds). */
@@ -123,21 +123,6 @@ export interface AdmissionMetricsOptions {
   maxSeries?: number;
 }
 
-const POLICY_RESULT_LABELS = [
-  "policy_validation_mode",
-  "policy_type",
-  "policy_background_mode",
-  "policy_namespace",
-  "policy_name",
-  "resource_kind",
-  "resource_namespace",
-  "resource_request_operation",
-  "rule_name",
-  "rule_result",
-  "rule_type",
-  "rule_execution_cause",
-  "dry_run",
-] as const;
 const ADMISSION_LABELS = [
   "resource_kind",
   "resource_namespace",

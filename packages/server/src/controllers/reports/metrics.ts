@@ -8,6 +8,7 @@
  */
 import type { QueryEvent } from "@kyverno-ts/kube";
 import { Counter, Histogram, Registry } from "prom-client";
+import { POLICY_RESULT_LABELS } from "../../metrics/families.js";
 import { DEFAULT_BUCKETS, type PolicyLabels } from "../../metrics/metrics.js";
 
 /** One rule result of a background scan. */
@@ -43,22 +44,6 @@ export interface ReportsMetricsOptions {
   maxSeries?: number;
 }
 
-const RESULT_LABELS = [
-  "policy_validation_mode",
-  "policy_type",
-  "policy_background_mode",
-  "policy_namespace",
-  "policy_name",
-  "resource_kind",
-  "resource_namespace",
-  "resource_request_operation",
-  "rule_name",
-  "rule_result",
-  "rule_type",
-  "rule_execution_cause",
-  "dry_run",
-] as const;
-
 interface Series {
   count: { inc(): void };
   duration: { observe(value: number): void };
@@ -72,13 +57,13 @@ export function createReportsMetrics(options: ReportsMetricsOptions = {}): Repor
   const results = new Counter({
     name: "kyverno_policy_results_total",
     help: "Number of rule results, by policy, rule, resource and outcome.",
-    labelNames: RESULT_LABELS,
+    labelNames: POLICY_RESULT_LABELS,
     registers,
   });
   const durations = new Histogram({
     name: "kyverno_policy_execution_duration_seconds",
     help: "Time taken to evaluate a rule, in seconds.",
-    labelNames: RESULT_LABELS,
+    labelNames: POLICY_RESULT_LABELS,
     buckets: [...(options.buckets ?? DEFAULT_BUCKETS)],
     registers,
   });
