@@ -270,7 +270,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       portTaken = true;
       reporter = await startReporter({ ...reporterOptions, port: 0 });
     }
-    stops.splice(1, 0, () => reporter.stop());
+    stops.push(() => reporter.stop());
     await reporter.synced;
     const dashboardUrl = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${reporter.port}/`;
     done(dashboardUrl);
