@@ -26,7 +26,7 @@ import { type BoundedResultQueue, createBoundedResultQueue } from "../admission/
 import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../admission-controller.js";
 import type { ServerClock } from "../clock.js";
 import type { Logger } from "../logger.js";
-import type { PolicyCache } from "../policycache/policy-cache.js";
+import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import { createCertRenewer } from "./cert-renewer.js";
@@ -148,10 +148,8 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     ? createEphemeralReportPublisher({
         client,
         source: results,
-        unscored: (ref) => {
-          const key = ref.kind === "Policy" ? `${ref.namespace ?? "default"}/${ref.name}` : ref.name;
-          return cache.get(key)?.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false";
-        },
+        unscored: (ref) =>
+          cache.get(policyRefKey(ref))?.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false",
         logger,
       })
     : undefined;

@@ -9,7 +9,7 @@ import { loadPolicy, loadPolicyException } from "@kyverno-ts/api";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import { defaultKyvernoConfig, type KyvernoConfig, parseKyvernoConfig } from "../admission/filters.js";
 import type { Logger } from "../logger.js";
-import type { PolicyCache } from "../policycache/policy-cache.js";
+import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
 
 /** What changed: one policy (by cache key), or Kyverno's ConfigMap. */
 export type SourceChange = { type: "policy"; key: string } | { type: "config" };
@@ -55,8 +55,11 @@ export interface PolicySources {
 const KYVERNO = "kyverno.io/v1";
 
 function keyOf(object: KubeObject): string {
-  const name = object.metadata?.name ?? "";
-  return object.kind === "Policy" ? `${object.metadata?.namespace ?? "default"}/${name}` : name;
+  return policyRefKey({
+    kind: object.kind ?? "",
+    name: object.metadata?.name ?? "",
+    namespace: object.metadata?.namespace,
+  });
 }
 
 function fingerprint(object: KubeObject): string {

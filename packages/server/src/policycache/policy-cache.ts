@@ -87,9 +87,16 @@ export interface PolicyCacheOptions {
 
 /** The key a policy is stored under: `name`, or `namespace/name` for a namespaced Policy. */
 export function policyKey(policy: Policy): string {
-  return policy.kind === "Policy"
-    ? `${policy.metadata.namespace ?? "default"}/${policy.metadata.name}`
-    : policy.metadata.name;
+  return policyRefKey({
+    kind: policy.kind,
+    name: policy.metadata.name,
+    namespace: policy.metadata.namespace,
+  });
+}
+
+/** `policyKey` from a reference (kind, name, namespace), as results and responses carry it. */
+export function policyRefKey(ref: { kind: string; name: string; namespace?: string | undefined }): string {
+  return ref.kind === "Policy" ? `${ref.namespace ?? "default"}/${ref.name}` : ref.name;
 }
 
 function failurePolicyOf(policy: Policy): FailurePolicy {
