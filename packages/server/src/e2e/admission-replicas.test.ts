@@ -79,8 +79,11 @@ function slowItems(policyYaml: string, targetMs: number): string[] {
     engine.validate(compiled.policy, { resource });
     return performance.now() - start;
   };
-  const sample = 80;
-  const ms = Math.max(1, run(sample));
+  // Warm the JIT first and keep the faster of two timings: a cold or disturbed measurement (other test files
+  // share the CPU) overestimates the cost, which would make the real request too fast to hit the timeout.
+  const sample = 100;
+  run(sample);
+  const ms = Math.max(1, Math.min(run(sample), run(sample)));
   return items(Math.max(sample, Math.round(sample * Math.cbrt(targetMs / ms))));
 }
 
@@ -394,7 +397,7 @@ spec:
       ["validate.kyverno.svc-fail", 1],
       ["validate.kyverno.svc-ignore", 1],
     ]);
-    const items = `--from-literal=items=${slowItems(slow("calibration", "Fail", "x"), 2500).join(",")}`;
+    const items = `--from-literal=items=${slowItems(slow("calibration", "Fail", "x"), 4000).join(",")}`;
     const started = Date.now();
     const failed = await kubectl(["create", "configmap", "big", "-n", "slow-fail", items]);
     expect(failed.code).toBe(1);
