@@ -6,6 +6,7 @@ import { createEngineMemo, precompilePatterns } from "./evaluation/memo.js";
 import { mutateExistingPolicy } from "./evaluation/mutate-existing.js";
 import { mutatePolicy } from "./evaluation/mutate-policy.js";
 import { evaluatePolicy } from "./evaluation/policy.js";
+import { requestTimestamp } from "./evaluation/request-cache.js";
 import { createJmespath } from "./jmespath/index.js";
 import type { PolicyResponse } from "./response/types.js";
 
@@ -17,6 +18,7 @@ import type { PolicyResponse } from "./response/types.js";
 export function createEngine(options: EngineOptions = {}): Engine {
   const clock = options.clock;
   const jp = createJmespath({ clock: clock ?? { now: () => new Date() } });
+  const readNow = (): number => (clock ? clock.now().getTime() : Date.now());
   const loader = options.contextLoader ?? {};
   const namespaceLabels = options.namespaceLabels ?? (() => undefined);
   const exceptionNamespaces = options.exceptionNamespaces ?? ["*"];
@@ -54,7 +56,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const env = {
       jp,
       loader,
-      now: clock ? clock.now().getTime() : Date.now(),
+      now: requestTimestamp(request, readNow),
       namespaceLabels,
       exceptionNamespaces,
       memo,

@@ -1,5 +1,7 @@
 import type { KubeObject } from "@kyverno-ts/api";
+import { loadPolicy } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
+import { createEngine } from "../engine.js";
 import type { EngineRequest } from "../engine-types.js";
 import { createJmespath } from "../jmespath/index.js";
 import { createRequestCache, searchShared, sharedContext } from "./request-cache.js";
@@ -46,5 +48,43 @@ describe("request cache", () => {
     expect(searchShared(jp, ctx, "to_upper(request.name)", searches)).not.toBe(call);
     const other = { ...ctx };
     expect(searchShared(jp, other, "request.name", searches)).not.toBe(plain);
+  });
+
+  it("gives every policy of one request the same timestamp, read once from the clock", () => {
+    let ms = 1_000;
+    const engine = createEngine({
+      clock: {
+        now: () => {
+          ms += 1_000;
+          return new Date(ms);
+        },
+      },
+    });
+    const policy = (name: string) => {
+      const loaded = loadPolicy({
+        apiVersion: "kyverno.io/v1",
+        kind: "ClusterPolicy",
+        metadata: { name },
+        spec: {
+          rules: [
+            {
+              name: "r",
+              match: { any: [{ resources: { kinds: ["Pod"] } }] },
+              validate: { message: "m", pattern: { metadata: { name: "?*" } } },
+            },
+          ],
+        },
+      });
+      if (!loaded.ok) throw new Error("policy does not load");
+      const compiled = engine.compile(loaded.value);
+      if (!compiled.ok) throw new Error("policy does not compile");
+      return compiled.policy;
+    };
+    const [a, b] = [policy("a"), policy("b")];
+    const shared: EngineRequest = { resource: pod("x"), operation: "CREATE", cache: createRequestCache() };
+    const first = engine.validate(a, shared).timestamp;
+    expect(engine.validate(b, shared).timestamp).toBe(first);
+    const alone: EngineRequest = { resource: pod("x"), operation: "CREATE" };
+    expect(engine.validate(a, alone).timestamp).toBeGreaterThan(first);
   });
 });

@@ -47,6 +47,8 @@ interface Built {
 interface RequestCacheState extends RequestCache {
   /** The last two contexts built (with and without images), newest first. */
   built: Built[];
+  /** The request's timestamp (epoch ms), read from the clock by the first policy evaluated. */
+  timestamp?: number;
 }
 
 /**
@@ -113,6 +115,17 @@ export function sharedContext(
   });
   if (cache.built.length > MAX_BUILT) cache.built.length = MAX_BUILT;
   return { ctx, searches };
+}
+
+/**
+ * The timestamp of `req`'s results: read once per request when `req` has a cache (every policy of an
+ * admission request then carries the same time, as upstream's), else read for this call.
+ */
+export function requestTimestamp(req: EngineRequest, read: () => number): number {
+  const cache = req.cache as RequestCacheState | undefined;
+  if (cache === undefined) return read();
+  cache.timestamp ??= read();
+  return cache.timestamp;
 }
 
 /**
