@@ -46,6 +46,8 @@ interface Ready {
 interface ServerStats {
   peakRssMiB: number;
   cpuSeconds: number;
+  /** The part of `cpuSeconds` spent in the kernel (socket writes, TLS records handed to loopback, wakeups). */
+  systemSeconds: number;
 }
 
 // ---------------------------------------------------------------- server processes
@@ -108,7 +110,11 @@ function processStats(pid: number): ServerStats {
   // Fields after the command name: state is index 0, utime 11, stime 12 (clock ticks).
   const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);
-  return { peakRssMiB: hwmKiB / 1024, cpuSeconds: ticks / clockTicks };
+  return {
+    peakRssMiB: hwmKiB / 1024,
+    cpuSeconds: ticks / clockTicks,
+    systemSeconds: Number(fields[12]) / clockTicks,
+  };
 }
 
 const clockTicks = (() => {
@@ -348,6 +354,8 @@ interface Round {
   rps: number;
   /** Server CPU time per request in the throughput phase (robust to other load on the machine). */
   cpuMicros: number;
+  /** The kernel's part of `cpuMicros`. */
+  systemMicros: number;
   p50: number;
   p99: number;
   rateP50: number;
@@ -394,6 +402,7 @@ async function round(
   return {
     rps: throughput.requests / throughput.seconds,
     cpuMicros: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / throughput.requests,
+    systemMicros: ((after.systemSeconds - before.systemSeconds) * 1e6) / throughput.requests,
     p50: percentile(throughput.latenciesMs, 50),
     p99: percentile(throughput.latenciesMs, 99),
     rateP50: percentile(latency.latenciesMs, 50),
@@ -407,6 +416,7 @@ interface Summary {
   name: string;
   rps: number;
   cpuMicros: number;
+  systemMicros: number;
   p50: number;
   p99: number;
   rateP50: number;
@@ -422,6 +432,7 @@ function summarize(name: string, rounds: Round[], stats: ServerStats): Summary {
     name,
     rps: pick((r) => r.rps),
     cpuMicros: pick((r) => r.cpuMicros),
+    systemMicros: pick((r) => r.systemMicros),
     p50: pick((r) => r.p50),
     p99: pick((r) => r.p99),
     rateP50: pick((r) => r.rateP50),
@@ -436,7 +447,7 @@ function row(m: Summary, rate: number): string {
   return [
     m.name.padEnd(22),
     `${m.rps.toFixed(0).padStart(6)} req/s`,
-    `CPU ${m.cpuMicros.toFixed(0).padStart(4)} us/req (${(1e6 / m.cpuMicros).toFixed(0)} req/s/core)`,
+    `CPU ${m.cpuMicros.toFixed(0).padStart(4)} us/req (${m.systemMicros.toFixed(0)} in kernel; ${(1e6 / m.cpuMicros).toFixed(0)} req/s/core)`,
     `p50 ${m.p50.toFixed(2)} p99 ${m.p99.toFixed(2)} ms`,
     `| @${rate}/s p50 ${m.rateP50.toFixed(2)} p99 ${m.rateP99.toFixed(2)} ms`,
     `| errors ${m.errors}`,
