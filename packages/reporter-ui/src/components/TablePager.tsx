@@ -47,6 +47,8 @@ export function TablePager({ label, page, size, count, onPage, onSize }: TablePa
           value={String(size)}
           onChange={(value) => value && onSize(Number(value))}
           allowDeselect={false}
+          // No hidden dropdown per table: it would be positioned (a forced layout) on every render.
+          comboboxProps={{ keepMounted: false }}
         />
       </Group>
     </Group>

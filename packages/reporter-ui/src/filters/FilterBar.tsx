@@ -3,7 +3,7 @@
  * Every change is written to the URL (see `use-filters`), so the view can be shared.
  */
 import { Button, Group, MultiSelect, Paper, SimpleGrid } from "@mantine/core";
-import { useFilterOptions } from "./filter-options.ts";
+import { useFilterOptions, useOptionsDemand } from "./filter-options.ts";
 import { FILTER_LIST_KEYS, type FilterListKey, type Filters } from "./filter-state.ts";
 import { SearchInput } from "./SearchInput.tsx";
 import { useFilters } from "./use-filters.ts";
@@ -28,7 +28,8 @@ export interface FilterBarProps {
 /** The filter bar of a page. */
 export function FilterBar({ lists = FILTER_LIST_KEYS, search = true }: FilterBarProps) {
   const [filters, setFilters] = useFilters();
-  const options = useFilterOptions();
+  const [wanted, want] = useOptionsDemand();
+  const options = useFilterOptions(wanted);
   const active = lists.some((key) => filters[key].length > 0) || (search && filters.search !== "");
   return (
     <Paper
@@ -38,6 +39,8 @@ export function FilterBar({ lists = FILTER_LIST_KEYS, search = true }: FilterBar
       role="search"
       aria-label="Filters"
       onSubmit={(e) => e.preventDefault()}
+      onFocus={want}
+      onPointerEnter={want}
     >
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }} spacing="sm" verticalSpacing="xs">
         {lists.map((key) => (
@@ -51,7 +54,7 @@ export function FilterBar({ lists = FILTER_LIST_KEYS, search = true }: FilterBar
             searchable
             clearable
             hidePickedOptions
-            comboboxProps={{ withinPortal: true }}
+            comboboxProps={{ withinPortal: true, keepMounted: false }}
             data-filter={key}
           />
         ))}

@@ -1,4 +1,9 @@
-/** Loads the values the filter bar offers: sources, categories, namespaces and kinds. */
+/**
+ * Loads the values the filter bar offers: sources, categories, namespaces and kinds. They are not
+ * needed to show a page (the selected values come from the URL), so they load when the user
+ * reaches for a filter, or once the page has been idle for a moment, not in the page's first wave.
+ */
+import { useEffect, useState } from "react";
 import { useApiClient } from "../api/api-context.ts";
 import type { ApiClient } from "../api/client.ts";
 import { useQuery } from "../api/use-query.ts";
@@ -7,7 +12,8 @@ import { type FilterListKey, SEVERITIES, STATUSES } from "./filter-state.ts";
 /** The values of each filter list (empty while loading). */
 export type FilterOptions = Record<FilterListKey, string[]>;
 
-const sorted = (values: Iterable<string>) => [...new Set(values)].sort((a, b) => a.localeCompare(b));
+const collator = new Intl.Collator();
+const sorted = (values: Iterable<string>) => [...new Set(values)].sort(collator.compare);
 
 async function loadOptions(
   api: ApiClient,
@@ -28,16 +34,57 @@ async function loadOptions(
   };
 }
 
-/** The options of every filter list. */
-export function useFilterOptions(): FilterOptions {
+/** The options loaded last (by any page): offered at once on the next page while they reload. */
+let lastLoaded: Omit<FilterOptions, "status" | "severities"> | undefined;
+
+/**
+ * The options of every filter list; nothing is requested while `enabled` is false, and until the
+ * answer is there the lists are those loaded last.
+ */
+export function useFilterOptions(enabled: boolean): FilterOptions {
   const api = useApiClient();
-  const query = useQuery("filter-options", (signal) => loadOptions(api, signal));
+  const query = useQuery(
+    "filter-options",
+    enabled
+      ? async (signal) => {
+          lastLoaded = await loadOptions(api, signal);
+          return lastLoaded;
+        }
+      : undefined,
+  );
+  const data = query.data ?? lastLoaded;
   return {
-    sources: query.data?.sources ?? [],
-    categories: query.data?.categories ?? [],
-    namespaces: query.data?.namespaces ?? [],
-    kinds: query.data?.kinds ?? [],
+    sources: data?.sources ?? [],
+    categories: data?.categories ?? [],
+    namespaces: data?.namespaces ?? [],
+    kinds: data?.kinds ?? [],
     status: [...STATUSES],
     severities: [...SEVERITIES],
   };
+}
+
+/** How long after mounting the options load anyway, when the browser is idle (ms). */
+const IDLE_AFTER_MS = 1000;
+
+/**
+ * Whether the filter options are wanted yet, and `want` to ask for them now (focus or pointer on
+ * the filters). Without a request they are wanted once the page has been up for a second and the
+ * browser is idle, so a dropdown opened later shows them at once.
+ */
+export function useOptionsDemand(): [boolean, () => void] {
+  const [wanted, setWanted] = useState(false);
+  useEffect(() => {
+    if (wanted) return;
+    let idle: number | undefined;
+    const timer = window.setTimeout(() => {
+      if (typeof window.requestIdleCallback === "function") {
+        idle = window.requestIdleCallback(() => setWanted(true), { timeout: IDLE_AFTER_MS });
+      } else setWanted(true);
+    }, IDLE_AFTER_MS);
+    return () => {
+      window.clearTimeout(timer);
+      if (idle !== undefined) window.cancelIdleCallback(idle);
+    };
+  }, [wanted]);
+  return [wanted, () => setWanted(true)];
 }
