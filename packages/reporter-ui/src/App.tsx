@@ -3,6 +3,7 @@
  * files under `/` (or any prefix) without a fallback route, and `#/path?filters` is shareable.
  */
 import { HashRouter, Route, Routes } from "react-router";
+import { ROUTES } from "./components/links.ts";
 import { Shell } from "./layout/Shell.tsx";
 import { DashboardPage } from "./pages/DashboardPage.tsx";
 import { NamespacePage } from "./pages/NamespacePage.tsx";
@@ -21,13 +22,13 @@ export function App() {
       <Routes>
         <Route element={<Shell />}>
           <Route index element={<DashboardPage />} />
-          <Route path="sources/:source" element={<SourcePage />} />
-          <Route path="namespaces" element={<NamespacesPage />} />
-          <Route path="namespaces/:namespace" element={<NamespacePage />} />
-          <Route path="resources/:id" element={<ResourcePage />} />
-          <Route path="policies" element={<PoliciesPage />} />
-          <Route path="policies/:source/:policy" element={<PolicyPage />} />
-          <Route path="targets" element={<TargetsPage />} />
+          <Route path={ROUTES.source} element={<SourcePage />} />
+          <Route path={ROUTES.namespaces} element={<NamespacesPage />} />
+          <Route path={ROUTES.namespace} element={<NamespacePage />} />
+          <Route path={ROUTES.resource} element={<ResourcePage />} />
+          <Route path={ROUTES.policies} element={<PoliciesPage />} />
+          <Route path={ROUTES.policy} element={<PolicyPage />} />
+          <Route path={ROUTES.targets} element={<TargetsPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>
       </Routes>

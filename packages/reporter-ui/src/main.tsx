@@ -8,6 +8,7 @@ import { ApiContext } from "./api/api-context.ts";
 import { createApiClient } from "./api/client.ts";
 import { resolveApiBaseUrl } from "./api/config.ts";
 import { loginUrl } from "./auth/session.ts";
+import { preloadRoute } from "./queries/route-queries.ts";
 import { ThemeRoot } from "./theme/ThemeRoot.tsx";
 
 const baseUrl = resolveApiBaseUrl();
@@ -16,6 +17,8 @@ const api = createApiClient({
   baseUrl,
   onUnauthorized: () => window.location.assign(loginUrl(baseUrl, window.location.hash)),
 });
+// The page's requests start now, while React and Mantine render the first frame; the views adopt them.
+preloadRoute(api, window.location.hash);
 const root = document.getElementById("root");
 if (!root) throw new Error("missing #root");
 

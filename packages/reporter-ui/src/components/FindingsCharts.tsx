@@ -7,7 +7,7 @@ import { SimpleGrid } from "@mantine/core";
 import { useNavigate } from "react-router";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
-import { queryKey } from "../filters/filter-state.ts";
+import { queries } from "../queries/view-queries.ts";
 import { usePalette } from "../theme/palette-context.ts";
 import { ChartCard } from "./ChartCard.tsx";
 import { findingsRows, SEVERITY_KEYS, STATUS_KEYS, summarize } from "./charts-data.ts";
@@ -20,12 +20,8 @@ export function FindingsCharts({ filter }: { filter: ApiFilterQuery }) {
   const api = useApiClient();
   const { palette } = usePalette();
   const navigate = useNavigate();
-  const severityFilter: ApiFilterQuery = filter.status?.length ? filter : { ...filter, status: ["fail"] };
-  const findings = useQuery(queryKey("findings", filter), api.findings(filter));
-  const severity = useQuery(
-    queryKey("severity-findings", severityFilter),
-    api.severityFindings(severityFilter),
-  );
+  const findings = useQuery(queries.findings(api, filter));
+  const severity = useQuery(queries.severityFindings(api, filter));
   const openSource = (source: string) => navigate(paths.source(source));
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">

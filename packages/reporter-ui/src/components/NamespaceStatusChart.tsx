@@ -4,13 +4,12 @@ import { Anchor, Group } from "@mantine/core";
 import { Link, useNavigate } from "react-router";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
-import { queryKey } from "../filters/filter-state.ts";
+import { queries } from "../queries/view-queries.ts";
 import { usePalette } from "../theme/palette-context.ts";
 import { ChartCard } from "./ChartCard.tsx";
 import { namespaceRows, STATUS_KEYS, summarize } from "./charts-data.ts";
 import { LazyStackedBars as StackedBars } from "./lazy-charts.tsx";
 import { paths } from "./links.ts";
-import { loadNamespaceCounts } from "./namespace-counts.ts";
 import { QueryState } from "./QueryState.tsx";
 
 /** The chart of the top `limit` namespaces for `filter`. */
@@ -18,9 +17,7 @@ export function NamespaceStatusChart({ filter, limit = 12 }: { filter: ApiFilter
   const api = useApiClient();
   const { palette } = usePalette();
   const navigate = useNavigate();
-  const query = useQuery(queryKey("namespace-counts", filter), (signal) =>
-    loadNamespaceCounts(api, filter, signal),
-  );
+  const query = useQuery(queries.namespaceCounts(api, filter));
   return (
     <QueryState query={query} label="status per namespace">
       {(counts) => {

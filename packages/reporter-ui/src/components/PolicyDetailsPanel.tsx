@@ -10,7 +10,7 @@ import { useApiClient } from "../api/api-context.ts";
 import { isApiRequestError } from "../api/errors.ts";
 import { useQuery } from "../api/use-query.ts";
 import { copyText } from "../exception/clipboard.ts";
-import { queryKey } from "../filters/filter-state.ts";
+import { queries } from "../queries/view-queries.ts";
 import { QueryState } from "./QueryState.tsx";
 import { SeverityBadge } from "./SeverityBadge.tsx";
 
@@ -138,7 +138,7 @@ function missing(error: Error | undefined, policy: string): string | undefined {
 export function PolicyDetailsPanel({ source, policy }: { source: string; policy: string }) {
   const api = useApiClient();
   const kyverno = source.toLowerCase() === "kyverno";
-  const query = useQuery(queryKey("policy-details", policy), kyverno ? api.policyDetails(policy) : undefined);
+  const query = useQuery(kyverno ? queries.policyDetails(api, policy) : undefined);
   const reason = kyverno
     ? missing(query.error, policy)
     : `Policy details come from Kyverno policies; ${source} reports only results.`;

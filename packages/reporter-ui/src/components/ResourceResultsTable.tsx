@@ -8,8 +8,9 @@ import { Link } from "react-router";
 import { useApiClient } from "../api/api-context.ts";
 import type { ApiScope } from "../api/client.ts";
 import { useQuery } from "../api/use-query.ts";
-import { queryKey, STATUSES } from "../filters/filter-state.ts";
+import { STATUSES } from "../filters/filter-state.ts";
 import { usePageParam } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 import { CountCell } from "./CountCell.tsx";
 import { paths } from "./links.ts";
 import { NoResults } from "./NoResults.tsx";
@@ -29,10 +30,7 @@ export interface ResourceResultsTableProps {
 export function ResourceResultsTable({ scope, filter, pageId, caption }: ResourceResultsTableProps) {
   const api = useApiClient();
   const { page, size, setPage, setSize } = usePageParam(pageId);
-  const query = useQuery(
-    queryKey("resource-results", scope, filter, page, size),
-    api.resourceResults(scope, { ...filter, page, offset: size, sortBy: ["namespace", "kind", "name"] }),
-  );
+  const query = useQuery(queries.resourceResults(api, scope, filter, { page, size }));
   return (
     <QueryState query={query} label={caption}>
       {(data) =>

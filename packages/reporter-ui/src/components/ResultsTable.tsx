@@ -2,15 +2,13 @@
  * Policy results (server-side paginated): resource, policy and rule, status, severity and the
  * message. Reads namespace- or cluster-scoped results, or one resource's results.
  */
-import type { ApiFilterQuery, Paginated, PolicyResult } from "@kyverno-ts/reporter";
+import type { ApiFilterQuery } from "@kyverno-ts/reporter";
 import { Anchor, Table, Text } from "@mantine/core";
 import { Link } from "react-router";
 import { useApiClient } from "../api/api-context.ts";
-import type { ApiScope, Call } from "../api/client.ts";
-import type { ListQuery } from "../api/query.ts";
 import { useQuery } from "../api/use-query.ts";
-import { queryKey } from "../filters/filter-state.ts";
 import { usePageParam } from "../filters/use-filters.ts";
+import { queries, type ResultsOf } from "../queries/view-queries.ts";
 import { paths } from "./links.ts";
 import { NoResults } from "./NoResults.tsx";
 import { QueryState } from "./QueryState.tsx";
@@ -18,11 +16,9 @@ import { SeverityBadge } from "./SeverityBadge.tsx";
 import { StatusBadge } from "./StatusBadge.tsx";
 import { TablePager } from "./TablePager.tsx";
 
-/** Which results: a scope, or one resource's (then the resource columns are left out). */
-export type ResultsOf = { scope: ApiScope } | { resourceId: string };
-
 /** Props of {@link ResultsTable}. */
 export interface ResultsTableProps {
+  /** A scope, or one resource's results (then the resource columns are left out). */
   of: ResultsOf;
   filter: ApiFilterQuery;
   pageId: string;
@@ -36,12 +32,7 @@ const time = (seconds: number) =>
 export function ResultsTable({ of, filter, pageId, caption }: ResultsTableProps) {
   const api = useApiClient();
   const { page, size, setPage, setSize } = usePageParam(pageId);
-  const list: ListQuery = { ...filter, page, offset: size };
-  const call: Call<Paginated<PolicyResult>> =
-    "scope" in of
-      ? api.results(of.scope, { ...list, sortBy: ["namespace", "kind", "name", "policy", "rule"] })
-      : api.resourcePolicyResults(of.resourceId, { ...list, sortBy: ["policy", "rule"] });
-  const query = useQuery(queryKey("results", of, filter, page, size), call);
+  const query = useQuery(queries.results(api, of, filter, { page, size }));
   const withResource = "scope" in of;
   return (
     <QueryState query={query} label={caption}>

@@ -1,6 +1,6 @@
 /** Server-side pagination controls of a table: page buttons, page size and the range shown. */
 import { Group, Pagination, Select, Text } from "@mantine/core";
-import { PAGE_SIZES } from "../filters/use-filters.ts";
+import { PAGE_SIZES } from "../filters/filter-state.ts";
 
 /** Props of {@link TablePager}. */
 export interface TablePagerProps {

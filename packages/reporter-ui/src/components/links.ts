@@ -2,6 +2,18 @@
 
 const seg = encodeURIComponent;
 
+/** The route patterns of the pages (react-router syntax), shared by the router and the preloader. */
+export const ROUTES = {
+  dashboard: "/",
+  source: "/sources/:source",
+  namespaces: "/namespaces",
+  namespace: "/namespaces/:namespace",
+  resource: "/resources/:id",
+  policies: "/policies",
+  policy: "/policies/:source/:policy",
+  targets: "/targets",
+} as const;
+
 /** Links to each page. */
 export const paths = {
   dashboard: () => "/",

@@ -219,6 +219,42 @@ describe.runIf(runs)("dashboard in chromium", { timeout: 30_000 }, () => {
     expect(await page.getByTestId("table-targets").locator("tbody tr").count()).toBe(3);
   });
 
+  it("starts each page's requests before React renders, and the page adopts every one", async () => {
+    const probe = await fetch(`${demo.url}v2/namespace-scoped/resource-results?page=1&offset=1`);
+    const resourceId = ((await probe.json()) as { items: { id: string }[] }).items[0]?.id ?? "";
+    const paths = [
+      "/",
+      "/?namespaces=shop&severities=high&rpage=2&csize=10",
+      "/sources/kyverno",
+      "/namespaces",
+      "/namespaces/shop",
+      "/policies",
+      "/policies/kyverno/disallow-latest-tag",
+      "/policies/trivy/some-check",
+      `/resources/${encodeURIComponent(resourceId)}`,
+      "/targets",
+    ];
+    for (const path of paths) {
+      // A new document per route: the preload runs when the entry module does.
+      const fresh = await browser.context.newPage();
+      await fresh.goto(route(path));
+      await settler(fresh)();
+      const marks = await fresh.evaluate(() =>
+        performance
+          .getEntriesByType("mark")
+          .map((m) => ({ name: m.name, key: String((m as PerformanceMark).detail) })),
+      );
+      await fresh.close();
+      const preloaded = marks.filter((m) => m.name === "query-preload").map((m) => m.key);
+      const adopted = new Set(marks.filter((m) => m.name === "query-adopt").map((m) => m.key));
+      expect(preloaded.length, path).toBeGreaterThan(1);
+      expect(
+        preloaded.filter((key) => !adopted.has(key)),
+        `${path}: preloaded but never used`,
+      ).toEqual([]);
+    }
+  });
+
   it("shows a new violation once it is reported", async () => {
     await page.goto(route("/?search=rogue-miner"));
     await settle();

@@ -7,12 +7,9 @@ import { Paper, Text, Title } from "@mantine/core";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
 import { QueryState } from "../components/QueryState.tsx";
-import { queryKey } from "../filters/filter-state.ts";
+import { queries } from "../queries/view-queries.ts";
 import { ExceptionEditor } from "./ExceptionEditor.tsx";
 import type { ExceptionPolicy } from "./policy-exception.ts";
-
-/** Results read for the exception: the API's largest page. */
-const MAX_RESULTS = 1000;
 
 /** Rules per policy among the results, policies sorted by name. */
 function failingPolicies(results: readonly PolicyResult[]): ExceptionPolicy[] {
@@ -31,15 +28,7 @@ function failingPolicies(results: readonly PolicyResult[]): ExceptionPolicy[] {
 /** The panel for one resource. */
 export function ExceptionPanel({ resource }: { resource: Resource }) {
   const api = useApiClient();
-  const query = useQuery(
-    queryKey("exception-results", resource.id),
-    // One page of the API's largest size: a resource has far fewer results, and no view downloads all.
-    api.resourcePolicyResults(resource.id, {
-      status: ["fail", "warn", "error"],
-      page: 1,
-      offset: MAX_RESULTS,
-    }),
-  );
+  const query = useQuery(queries.exceptionResults(api, resource.id));
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="exception-title">
       <Title order={2} size="h4" id="exception-title" mb="xs">

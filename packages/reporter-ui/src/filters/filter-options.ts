@@ -6,7 +6,9 @@
 import { useEffect, useState } from "react";
 import { useApiClient } from "../api/api-context.ts";
 import type { ApiClient } from "../api/client.ts";
+import { shared } from "../api/query-cache.ts";
 import { useQuery } from "../api/use-query.ts";
+import { queries } from "../queries/view-queries.ts";
 import { type FilterListKey, SEVERITIES, STATUSES } from "./filter-state.ts";
 
 /** The values of each filter list (empty while loading). */
@@ -20,7 +22,7 @@ async function loadOptions(
   signal?: AbortSignal,
 ): Promise<Omit<FilterOptions, "status" | "severities">> {
   const [sources, tree, namespaces, nsKinds, clusterKinds] = await Promise.all([
-    api.sources()(signal),
+    shared(queries.sources(api), signal),
     api.sourceCategories()(signal),
     api.namespaces()(signal),
     api.kinds("namespace")(signal),
@@ -44,11 +46,13 @@ let lastLoaded: Omit<FilterOptions, "status" | "severities"> | undefined;
 export function useFilterOptions(enabled: boolean): FilterOptions {
   const api = useApiClient();
   const query = useQuery(
-    "filter-options",
     enabled
-      ? async (signal) => {
-          lastLoaded = await loadOptions(api, signal);
-          return lastLoaded;
+      ? {
+          key: "filter-options",
+          call: async (signal) => {
+            lastLoaded = await loadOptions(api, signal);
+            return lastLoaded;
+          },
         }
       : undefined,
   );

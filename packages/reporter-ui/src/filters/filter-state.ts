@@ -105,6 +105,20 @@ export function toApiFilter(filters: Filters, fixed: ApiFilterQuery = {}): ApiFi
   return { ...out, ...fixed };
 }
 
+/** Page sizes a table offers. */
+export const PAGE_SIZES = ["10", "25", "50", "100"] as const;
+
+/** Page number and size of table `id` (`<id>page`, `<id>size` in the query string); size 5 to 100. */
+export function readPage(
+  params: URLSearchParams,
+  id: string,
+  defaultSize = 25,
+): { page: number; size: number } {
+  const page = Math.max(1, Number.parseInt(params.get(`${id}page`) ?? "1", 10) || 1);
+  const size = Math.min(100, Math.max(5, Number.parseInt(params.get(`${id}size`) ?? "", 10) || defaultSize));
+  return { page, size };
+}
+
 /** A stable key of an API query for `useQuery`. */
 export function queryKey(name: string, ...parts: unknown[]): string {
   return JSON.stringify([name, ...parts]);

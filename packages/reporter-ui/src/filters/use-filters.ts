@@ -1,7 +1,7 @@
 /** The URL-backed filters of the current view, and page numbers of its paginated tables. */
 import { useCallback, useMemo } from "react";
 import { useSearchParams } from "react-router";
-import { type Filters, parseFilters, writeFilters } from "./filter-state.ts";
+import { type Filters, parseFilters, readPage, writeFilters } from "./filter-state.ts";
 
 /**
  * The query string of the live URL. react-router's functional `setSearchParams` hands the updater the
@@ -33,17 +33,13 @@ export function useFilters(): [Filters, (change: Partial<Filters>) => void] {
   return [filters, setFilters];
 }
 
-/** Page sizes a table offers. */
-export const PAGE_SIZES = ["10", "25", "50", "100"] as const;
-
 /** Page number and size of one table, stored as `<id>page` and `<id>size` in the URL. */
 export function usePageParam(
   id: string,
   defaultSize = 25,
 ): { page: number; size: number; setPage: (page: number) => void; setSize: (size: number) => void } {
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number.parseInt(params.get(`${id}page`) ?? "1", 10) || 1);
-  const size = Math.min(100, Math.max(5, Number.parseInt(params.get(`${id}size`) ?? "", 10) || defaultSize));
+  const { page, size } = readPage(params, id, defaultSize);
   const setPage = useCallback(
     (next: number) =>
       setParams((rendered) => {

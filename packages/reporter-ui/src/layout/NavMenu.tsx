@@ -9,6 +9,7 @@ import { useQuery } from "../api/use-query.ts";
 import { paths } from "../components/links.ts";
 import { filterQueryString } from "../filters/filter-state.ts";
 import { useFilters } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 
 /** One navigation entry, active when the path matches. */
 function Entry({ to, label, end, query }: { to: string; label: string; end?: boolean; query: string }) {
@@ -29,7 +30,7 @@ function Entry({ to, label, end, query }: { to: string; label: string; end?: boo
 /** The navigation; `onNavigate` closes the mobile drawer. */
 export function NavMenu({ onNavigate }: { onNavigate?: () => void }) {
   const api = useApiClient();
-  const sources = useQuery("nav-sources", api.sources());
+  const sources = useQuery(queries.sources(api));
   const [filters] = useFilters();
   const query = filterQueryString(filters);
   return (

@@ -13,15 +13,16 @@ import { ResourceResultsTable } from "../components/ResourceResultsTable.tsx";
 import { ResultsTable } from "../components/ResultsTable.tsx";
 import { StatCards } from "../components/StatCards.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
-import { queryKey, toApiFilter } from "../filters/filter-state.ts";
+import { toApiFilter } from "../filters/filter-state.ts";
 import { useFilters } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 
 /** The dashboard page. */
 export function DashboardPage() {
   const api = useApiClient();
   const [filters] = useFilters();
   const filter = toApiFilter(filters);
-  const findings = useQuery(queryKey("findings", filter), api.findings(filter));
+  const findings = useQuery(queries.findings(api, filter));
   return (
     <Stack gap="md">
       <PageHeader title="Dashboard" subtitle="Policy results across the cluster" />

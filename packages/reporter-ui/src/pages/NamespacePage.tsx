@@ -10,8 +10,9 @@ import { ResourceResultsTable } from "../components/ResourceResultsTable.tsx";
 import { ResultsTable } from "../components/ResultsTable.tsx";
 import { StatCards } from "../components/StatCards.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
-import { queryKey, toApiFilter } from "../filters/filter-state.ts";
+import { toApiFilter } from "../filters/filter-state.ts";
 import { useFilters } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 
 /** The namespace page (`/namespaces/:namespace`). */
 export function NamespacePage() {
@@ -19,7 +20,7 @@ export function NamespacePage() {
   const api = useApiClient();
   const [filters] = useFilters();
   const filter = toApiFilter(filters, { namespaces: [namespace] });
-  const findings = useQuery(queryKey("findings", filter), api.findings(filter));
+  const findings = useQuery(queries.findings(api, filter));
   return (
     <Stack gap="md">
       <PageHeader title={namespace} subtitle="Namespace" />

@@ -10,13 +10,13 @@ import { CountCell } from "../components/CountCell.tsx";
 import type { ChartRow } from "../components/charts-data.ts";
 import { namespaceRows } from "../components/charts-data.ts";
 import { paths } from "../components/links.ts";
-import { loadNamespaceCounts } from "../components/namespace-counts.ts";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { QueryState } from "../components/QueryState.tsx";
 import { TablePager } from "../components/TablePager.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
-import { filterQueryString, queryKey, STATUSES, toApiFilter } from "../filters/filter-state.ts";
+import { filterQueryString, STATUSES, toApiFilter } from "../filters/filter-state.ts";
 import { useFilters, usePageParam } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 
 /** One page of the namespace rows, with the pager (`nspage`, `nssize` in the URL). */
 function NamespaceTable({ rows, carry }: { rows: ChartRow[]; carry: string }) {
@@ -70,9 +70,7 @@ export function NamespacesPage() {
   const api = useApiClient();
   const [filters] = useFilters();
   const filter = toApiFilter(filters);
-  const query = useQuery(queryKey("namespace-counts", filter), (signal) =>
-    loadNamespaceCounts(api, filter, signal),
-  );
+  const query = useQuery(queries.namespaceCounts(api, filter));
   const carry = filterQueryString({ ...filters, namespaces: [] });
   return (
     <Stack gap="md">

@@ -9,15 +9,16 @@ import { PageHeader } from "../components/PageHeader.tsx";
 import { PolicyTable } from "../components/PolicyTable.tsx";
 import { QueryState } from "../components/QueryState.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
-import { queryKey, toApiFilter } from "../filters/filter-state.ts";
+import { toApiFilter } from "../filters/filter-state.ts";
 import { useFilters } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 
 /** The policies page (`/policies`). */
 export function PoliciesPage() {
   const api = useApiClient();
   const [filters] = useFilters();
   const filter = toApiFilter(filters);
-  const query = useQuery(queryKey("policies", filter), api.policies(filter));
+  const query = useQuery(queries.policies(api, filter));
   return (
     <Stack gap="md">
       <PageHeader title="Policies" subtitle="Every policy with results, and how they turned out" />

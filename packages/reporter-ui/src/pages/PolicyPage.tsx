@@ -16,8 +16,9 @@ import { ResultsTable } from "../components/ResultsTable.tsx";
 import { SeverityBadge } from "../components/SeverityBadge.tsx";
 import { StatCards } from "../components/StatCards.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
-import { queryKey, STATUSES, toApiFilter } from "../filters/filter-state.ts";
+import { STATUSES, toApiFilter } from "../filters/filter-state.ts";
 import { useFilters } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 
 /** Merges the rows of one policy listed under several categories. */
 function merge(rows: Policy[]): { categories: string[]; policy: Policy | undefined } {
@@ -36,7 +37,7 @@ export function PolicyPage() {
   const api = useApiClient();
   const [filters] = useFilters();
   const filter = toApiFilter(filters, { sources: [source], policies: [name] });
-  const query = useQuery(queryKey("policy", filter), api.policies(filter));
+  const query = useQuery(queries.policies(api, filter));
   return (
     <Stack gap="md">
       <PageHeader title={name} subtitle={`Policy · ${source}`} />

@@ -6,14 +6,14 @@ import { useParams } from "react-router";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
 import { QueryState } from "../components/QueryState.tsx";
-import { queryKey } from "../filters/filter-state.ts";
+import { queries } from "../queries/view-queries.ts";
 import { ResourceView } from "./ResourceView.tsx";
 
 /** The resource page (`/resources/:id`). */
 export function ResourcePage() {
   const id = useParams().id ?? "";
   const api = useApiClient();
-  const resource = useQuery(queryKey("resource", id), api.resource(id));
+  const resource = useQuery(queries.resource(api, id));
   return (
     <QueryState query={resource} label="the resource">
       {(r) => <ResourceView resource={r} />}

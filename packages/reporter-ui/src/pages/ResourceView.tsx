@@ -11,18 +11,16 @@ import { ResourceSummary } from "../components/ResourceSummary.tsx";
 import { ResultsTable } from "../components/ResultsTable.tsx";
 import { ExceptionPanel } from "../exception/ExceptionPanel.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
-import { queryKey, toApiFilter } from "../filters/filter-state.ts";
+import { toApiFilter } from "../filters/filter-state.ts";
 import { useFilters } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 
 /** The view of a loaded resource. */
 export function ResourceView({ resource }: { resource: Resource }) {
   const api = useApiClient();
   const [filters] = useFilters();
   const filter = toApiFilter(filters);
-  const tree = useQuery(
-    queryKey("resource-tree", resource.id, filter),
-    api.resourceSourceCategories(resource.id, filter),
-  );
+  const tree = useQuery(queries.resourceTree(api, resource.id, filter));
   return (
     <Stack gap="md">
       <PageHeader

@@ -17,8 +17,9 @@ import { ResourceResultsTable } from "../components/ResourceResultsTable.tsx";
 import { ResultsTable } from "../components/ResultsTable.tsx";
 import { StatCards } from "../components/StatCards.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
-import { queryKey, toApiFilter } from "../filters/filter-state.ts";
+import { toApiFilter } from "../filters/filter-state.ts";
 import { useFilters } from "../filters/use-filters.ts";
+import { queries } from "../queries/view-queries.ts";
 import { usePalette } from "../theme/palette-context.ts";
 
 /** The source page (`/sources/:source`). */
@@ -28,13 +29,9 @@ export function SourcePage() {
   const { palette } = usePalette();
   const [filters, setFilters] = useFilters();
   const filter = toApiFilter(filters, { sources: [source] });
-  const severityFilter = filter.status?.length ? filter : { ...filter, status: ["fail" as const] };
-  const status = useQuery(queryKey("source-status", filter), api.sourceStatusCounts(source, filter));
-  const severity = useQuery(
-    queryKey("source-severity", severityFilter),
-    api.sourceSeverityCounts(source, severityFilter),
-  );
-  const tree = useQuery(queryKey("source-categories", filter), api.sourceCategories(filter));
+  const status = useQuery(queries.sourceStatus(api, source, filter));
+  const severity = useQuery(queries.sourceSeverity(api, source, filter));
+  const tree = useQuery(queries.sourceCategories(api, filter));
   return (
     <Stack gap="md">
       <PageHeader title={source} subtitle="Results of this source, by category" />

@@ -4,11 +4,12 @@ import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { QueryState } from "../components/QueryState.tsx";
+import { queries } from "../queries/view-queries.ts";
 
 /** The targets page (`/targets`). */
 export function TargetsPage() {
   const api = useApiClient();
-  const query = useQuery("targets", api.targets());
+  const query = useQuery(queries.targets(api));
   return (
     <Stack gap="md">
       <PageHeader title="Notification targets" subtitle="Where new results are sent" />
