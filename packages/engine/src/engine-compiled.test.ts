@@ -165,3 +165,46 @@ describe("compiled patterns reused across requests", () => {
     expect([status("a", "a"), status("b", "a"), status("b", "b")]).toEqual(["pass", "fail", "pass"]);
   });
 });
+
+describe("external data", () => {
+  const fromConfigMap: Rule = {
+    name: "mode",
+    match: { any: [{ resources: { kinds: ["Pod"] } }] },
+    validate: {
+      message: "locked",
+      foreach: [
+        {
+          list: "request.object.spec.containers",
+          context: [{ name: "settings", configMap: { name: "settings", namespace: "kyverno" } }],
+          deny: {
+            conditions: { any: [{ key: "{{ settings.data.mode }}", operator: "Equals", value: "locked" }] },
+          },
+        },
+      ],
+    },
+  };
+
+  it("marks policies whose rules (or foreach) read ConfigMaps, API calls or global context", () => {
+    const engine = createEngine({ clock });
+    const compiled = engine.compile(policy([fromConfigMap]));
+    const plain = engine.compile(policy([noHostPath]));
+    expect(compiled.ok && compiled.policy.readsExternalData).toBe(true);
+    expect(plain.ok && plain.policy.readsExternalData).toBe(false);
+  });
+
+  it("answers a request's context entries from the request's own loader, before the engine's", () => {
+    const engine = createEngine({
+      clock,
+      contextLoader: { configMap: () => ({ ok: true, value: { data: { mode: "open" } } }) },
+    });
+    const compiled = engine.compile(policy([fromConfigMap]));
+    if (!compiled.ok) throw new Error("does not compile");
+    const resource = object("v1", "Pod", { containers: [{ name: "a", image: "x" }] });
+    expect(engine.validate(compiled.policy, { resource }).rules[0]?.status).toBe("pass");
+    const request: EngineRequest = {
+      resource,
+      contextLoader: { configMap: () => ({ ok: true, value: { data: { mode: "locked" } } }) },
+    };
+    expect(engine.validate(compiled.policy, request).rules[0]?.status).toBe("fail");
+  });
+});

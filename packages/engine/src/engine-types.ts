@@ -76,6 +76,11 @@ export interface EngineRequest {
    * (`createRequestCache()`): the request context is built once and plain lookups are remembered.
    */
   cache?: RequestCache;
+  /**
+   * Answers this request's context entries instead of the engine's `contextLoader` (an admission
+   * request that loaded its own ConfigMaps and API calls).
+   */
+  contextLoader?: ContextLoader;
 }
 
 /** A policy compiled once: defaults applied, autogen rules expanded, expressions parsed. */
@@ -83,6 +88,11 @@ export interface CompiledPolicy {
   readonly policy: Policy;
   /** Rule names after autogen expansion, in evaluation order. */
   readonly ruleNames: readonly string[];
+  /**
+   * Whether a rule has `configMap`, `apiCall` or `globalReference` context entries, read through the
+   * `ContextLoader`: callers that load such data asynchronously only need to for these policies.
+   */
+  readonly readsExternalData: boolean;
 }
 
 /** A problem found while compiling a policy, with the field path it concerns. */

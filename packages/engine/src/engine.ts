@@ -55,7 +55,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (!policy) throw new TypeError("the engine needs a policy returned by compile()");
     const env = {
       jp,
-      loader,
+      loader: request.contextLoader ?? loader,
       now: requestTimestamp(request, readNow),
       namespaceLabels,
       exceptionNamespaces,

@@ -11,6 +11,7 @@ import type { KyvernoConfig } from "./admission/filters.js";
 import { type AdmissionHandler, createAdmissionHandler } from "./admission/handler.js";
 import type { AdmissionResultSink } from "./admission/results.js";
 import type { ServerClock } from "./clock.js";
+import type { ScanContext } from "./external-data/scan-context.js";
 import type { Logger } from "./logger.js";
 import { type AdmissionMetrics, createAdmissionMetrics } from "./metrics/metrics.js";
 import {
@@ -37,6 +38,8 @@ export interface AdmissionCoreOptions {
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   /** Reported by `kyverno_info`; defaults to this package's version. */
   version?: string;
+  /** Loads a request's ConfigMap, API call and global context data (see `AdmissionHandlerOptions`). */
+  externalData?: (timeoutMs: number) => ScanContext;
 }
 
 /** Everything that answers admission requests, before any socket is opened. */
@@ -128,6 +131,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.sink ? { sink: options.sink } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
     webhookTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
+    ...(options.externalData ? { externalData: options.externalData } : {}),
   });
   const validation = createPolicyValidation({
     engine,

@@ -119,6 +119,24 @@ export const CATEGORY_ANNOTATION = "policies.kyverno.io/category";
 /** See `CATEGORY_ANNOTATION`. */
 export const SEVERITY_ANNOTATION = "policies.kyverno.io/severity";
 
+const EXTERNAL_ENTRIES = ["configMap", "apiCall", "globalReference"] as const;
+
+/** True when `value` holds a `context` list (of a rule, a foreach, at any depth) with an external entry. */
+function readsExternalContext(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some(readsExternalContext);
+  for (const [key, item] of Object.entries(value)) {
+    if (
+      key === "context" &&
+      Array.isArray(item) &&
+      item.some((e) => e !== null && typeof e === "object" && EXTERNAL_ENTRIES.some((k) => k in e))
+    )
+      return true;
+    if (readsExternalContext(item)) return true;
+  }
+  return false;
+}
+
 /** Builds the compiled form of a policy from its (already expanded) rules. */
 export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl {
   const original = new Set(policy.spec.rules.map((r) => r.name));
@@ -131,6 +149,7 @@ export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl 
     rules: compiled,
     rulesFor: index.rulesFor,
     usesImages: JSON.stringify(rules).includes("images"),
+    readsExternalData: rules.some((rule) => readsExternalContext(rule)),
     category: annotations[CATEGORY_ANNOTATION],
     severity: annotations[SEVERITY_ANNOTATION],
     namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : undefined,

@@ -1,12 +1,14 @@
-import type { Policy } from "@kyverno-ts/api";
-import { createEngine, type Engine } from "@kyverno-ts/engine";
+import type { JsonValue, Policy } from "@kyverno-ts/api";
+import { createEngine, type Engine, type LoadResult } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
+import type { ScanContext } from "../external-data/scan-context.js";
 import { createAdmissionMetrics } from "../metrics/metrics.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import {
   exception,
   type FakeClock,
   fakeClock,
+  immediate,
   pod,
   podValidatePolicy,
   recordingLogger,
@@ -46,7 +48,7 @@ function setup(
     clock,
   });
   const call = (route: WebhookRoute, body: unknown) => {
-    const reply = handler.handleBody(route, JSON.stringify(body));
+    const reply = immediate(handler.handleBody(route, JSON.stringify(body)));
     if (reply.statusCode !== 200) throw new Error(`HTTP ${reply.statusCode}: ${reply.body.message}`);
     return reply.body.response;
   };
@@ -275,9 +277,143 @@ describe("deadline", () => {
     const { handler } = setup([podValidatePolicy({ name: "p" })], { clock, webhookTimeoutSeconds: 1 });
     const receivedAt = clock.monotonic();
     clock.advance(5000);
-    const reply = handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({})), { receivedAt });
+    const reply = immediate(handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({})), { receivedAt }));
     expect(reply.statusCode === 200 && reply.body.response.status?.message).toContain(
       "not completed within 800ms",
     );
+  });
+});
+
+/**
+ * A ScanContext over fixed ConfigMaps (key `namespace/name`): answers what it has loaded, records
+ * what an evaluation missed, and loads the misses (after `delayMs`) before the next round.
+ */
+function fixedConfigMaps(data: Record<string, JsonValue>, delayMs = 0) {
+  const fetched: string[] = [];
+  const factory = (_timeoutMs: number): ScanContext => {
+    const loaded = new Map<string, LoadResult>();
+    let missed: string[] | undefined;
+    return {
+      loader: {
+        configMap: (namespace, name) => {
+          const key = `${namespace}/${name}`;
+          const hit = loaded.get(key);
+          if (hit !== undefined) return hit;
+          missed?.push(key);
+          return { ok: false, error: `configMap ${key} not loaded yet` };
+        },
+      },
+      async evaluate(run, signal) {
+        for (;;) {
+          missed = [];
+          const value = run();
+          const misses = missed;
+          missed = undefined;
+          if (misses.length === 0 || signal.aborted) return value;
+          // Like the real loader, a fetch stops when the request's deadline aborts it.
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, delayMs);
+            signal.addEventListener("abort", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+          if (signal.aborted) return value;
+          for (const key of misses) {
+            fetched.push(key);
+            const found = data[key];
+            loaded.set(
+              key,
+              found === undefined ? { ok: false, error: `${key} not found` } : { ok: true, value: found },
+            );
+          }
+        }
+      },
+      clear() {},
+    };
+  };
+  return { factory, fetched };
+}
+
+const lockedPolicy = (action: "Audit" | "Enforce", failurePolicy: "Fail" | "Ignore" = "Fail"): Policy => {
+  const base = podValidatePolicy({
+    name: "locked",
+    action,
+    failurePolicy,
+    message: "the cluster is locked",
+    deny: { conditions: { any: [{ key: "{{ settings.data.mode }}", operator: "Equals", value: "locked" }] } },
+  });
+  const [rule] = base.spec.rules;
+  return {
+    ...base,
+    spec: {
+      ...base.spec,
+      rules: [
+        {
+          ...(rule as NonNullable<typeof rule>),
+          context: [{ name: "settings", configMap: { name: "settings", namespace: "kyverno" } }],
+        },
+      ],
+    },
+  };
+};
+
+describe("policies that read external data", () => {
+  it("loads ConfigMaps before deciding, then records metrics and results once", async () => {
+    const data = fixedConfigMaps({ "kyverno/settings": { data: { mode: "locked" } } });
+    const { handler, sink, metrics } = setup([lockedPolicy("Audit")], { externalData: data.factory });
+    const pending = handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({})));
+    expect(pending).toBeInstanceOf(Promise);
+    const reply = await pending;
+    expect(reply.statusCode === 200 && reply.body.response.allowed).toBe(true);
+    expect(data.fetched).toEqual(["kyverno/settings"]);
+    const results = sink.drain();
+    expect(results).toHaveLength(1);
+    expect(results[0]?.responses[0]?.rules[0]).toMatchObject({
+      status: "fail",
+      message: "the cluster is locked",
+    });
+    expect(await metrics.render()).toMatch(
+      /kyverno_policy_results_total\{[^}]*policy_name="locked"[^}]*rule_result="fail"[^}]*\} 1\n/,
+    );
+  });
+
+  it("enforces with the loaded data, and a missing ConfigMap is a rule error under the failure policy", async () => {
+    const locked = fixedConfigMaps({ "kyverno/settings": { data: { mode: "locked" } } });
+    const enforce = setup([lockedPolicy("Enforce")], { externalData: locked.factory });
+    const denied = await enforce.handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({})));
+    expect(denied.statusCode === 200 && denied.body.response.status?.message).toContain(
+      "locked:\n  check-privileged: the cluster is locked",
+    );
+    const open = fixedConfigMaps({ "kyverno/settings": { data: { mode: "open" } } });
+    const allowed = await setup([lockedPolicy("Enforce")], { externalData: open.factory }).handler.handleBody(
+      VALIDATE_FAIL,
+      JSON.stringify(review({})),
+    );
+    expect(allowed.statusCode === 200 && allowed.body.response.allowed).toBe(true);
+    const missing = fixedConfigMaps({});
+    const failing = await setup([lockedPolicy("Enforce")], {
+      externalData: missing.factory,
+    }).handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({})));
+    expect(failing.statusCode === 200 && failing.body.response.status?.message).toContain(
+      "kyverno/settings not found",
+    );
+    const ignoring = await setup([lockedPolicy("Enforce", "Ignore")], {
+      externalData: missing.factory,
+    }).handler.handleBody(VALIDATE_IGNORE, JSON.stringify(review({})));
+    expect(ignoring.statusCode === 200 && ignoring.body.response.allowed).toBe(true);
+  });
+
+  it("answers within the deadline when loading is slower than the webhook timeout", async () => {
+    const slow = fixedConfigMaps({ "kyverno/settings": { data: { mode: "open" } } }, 5_000);
+    const { handler } = setup([lockedPolicy("Enforce")], {
+      externalData: slow.factory,
+      deadlineMs: 50,
+    });
+    const started = performance.now();
+    const reply = await handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({})));
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(reply.statusCode === 200 && reply.body.response.allowed).toBe(false);
+    expect(slow.fetched).toEqual([]);
   });
 });

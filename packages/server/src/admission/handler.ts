@@ -5,8 +5,9 @@
  * records metrics and hands results to the reports sink. The HTTP server is a thin layer around it.
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import type { Engine, EngineRequest, UserInfo } from "@kyverno-ts/engine";
+import type { ContextLoader, Engine, EngineRequest, UserInfo } from "@kyverno-ts/engine";
 import type { ServerClock } from "../clock.js";
+import type { ScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
 import type { AdmissionMetrics } from "../metrics/metrics.js";
 import type { CachedPolicy, FailurePolicy, PolicyCache } from "../policycache/policy-cache.js";
@@ -55,6 +56,12 @@ export interface AdmissionHandlerOptions {
   webhookTimeoutSeconds?: number;
   /** Overrides the per-request budget in milliseconds (default: the timeout minus min(1 s, 20 %)). */
   deadlineMs?: number;
+  /**
+   * Creates the loader of one request's external data (`configMap`, `apiCall` and `globalReference`
+   * context entries), each fetch bounded by `timeoutMs` (the time left before the deadline). Without
+   * it such entries stay unresolved and their rules end in `error`.
+   */
+  externalData?: (timeoutMs: number) => ScanContext;
 }
 
 /** Per-call options. */
@@ -65,12 +72,23 @@ export interface HandleOptions {
 
 /** The handler; see `createAdmissionHandler`. */
 export interface AdmissionHandler {
-  /** Answers a raw request body (JSON text). Never throws. */
-  handleBody(route: WebhookRoute, body: string, options?: HandleOptions): HandlerReply;
+  /**
+   * Answers a raw request body (JSON text). Never throws or rejects. The answer is immediate unless a
+   * selected policy reads external data (then a promise, settled within the deadline).
+   */
+  handleBody(
+    route: WebhookRoute,
+    body: string,
+    options?: HandleOptions,
+  ): HandlerReply | Promise<HandlerReply>;
   /** Answers a body that could not be read whole (too large): an AdmissionReview if `head` shows a uid. */
   rejectBody(route: WebhookRoute, head: string, message: string): HandlerReply;
-  /** Answers an already parsed review. Never throws. */
-  handleReview(route: WebhookRoute, review: ParsedReview, options?: HandleOptions): AdmissionReviewResponse;
+  /** Answers an already parsed review, immediately or (external data) as a promise. Never throws or rejects. */
+  handleReview(
+    route: WebhookRoute,
+    review: ParsedReview,
+    options?: HandleOptions,
+  ): AdmissionReviewResponse | Promise<AdmissionReviewResponse>;
   /** The per-request evaluation budget in milliseconds. */
   readonly deadlineMs: number;
 }
@@ -79,6 +97,12 @@ export interface AdmissionHandler {
 export function deadlineFor(webhookTimeoutSeconds: number): number {
   const timeoutMs = webhookTimeoutSeconds * 1000;
   return Math.round(timeoutMs - Math.min(1000, timeoutMs * 0.2));
+}
+
+/** The policies selected for a request and the requester's roles. */
+interface Selection {
+  policies: readonly CachedPolicy[];
+  roles: RequesterRoles | undefined;
 }
 
 /** Creates the handler. It holds no per-request state; everything mutable lives in the injected cache. */
@@ -97,12 +121,12 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     return { statusCode: 200, body: deny(uid, message, 400) };
   }
 
-  function decide(
+  /** The policies a request needs, or the answer when it needs none (filtered, nothing selected). */
+  function select(
     route: WebhookRoute,
     review: ParsedReview,
     subject: RequestSubject,
-    receivedAt: number,
-  ): AdmissionReviewResponse {
+  ): { answer: AdmissionReviewResponse } | Selection {
     const { request } = review;
     const cfg = config();
     const roles =
@@ -115,7 +139,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
         namespace: request.namespace ?? subject.namespace,
         name: request.name ?? subject.name,
       });
-    if (filtered) return allow(request.uid);
+    if (filtered) return { answer: allow(request.uid) };
     const policies = policyCache.select({
       type: route.type,
       kind: request.subResource ? undefined : subject.kind,
@@ -124,17 +148,35 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       ...(route.failurePolicy ? { failurePolicy: route.failurePolicy } : {}),
     });
     if (policies.length === 0 || (route.type === "mutate" && request.operation === "DELETE"))
-      return allow(request.uid);
+      return { answer: allow(request.uid) };
+    return { policies, roles };
+  }
+
+  /**
+   * Evaluates the selected policies. A run with `effects` records metrics and hands results to the
+   * sink; the runs that only discover which external data the policies read have none.
+   */
+  function decide(
+    route: WebhookRoute,
+    review: ParsedReview,
+    subject: RequestSubject,
+    receivedAt: number,
+    { policies, roles }: Selection,
+    run: { effects: boolean; loader?: ContextLoader },
+  ): AdmissionReviewResponse {
+    const { request } = review;
     const ctx: StepContext = {
       review,
       subject,
       clock,
-      ruleMetrics: metrics?.ruleResults({
-        resourceKind: subject.kind,
-        resourceNamespace: subject.namespace,
-        operation: request.operation,
-        dryRun: request.dryRun === true,
-      }),
+      ruleMetrics: run.effects
+        ? metrics?.ruleResults({
+            resourceKind: subject.kind,
+            resourceNamespace: subject.namespace,
+            operation: request.operation,
+            dryRun: request.dryRun === true,
+          })
+        : undefined,
       deadline: receivedAt + deadlineMs,
       deadlineMs,
       now: clock.monotonic(),
@@ -143,6 +185,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       options.namespaceLabels && subject.namespace ? options.namespaceLabels(subject.namespace) : undefined;
     const base = engineRequest(review, subject, roles, []);
     if (labels) base.namespaceLabels = labels;
+    if (run.loader) base.contextLoader = run.loader;
     const requestFor = (policy: CachedPolicy, resource?: KubeObject): EngineRequest => {
       const exceptions = policyCache.exceptionsFor(policy);
       if (resource === undefined && exceptions.length === 0) return base;
@@ -156,6 +199,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     }
     const outcome = runValidation(engine, ctx, policies, (p) => requestFor(p));
     if (
+      run.effects &&
       outcome.allowed &&
       request.dryRun !== true &&
       request.operation !== "DELETE" &&
@@ -180,23 +224,47 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     return outcome.allowed ? allow(request.uid, outcome.warnings) : deny(request.uid, outcome.message ?? "");
   }
 
-  function handleReview(
+  /** Answers per the route's failure policy when something outside the engine threw (a bug). */
+  function failed(route: WebhookRoute, review: ParsedReview, error: unknown): AdmissionReviewResponse {
+    const { uid } = review.request;
+    logger.error({ uid, err: error }, "admission handler failed");
+    const message = EvaluationMessages.engineError(error);
+    return route.failurePolicy === "Ignore" ? allow(uid, [message]) : deny(uid, message);
+  }
+
+  /** Loads what the policies read (rounds of evaluation without effects), then decides with it. */
+  async function decideWithExternalData(
     route: WebhookRoute,
     review: ParsedReview,
-    opts: HandleOptions = {},
-  ): AdmissionReviewResponse {
-    const receivedAt = opts.receivedAt ?? clock.monotonic();
-    const { request } = review;
-    const subject = requestSubject(review);
-    let answer: AdmissionReviewResponse;
+    subject: RequestSubject,
+    receivedAt: number,
+    selection: Selection,
+    externalData: (timeoutMs: number) => ScanContext,
+  ): Promise<AdmissionReviewResponse> {
+    const remaining = Math.max(1, receivedAt + deadlineMs - clock.monotonic());
+    const data = externalData(remaining);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), remaining);
     try {
-      answer = decide(route, review, subject, receivedAt);
-    } catch (error) {
-      // A bug outside the engine: answer per failure policy rather than crash or hang.
-      logger.error({ uid: request.uid, err: error }, "admission handler failed");
-      const message = EvaluationMessages.engineError(error);
-      answer = route.failurePolicy === "Ignore" ? allow(request.uid, [message]) : deny(request.uid, message);
+      await data.evaluate(
+        () => decide(route, review, subject, receivedAt, selection, { effects: false, loader: data.loader }),
+        deadline.signal,
+      );
+    } finally {
+      clearTimeout(timer);
     }
+    return decide(route, review, subject, receivedAt, selection, { effects: true, loader: data.loader });
+  }
+
+  /** Logs a denial and records `kyverno_admission_*` for an answered request. */
+  function finish(
+    route: WebhookRoute,
+    review: ParsedReview,
+    subject: RequestSubject,
+    receivedAt: number,
+    answer: AdmissionReviewResponse,
+  ): AdmissionReviewResponse {
+    const { request } = review;
     const allowed = answer.response.allowed;
     if (!allowed)
       logger.info(
@@ -224,6 +292,32 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     return answer;
   }
 
+  function handleReview(
+    route: WebhookRoute,
+    review: ParsedReview,
+    opts: HandleOptions = {},
+  ): AdmissionReviewResponse | Promise<AdmissionReviewResponse> {
+    const receivedAt = opts.receivedAt ?? clock.monotonic();
+    const subject = requestSubject(review);
+    let answer: AdmissionReviewResponse;
+    try {
+      const selection = select(route, review, subject);
+      if ("answer" in selection) {
+        answer = selection.answer;
+      } else if (options.externalData && selection.policies.some((p) => p.compiled.readsExternalData)) {
+        return decideWithExternalData(route, review, subject, receivedAt, selection, options.externalData)
+          .catch((error: unknown) => failed(route, review, error))
+          .then((loaded) => finish(route, review, subject, receivedAt, loaded));
+      } else {
+        answer = decide(route, review, subject, receivedAt, selection, { effects: true });
+      }
+    } catch (error) {
+      // A bug outside the engine: answer per failure policy rather than crash or hang.
+      answer = failed(route, review, error);
+    }
+    return finish(route, review, subject, receivedAt, answer);
+  }
+
   return {
     deadlineMs,
     handleReview,
@@ -232,7 +326,10 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       if (body.trim() === "") return unusable(route, undefined, ReviewMessages.emptyBody);
       const parsed = parseAdmissionReview(body);
       if (!parsed.ok) return unusable(route, parsed.uid, parsed.message);
-      return { statusCode: 200, body: handleReview(route, parsed.review, { receivedAt }) };
+      const answer = handleReview(route, parsed.review, { receivedAt });
+      return answer instanceof Promise
+        ? answer.then((body) => ({ statusCode: 200, body }))
+        : { statusCode: 200, body: answer };
     },
     rejectBody(route, head, message) {
       return unusable(route, sniffUid(head), message);

@@ -2,7 +2,7 @@ import type { JsonValue } from "@kyverno-ts/api";
 import { applyJson6902, createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
 import { createPolicyCache } from "../policycache/policy-cache.js";
-import { fakeClock, pod, policy, recordingLogger, review } from "../testing/fixtures.js";
+import { fakeClock, immediate, pod, policy, recordingLogger, review } from "../testing/fixtures.js";
 import { defaultKyvernoConfig } from "./filters.js";
 import { createAdmissionHandler, type WebhookRoute } from "./handler.js";
 
@@ -44,7 +44,7 @@ function setup(policies: ReturnType<typeof mutatePolicy>[]) {
     config: defaultKyvernoConfig(),
   });
   return (route: WebhookRoute, body: unknown) => {
-    const reply = handler.handleBody(route, JSON.stringify(body));
+    const reply = immediate(handler.handleBody(route, JSON.stringify(body)));
     if (reply.statusCode !== 200) throw new Error(reply.body.message);
     return reply.body.response;
   };

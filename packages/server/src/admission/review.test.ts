@@ -1,7 +1,14 @@
 import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
 import { createPolicyCache } from "../policycache/policy-cache.js";
-import { fakeClock, pod, podValidatePolicy, recordingLogger, review } from "../testing/fixtures.js";
+import {
+  fakeClock,
+  immediate,
+  pod,
+  podValidatePolicy,
+  recordingLogger,
+  review,
+} from "../testing/fixtures.js";
 import { defaultKyvernoConfig } from "./filters.js";
 import { createAdmissionHandler, type WebhookRoute } from "./handler.js";
 import { blockedMessage, yamlScalar } from "./messages.js";
@@ -90,7 +97,7 @@ describe("bad input through the handler", () => {
       "null",
       '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}',
     ]) {
-      const reply = handler.handleBody(fail, body);
+      const reply = immediate(handler.handleBody(fail, body));
       expect(reply.statusCode).toBe(400);
       expect(reply.body).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", code: 400 });
     }
@@ -98,7 +105,7 @@ describe("bad input through the handler", () => {
 
   it("answers an AdmissionReview per the endpoint's failure policy when the uid is readable", () => {
     const body = JSON.stringify(review({ object: null }));
-    expect(handler.handleBody(fail, body)).toEqual({
+    expect(immediate(handler.handleBody(fail, body))).toEqual({
       statusCode: 200,
       body: {
         apiVersion: "admission.k8s.io/v1",
@@ -110,7 +117,7 @@ describe("bad input through the handler", () => {
         },
       },
     });
-    const ignored = handler.handleBody(ignore, body);
+    const ignored = immediate(handler.handleBody(ignore, body));
     expect(ignored.statusCode === 200 && ignored.body.response).toEqual({
       uid: UID,
       allowed: true,
@@ -133,7 +140,7 @@ describe("bad input through the handler", () => {
       '"spec":',
       `"nested":${"[".repeat(depth)}0${"]".repeat(depth)},"spec":`,
     );
-    const reply = handler.handleBody(fail, body);
+    const reply = immediate(handler.handleBody(fail, body));
     expect(reply.statusCode).toBe(200);
     expect(reply.statusCode === 200 && reply.body.response.allowed).toBe(false);
   });

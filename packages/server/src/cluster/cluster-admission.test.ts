@@ -242,4 +242,88 @@ describe("cluster mode (in process)", () => {
     expect(await denied("d", "dev")).toBe(false);
     expect(await denied("e", "prod")).toBe(true);
   });
+
+  it("loads ConfigMap and API call context entries for each request, fresh, before deciding", async () => {
+    await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "ctx" } });
+    await client.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "registries", namespace: "ctx" },
+      data: { allowed: "nginx:1.27,ghcr.io/acme/app:1" },
+    });
+    await client.create(
+      clusterPolicy("allowed-images", {
+        validationFailureAction: "Enforce",
+        rules: [
+          {
+            name: "images",
+            match: { any: [{ resources: { kinds: ["Pod"], namespaces: ["ctx"] } }] },
+            context: [{ name: "registries", configMap: { name: "registries", namespace: "ctx" } }],
+            validate: {
+              message: "image {{ request.object.spec.containers[0].image }} is not allowed",
+              deny: {
+                conditions: {
+                  all: [
+                    {
+                      key: "{{ request.object.spec.containers[0].image }}",
+                      operator: "AnyNotIn",
+                      value: "{{ split(registries.data.allowed, ',') }}",
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          {
+            name: "no-services",
+            match: { any: [{ resources: { kinds: ["Pod"], namespaces: ["ctx"] } }] },
+            context: [
+              {
+                name: "services",
+                apiCall: {
+                  urlPath: "/api/v1/namespaces/{{ request.namespace }}/services",
+                  jmesPath: "items | length(@)",
+                },
+              },
+            ],
+            validate: {
+              message: "namespace {{ request.namespace }} has {{ services }} services",
+              deny: { conditions: { any: [{ key: "{{ services }}", operator: "GreaterThan", value: 0 }] } },
+            },
+          },
+        ],
+      }),
+    );
+    await policyReady(client, "allowed-images");
+    const attempt = async (name: string, image: string) => {
+      const result = await client.create(
+        {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name, namespace: "ctx" },
+          spec: { containers: [{ name: "app", image }] },
+        },
+        { dryRun: true },
+      );
+      return result.ok ? "admitted" : result.message;
+    };
+    expect(await attempt("a", "nginx:1.27")).toBe("admitted");
+    expect(await attempt("b", "evil:1")).toContain("images: image evil:1 is not allowed");
+    const registries = await read(client, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name: "registries",
+      namespace: "ctx",
+    });
+    await client.update({ ...registries, data: { allowed: "nginx:1.27,evil:1" } } as KubeObject);
+    // No cache between requests: the next request reads the new ConfigMap.
+    expect(await attempt("c", "evil:1")).toBe("admitted");
+    await client.create({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "web", namespace: "ctx" },
+      spec: { ports: [{ port: 80 }] },
+    });
+    expect(await attempt("d", "nginx:1.27")).toContain("no-services: namespace ctx has 1 services");
+  });
 });

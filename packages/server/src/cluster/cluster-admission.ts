@@ -25,6 +25,7 @@ import { defaultKyvernoConfig } from "../admission/filters.js";
 import { type BoundedResultQueue, createBoundedResultQueue } from "../admission/results.js";
 import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../admission-controller.js";
 import type { ServerClock } from "../clock.js";
+import { createScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
 import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
@@ -138,6 +139,15 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     clock: options.clock,
     logger,
     sink: results,
+    // Each request that reads ConfigMaps or API calls loads them afresh, within its deadline.
+    externalData: (timeoutMs) =>
+      createScanContext({
+        client,
+        monotonic: () => options.clock.monotonic(),
+        timeoutMs,
+        maxEntries: 100,
+        maxCachedBytes: 8 * 2 ** 20,
+      }),
     ...(options.webhookTimeoutSeconds !== undefined
       ? { webhookTimeoutSeconds: options.webhookTimeoutSeconds }
       : {}),

@@ -138,3 +138,9 @@ export function review(options: {
   if (typeof meta.name === "string") request.name = meta.name;
   return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request };
 }
+
+/** An admission answer that must be immediate (no policy reads external data); fails the test otherwise. */
+export function immediate<T>(reply: T | Promise<T>): T {
+  if (reply instanceof Promise) throw new Error("expected an immediate answer, got a promise");
+  return reply;
+}

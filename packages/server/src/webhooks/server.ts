@@ -122,7 +122,8 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         reply.header("connection", "close");
         return send(reply, handler.rejectBody(route, body.head, ReviewMessages.tooLarge(limit)));
       }
-      return send(reply, handler.handleBody(route, body.text, { receivedAt }));
+      const answer = handler.handleBody(route, body.text, { receivedAt });
+      return answer instanceof Promise ? answer.then((r) => send(reply, r)) : send(reply, answer);
     });
   }
   for (const [path, endpoint] of [

@@ -7,6 +7,7 @@
 import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
 import { type Engine, type PolicyResponse, policyReportResults, SCORED_ANNOTATION } from "@kyverno-ts/engine";
 import type { ApiResult, KubeClient, ReconcileContext, ReconcileResult } from "@kyverno-ts/kube";
+import type { ScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
 import { buildResourceReport, mergeResults, type ReportLimits } from "../../reports/report-builder.js";
@@ -15,7 +16,6 @@ import type { AdmissionResultStore } from "./admission-results.js";
 import type { ReportsMetrics } from "./metrics.js";
 import type { ResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, type ResourceRef, scopeOf } from "./resource-key.js";
-import type { ScanContext } from "./scan-context.js";
 
 /** The `process` property upstream puts on results of background scans and of admission reviews. */
 export const PROCESS_PROPERTY = { background: "background scan", admission: "admission review" } as const;

@@ -16,6 +16,7 @@ import {
   type ReconcileContext,
   type WorkQueue,
 } from "@kyverno-ts/kube";
+import { createScanContext } from "../../external-data/scan-context.js";
 import { silentLogger } from "../../logger.js";
 import { createPolicyCache } from "../../policycache/policy-cache.js";
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
@@ -29,7 +30,6 @@ import { createPolicySources } from "./policy-sources.js";
 import { createReconciler } from "./reconciler.js";
 import { createResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, refOfObject, refOfScope, resourceKey } from "./resource-key.js";
-import { createScanContext } from "./scan-context.js";
 import { severableClient } from "./severable-client.js";
 import {
   type ReportsController,

@@ -1,6 +1,7 @@
 /**
- * External data for context entries in background scans: `configMap`, `apiCall` (API-server paths and
- * services) and `globalReference` entries, fetched through the controller's client and cached.
+ * External data for context entries: `configMap`, `apiCall` (API-server paths and services) and
+ * `globalReference` entries, fetched through the controller's client and cached. The reports
+ * controller keeps one for its scans; the admission controller creates one per request that needs it.
  *
  * The engine evaluates synchronously and asks its `ContextLoader` for data while it runs, so loading
  * is done in rounds: a policy is evaluated with the loader answering from the cache; what it asked for

@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { KubeClient } from "@kyverno-ts/kube";
-import { BUILTIN_KINDS } from "./kind-resolver.js";
+import { BUILTIN_KINDS } from "../controllers/reports/kind-resolver.js";
 
 /** A resource path taken apart. */
 export interface ApiPath {
