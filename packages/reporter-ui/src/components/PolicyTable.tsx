@@ -1,13 +1,13 @@
 /** Policies with category, severity and counts per status, paged in the browser. */
 import type { Policy } from "@kyverno-ts/reporter";
-import { Anchor, Table, Text } from "@mantine/core";
-import { Link } from "react-router";
+import { Table } from "@mantine/core";
 import { STATUSES } from "../filters/filter-state.ts";
 import { usePageParam } from "../filters/use-filters.ts";
 import { CountCell } from "./CountCell.tsx";
 import { paths } from "./links.ts";
 import { SeverityBadge } from "./SeverityBadge.tsx";
 import { TablePager } from "./TablePager.tsx";
+import { Cell, CellLink, CellText, Row } from "./table-cells.tsx";
 
 /** The table of `policies`. */
 export function PolicyTable({ policies }: { policies: Policy[] }) {
@@ -32,23 +32,23 @@ export function PolicyTable({ policies }: { policies: Policy[] }) {
           </Table.Thead>
           <Table.Tbody>
             {shown.map((p) => (
-              <Table.Tr key={`${p.source}/${p.category}/${p.policy}`}>
-                <Table.Td>
-                  <Anchor component={Link} to={paths.policy(p.source, p.policy)} size="sm" fw={600}>
+              <Row key={`${p.source}/${p.category}/${p.policy}`} hover>
+                <Cell>
+                  <CellLink to={paths.policy(p.source, p.policy)} strong>
                     {p.policy}
-                  </Anchor>
-                  <Text size="xs" c="dimmed">
+                  </CellLink>
+                  <CellText size="xs" dimmed>
                     {p.source}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{p.category}</Table.Td>
-                <Table.Td>
+                  </CellText>
+                </Cell>
+                <Cell>{p.category}</Cell>
+                <Cell>
                   <SeverityBadge severity={p.severity} />
-                </Table.Td>
+                </Cell>
                 {STATUSES.map((s) => (
                   <CountCell key={s} status={s} count={p.results[s]} />
                 ))}
-              </Table.Tr>
+              </Row>
             ))}
           </Table.Tbody>
         </Table>

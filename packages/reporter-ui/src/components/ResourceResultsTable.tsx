@@ -3,8 +3,7 @@
  * resource page. Used by the dashboard, the source and the namespace pages.
  */
 import type { ApiFilterQuery } from "@kyverno-ts/reporter";
-import { Anchor, Table, Text } from "@mantine/core";
-import { Link } from "react-router";
+import { Table } from "@mantine/core";
 import { useApiClient } from "../api/api-context.ts";
 import type { ApiScope } from "../api/client.ts";
 import { useQuery } from "../api/use-query.ts";
@@ -16,6 +15,7 @@ import { paths } from "./links.ts";
 import { NoResults } from "./NoResults.tsx";
 import { QueryState } from "./QueryState.tsx";
 import { TablePager } from "./TablePager.tsx";
+import { Cell, CellLink, CellText, Row } from "./table-cells.tsx";
 
 /** Props of {@link ResourceResultsTable}. */
 export interface ResourceResultsTableProps {
@@ -25,6 +25,9 @@ export interface ResourceResultsTableProps {
   pageId: string;
   caption: string;
 }
+
+/** Mantine's `ml={6}`: the gap between a resource's name and its kind. */
+const KIND_GAP = { marginLeft: "calc(0.375rem * var(--mantine-scale))" };
 
 /** The paginated table. */
 export function ResourceResultsTable({ scope, filter, pageId, caption }: ResourceResultsTableProps) {
@@ -55,21 +58,21 @@ export function ResourceResultsTable({ scope, filter, pageId, caption }: Resourc
                 </Table.Thead>
                 <Table.Tbody>
                   {data.items.map((r) => (
-                    <Table.Tr key={`${r.id}/${r.source}`}>
-                      <Table.Td>
-                        <Anchor component={Link} to={paths.resource(r.id)} size="sm" fw={600}>
+                    <Row key={`${r.id}/${r.source}`} hover>
+                      <Cell>
+                        <CellLink to={paths.resource(r.id)} strong>
                           {r.name}
-                        </Anchor>
-                        <Text span size="xs" c="dimmed" ml={6}>
+                        </CellLink>
+                        <CellText span size="xs" dimmed style={KIND_GAP}>
                           {r.kind}
-                        </Text>
-                      </Table.Td>
-                      {scope === "namespace" && <Table.Td>{r.namespace}</Table.Td>}
-                      <Table.Td>{r.source}</Table.Td>
+                        </CellText>
+                      </Cell>
+                      {scope === "namespace" && <Cell>{r.namespace}</Cell>}
+                      <Cell>{r.source}</Cell>
                       {STATUSES.map((s) => (
                         <CountCell key={s} status={s} count={r[s]} />
                       ))}
-                    </Table.Tr>
+                    </Row>
                   ))}
                 </Table.Tbody>
               </Table>

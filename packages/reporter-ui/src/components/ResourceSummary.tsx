@@ -3,6 +3,7 @@ import type { SourceCategoryTree } from "@kyverno-ts/reporter";
 import { Table } from "@mantine/core";
 import { STATUSES } from "../filters/filter-state.ts";
 import { CountCell } from "./CountCell.tsx";
+import { Cell, Row } from "./table-cells.tsx";
 
 /** One row per source and category. */
 export function ResourceSummary({ tree }: { tree: SourceCategoryTree[] }) {
@@ -24,13 +25,13 @@ export function ResourceSummary({ tree }: { tree: SourceCategoryTree[] }) {
         <Table.Tbody>
           {tree.flatMap((source) =>
             source.categories.map((c) => (
-              <Table.Tr key={`${source.name}/${c.name}`}>
-                <Table.Td>{source.name}</Table.Td>
-                <Table.Td>{c.name}</Table.Td>
+              <Row key={`${source.name}/${c.name}`}>
+                <Cell>{source.name}</Cell>
+                <Cell>{c.name}</Cell>
                 {STATUSES.map((s) => (
                   <CountCell key={s} status={s} count={c[s]} />
                 ))}
-              </Table.Tr>
+              </Row>
             )),
           )}
         </Table.Tbody>

@@ -3,8 +3,7 @@
  * message. Reads namespace- or cluster-scoped results, or one resource's results.
  */
 import type { ApiFilterQuery } from "@kyverno-ts/reporter";
-import { Anchor, Table, Text } from "@mantine/core";
-import { Link } from "react-router";
+import { Table } from "@mantine/core";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
 import { usePageParam } from "../filters/use-filters.ts";
@@ -15,6 +14,7 @@ import { QueryState } from "./QueryState.tsx";
 import { SeverityBadge } from "./SeverityBadge.tsx";
 import { StatusBadge } from "./StatusBadge.tsx";
 import { TablePager } from "./TablePager.tsx";
+import { Cell, CellLink, CellText, Row } from "./table-cells.tsx";
 
 /** Props of {@link ResultsTable}. */
 export interface ResultsTableProps {
@@ -55,46 +55,40 @@ export function ResultsTable({ of, filter, pageId, caption }: ResultsTableProps)
                 </Table.Thead>
                 <Table.Tbody>
                   {data.items.map((r) => (
-                    <Table.Tr key={r.id}>
+                    <Row key={r.id}>
                       {withResource && (
-                        <Table.Td>
+                        <Cell>
                           {r.resourceId ? (
-                            <Anchor component={Link} to={paths.resource(r.resourceId)} size="sm" fw={600}>
+                            <CellLink to={paths.resource(r.resourceId)} strong>
                               {r.name}
-                            </Anchor>
+                            </CellLink>
                           ) : (
-                            <Text span size="sm">
-                              {r.name || "—"}
-                            </Text>
+                            <CellText span>{r.name || "—"}</CellText>
                           )}
-                          <Text size="xs" c="dimmed">
+                          <CellText size="xs" dimmed>
                             {[r.kind, r.namespace].filter(Boolean).join(" · ")}
-                          </Text>
-                        </Table.Td>
+                          </CellText>
+                        </Cell>
                       )}
-                      <Table.Td>
-                        <Anchor component={Link} to={paths.policy(r.source, r.policy)} size="sm">
-                          {r.policy}
-                        </Anchor>
-                        <Text size="xs" c="dimmed">
+                      <Cell>
+                        <CellLink to={paths.policy(r.source, r.policy)}>{r.policy}</CellLink>
+                        <CellText size="xs" dimmed>
                           {r.rule} · {r.source}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
+                        </CellText>
+                      </Cell>
+                      <Cell>
                         <StatusBadge status={r.status} />
-                      </Table.Td>
-                      <Table.Td>
+                      </Cell>
+                      <Cell>
                         <SeverityBadge severity={r.severity} />
-                      </Table.Td>
-                      <Table.Td maw={520}>
-                        <Text size="sm" style={{ overflowWrap: "anywhere" }}>
-                          {r.message}
-                        </Text>
-                        <Text size="xs" c="dimmed">
+                      </Cell>
+                      <Cell maxWidth={520}>
+                        <CellText style={{ overflowWrap: "anywhere" }}>{r.message}</CellText>
+                        <CellText size="xs" dimmed>
                           {time(r.timestamp)}
-                        </Text>
-                      </Table.Td>
-                    </Table.Tr>
+                        </CellText>
+                      </Cell>
+                    </Row>
                   ))}
                 </Table.Tbody>
               </Table>

@@ -2,8 +2,7 @@
  * Every namespace with its status counts (summed over sources), most failures first. The counts
  * come in one response (one row per namespace, not per result); the rows are paged in the browser.
  */
-import { Anchor, Paper, Stack, Table } from "@mantine/core";
-import { Link } from "react-router";
+import { Paper, Stack, Table } from "@mantine/core";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
 import { CountCell } from "../components/CountCell.tsx";
@@ -13,6 +12,7 @@ import { paths } from "../components/links.ts";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { QueryState } from "../components/QueryState.tsx";
 import { TablePager } from "../components/TablePager.tsx";
+import { Cell, CellLink, Row } from "../components/table-cells.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
 import { filterQueryString, STATUSES, toApiFilter } from "../filters/filter-state.ts";
 import { useFilters, usePageParam } from "../filters/use-filters.ts";
@@ -39,16 +39,16 @@ function NamespaceTable({ rows, carry }: { rows: ChartRow[]; carry: string }) {
           </Table.Thead>
           <Table.Tbody>
             {shown.map((row) => (
-              <Table.Tr key={row.label}>
-                <Table.Td>
-                  <Anchor component={Link} to={`${paths.namespace(row.label)}${carry}`} size="sm" fw={600}>
+              <Row key={row.label} hover>
+                <Cell>
+                  <CellLink to={`${paths.namespace(row.label)}${carry}`} strong>
                     {row.label}
-                  </Anchor>
-                </Table.Td>
+                  </CellLink>
+                </Cell>
                 {STATUSES.map((s) => (
                   <CountCell key={s} status={s} count={Number(row[s])} />
                 ))}
-              </Table.Tr>
+              </Row>
             ))}
           </Table.Tbody>
         </Table>
