@@ -171,6 +171,8 @@ describe.runIf(runs)("dashboard in chromium", { timeout: 30_000 }, () => {
     await page.keyboard.press("Tab");
     expect((await focused()).filter).toBe("sources");
     await page.keyboard.type("trivy");
+    // The options load when the filters get focus (or once the page is idle): wait for the match.
+    await page.getByRole("option", { name: "trivy", exact: true }).waitFor();
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("Enter");
     await expect.poll(hash).toContain("sources=trivy");

@@ -29,7 +29,7 @@ export interface FilterBarProps {
 export function FilterBar({ lists = FILTER_LIST_KEYS, search = true }: FilterBarProps) {
   const [filters, setFilters] = useFilters();
   const [wanted, want] = useOptionsDemand();
-  const options = useFilterOptions(wanted);
+  const { options, loading } = useFilterOptions(wanted);
   const active = lists.some((key) => filters[key].length > 0) || (search && filters.search !== "");
   return (
     <Paper
@@ -54,6 +54,7 @@ export function FilterBar({ lists = FILTER_LIST_KEYS, search = true }: FilterBar
             searchable
             clearable
             hidePickedOptions
+            nothingFoundMessage={loading && options[key].length === 0 ? "Loading…" : undefined}
             comboboxProps={{ withinPortal: true, keepMounted: false }}
             data-filter={key}
           />

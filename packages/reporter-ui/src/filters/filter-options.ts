@@ -41,9 +41,9 @@ let lastLoaded: Omit<FilterOptions, "status" | "severities"> | undefined;
 
 /**
  * The options of every filter list; nothing is requested while `enabled` is false, and until the
- * answer is there the lists are those loaded last.
+ * answer is there the lists are those loaded last. `loading`: requested, and no list to show yet.
  */
-export function useFilterOptions(enabled: boolean): FilterOptions {
+export function useFilterOptions(enabled: boolean): { options: FilterOptions; loading: boolean } {
   const api = useApiClient();
   const query = useQuery(
     enabled
@@ -57,7 +57,7 @@ export function useFilterOptions(enabled: boolean): FilterOptions {
       : undefined,
   );
   const data = query.data ?? lastLoaded;
-  return {
+  const options = {
     sources: data?.sources ?? [],
     categories: data?.categories ?? [],
     namespaces: data?.namespaces ?? [],
@@ -65,6 +65,7 @@ export function useFilterOptions(enabled: boolean): FilterOptions {
     status: [...STATUSES],
     severities: [...SEVERITIES],
   };
+  return { options, loading: query.loading && data === undefined };
 }
 
 /** How long after mounting the options load anyway, when the browser is idle (ms). */
