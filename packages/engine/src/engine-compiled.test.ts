@@ -207,4 +207,50 @@ describe("external data", () => {
     };
     expect(engine.validate(compiled.policy, request).rules[0]?.status).toBe("fail");
   });
+
+  it("hands a service call its headers with variables substituted, and its caBundle", () => {
+    const calls: unknown[] = [];
+    const engine = createEngine({
+      clock,
+      contextLoader: {
+        apiCall: (call) => {
+          calls.push(call);
+          return { ok: true, value: { allowed: true } };
+        },
+      },
+    });
+    const rule: Rule = {
+      name: "ask",
+      match: { any: [{ resources: { kinds: ["Pod"] } }] },
+      context: [
+        {
+          name: "answer",
+          apiCall: {
+            method: "GET",
+            service: {
+              url: "https://checker.example/{{ request.object.metadata.name }}",
+              caBundle: "-----BEGIN CERTIFICATE-----",
+              headers: [{ key: "X-Namespace", value: "{{ request.object.metadata.namespace }}" }],
+            },
+          },
+        },
+      ],
+      validate: {
+        message: "refused",
+        deny: { conditions: { any: [{ key: "{{ answer.allowed }}", operator: "Equals", value: false }] } },
+      },
+    };
+    const compiled = engine.compile(policy([rule]));
+    if (!compiled.ok) throw new Error("does not compile");
+    const resource = object("v1", "Pod", { containers: [] });
+    expect(engine.validate(compiled.policy, { resource }).rules[0]?.status).toBe("pass");
+    expect(calls).toEqual([
+      {
+        url: "https://checker.example/x",
+        method: "GET",
+        headers: [{ key: "X-Namespace", value: "default" }],
+        caBundle: "-----BEGIN CERTIFICATE-----",
+      },
+    ]);
+  });
 });

@@ -21,6 +21,20 @@ export interface UserInfo {
 /** Result of a context loader: a value or an error message. Loaders never throw. */
 export type LoadResult = { ok: true; value: JsonValue } | { ok: false; error: string };
 
+/** An `apiCall` context entry with its variables substituted, as the `ContextLoader` receives it. */
+export interface ApiCallRequest {
+  /** An API server path (`urlPath`). */
+  urlPath?: string;
+  /** A service URL (`service.url`). */
+  url?: string;
+  method: string;
+  data?: JsonValue;
+  /** `service.headers`, values substituted. They may hold credentials: never log or report them. */
+  headers?: Array<{ key: string; value: string }>;
+  /** `service.caBundle`: PEM certificates the service's certificate must chain to. */
+  caBundle?: string;
+}
+
 /**
  * Supplies external data to context entries (`configMap`, `apiCall`, `globalReference`, `imageRegistry`).
  * The CLI answers from values files; the server from informers and HTTP clients. Omitted loaders make
@@ -28,7 +42,7 @@ export type LoadResult = { ok: true; value: JsonValue } | { ok: false; error: st
  */
 export interface ContextLoader {
   configMap?(namespace: string, name: string): LoadResult;
-  apiCall?(call: { urlPath?: string; url?: string; method: string; data?: JsonValue }): LoadResult;
+  apiCall?(call: ApiCallRequest): LoadResult;
   globalReference?(name: string): LoadResult;
   imageRegistry?(reference: string): LoadResult;
   /** One object, for `generate.clone`; an error result when it does not exist. */

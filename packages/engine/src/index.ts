@@ -1,6 +1,7 @@
 export { autogenControllers } from "./autogen/index.js";
 export { createEngine } from "./engine.js";
 export type {
+  ApiCallRequest,
   Clock,
   CompiledPolicy,
   CompileIssue,

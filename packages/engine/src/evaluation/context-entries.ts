@@ -88,10 +88,19 @@ function loadEntry(scope: Scope, entry: ContextEntry, loader: ContextLoader, pat
       if (!d.ok) return d;
       data = d.value;
     }
+    const headers: Array<{ key: string; value: string }> = [];
+    for (const [i, header] of (call.service?.headers ?? []).entries()) {
+      const value = subString(scope, header.value, `${path}/apiCall/service/headers/${i}/value`);
+      if (!value.ok) return value;
+      headers.push({ key: header.key, value: value.value });
+    }
+    const caBundle = call.service?.caBundle;
     const loaded = loader.apiCall({
       ...(call.service ? { url: urlPath.value } : { urlPath: urlPath.value }),
       method: call.method ?? "GET",
       ...(data !== undefined ? { data } : {}),
+      ...(headers.length > 0 ? { headers } : {}),
+      ...(caBundle ? { caBundle } : {}),
     });
     let step = fromLoader(loaded, `apiCall ${urlPath.value}`);
     if (step.ok && step.value !== undefined)

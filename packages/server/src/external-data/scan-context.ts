@@ -12,11 +12,12 @@
  * each full scan and its entries expire after `ttlMs`; it holds at most `maxEntries` answers and
  * `maxCachedBytes` of them.
  */
+import { createHash } from "node:crypto";
 import type { JsonValue, KubeObject } from "@kyverno-ts/api";
 import type { ContextLoader, LoadResult } from "@kyverno-ts/engine";
 import type { ApiResult, KubeClient } from "@kyverno-ts/kube";
 import { kindOfResource, parseApiPath } from "./api-path.js";
-import { type ServiceCall, serviceCall } from "./service-call.js";
+import { type ServiceCall, type ServiceFetch, serviceCall } from "./service-call.js";
 
 /** Options of `createScanContext`. */
 export interface ScanContextOptions {
@@ -34,8 +35,8 @@ export interface ScanContextOptions {
   maxCachedBytes?: number;
   /** Evaluation rounds per policy (default 4). */
   maxRounds?: number;
-  /** For `apiCall.service` entries (default: the global `fetch`). */
-  fetch?: typeof fetch;
+  /** For `apiCall.service` entries (default: undici's `fetch`). */
+  fetch?: ServiceFetch;
 }
 
 /** What `run` returns: the evaluation's value and whether it asked for data not yet fetched. */
@@ -62,12 +63,23 @@ interface Cached {
   bytes: number;
 }
 
-const keyOf = (r: Request): string =>
+/** How errors name a request (never with its headers, which may hold credentials). */
+const describe = (r: Request): string =>
   r.type === "configMap"
     ? `configMap ${r.namespace}/${r.name}`
     : r.type === "globalReference"
       ? `globalReference ${r.name}`
       : `apiCall ${r.call.method} ${r.call.urlPath ?? r.call.url ?? ""} ${JSON.stringify(r.call.data ?? null)}`;
+
+/** The cache key of a request: its description, plus a digest of a service call's headers and CA. */
+const keyOf = (r: Request): string => {
+  if (r.type !== "apiCall" || (r.call.headers === undefined && r.call.caBundle === undefined))
+    return describe(r);
+  const digest = createHash("sha256")
+    .update(JSON.stringify([r.call.headers ?? [], r.call.caBundle ?? ""]))
+    .digest("base64url");
+  return `${describe(r)} ${digest}`;
+};
 
 const fail = (error: string): LoadResult => ({ ok: false, error });
 const failure = (r: ApiResult<unknown> & { ok: false }): LoadResult => fail(`${r.reason}: ${r.message}`);
@@ -107,7 +119,7 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
     const hit = cache.get(key);
     if (hit !== undefined && monotonic() - hit.at <= ttlMs) return hit.result;
     missed?.set(key, request);
-    return fail(`${key} not loaded yet`);
+    return fail(`${describe(request)} not loaded yet`);
   };
 
   const bounded = (value: JsonValue, what: string): LoadResult =>
@@ -223,7 +235,7 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
         urlPath?: string;
         method?: "GET" | "POST";
         data?: Array<{ key: string; value: JsonValue }>;
-        service?: { url?: string };
+        service?: { url?: string; caBundle?: string; headers?: Array<{ key: string; value: string }> };
       };
     };
     if (spec.kubernetesResource !== undefined) {
@@ -249,6 +261,8 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
         method: call.method ?? "GET",
         ...(call.urlPath === undefined ? { url: call.service?.url ?? "" } : { urlPath: call.urlPath }),
         ...(data === undefined ? {} : { data }),
+        ...(call.service?.headers ? { headers: call.service.headers } : {}),
+        ...(call.service?.caBundle ? { caBundle: call.service.caBundle } : {}),
       },
       signal,
     );
@@ -266,7 +280,7 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
         string,
         JsonValue
       >;
-      return bounded({ data: (got.value.data ?? {}) as JsonValue, metadata }, keyOf(request));
+      return bounded({ data: (got.value.data ?? {}) as JsonValue, metadata }, describe(request));
     }
     if (request.type === "apiCall") return apiCall(request.call, signal);
     return globalEntry(request.name, signal);
@@ -281,9 +295,11 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
     const timedOut = () => limit.signal.aborted && !parent.aborted;
     try {
       const result = await load(request, limit.signal);
-      return !result.ok && timedOut() ? fail(`${keyOf(request)}: timed out after ${timeoutMs} ms`) : result;
+      return !result.ok && timedOut()
+        ? fail(`${describe(request)}: timed out after ${timeoutMs} ms`)
+        : result;
     } catch (error) {
-      return fail(timedOut() ? `${keyOf(request)}: timed out after ${timeoutMs} ms` : String(error));
+      return fail(timedOut() ? `${describe(request)}: timed out after ${timeoutMs} ms` : String(error));
     } finally {
       clearTimeout(timer);
       parent.removeEventListener("abort", abort);

@@ -2,6 +2,7 @@
 import type { ContextLoader, Engine } from "@kyverno-ts/engine";
 import type { Clock, KubeClient } from "@kyverno-ts/kube";
 import type { BoundedResultQueue } from "../../admission/results.js";
+import type { ServiceFetch } from "../../external-data/service-call.js";
 import type { Logger } from "../../logger.js";
 import type { ReportLimits } from "../../reports/report-builder.js";
 import type { ReportsMetrics } from "./metrics.js";
@@ -14,8 +15,8 @@ export interface ScanContextLimits {
   maxResponseBytes?: number;
   /** How long an answer is reused between full scans, which always start fresh (default 60 s). */
   ttlMs?: number;
-  /** For `apiCall.service` entries (default: the global `fetch`). */
-  fetch?: typeof fetch;
+  /** For `apiCall.service` entries (default: undici's `fetch`). */
+  fetch?: ServiceFetch;
 }
 
 /** Time for the controller: the kube package's clock (timers) plus a monotonic counter for durations. */
