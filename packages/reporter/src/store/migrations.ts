@@ -183,6 +183,27 @@ function initial(dialect: StoreDialect): string[] {
   ];
 }
 
+/**
+ * Version 2: `results_policy` (policy) becomes `results_policy_list` (policy, namespace, kind,
+ * name), so one policy's results come in the dashboard's list order (namespace, kind, name, …)
+ * and a page reads its rows instead of sorting all of the policy's results (24,000 of 100,000 in
+ * the dashboard benchmark: 22 ms to 0.2 ms on SQLite). Lookups by policy use its first column.
+ * Without `rule`, the key stays under MySQL's 3072-byte limit in utf8mb4.
+ */
+function policyListIndex(dialect: StoreDialect): string[] {
+  const drop =
+    dialect === "mysql" ? "DROP INDEX `results_policy` ON `results`" : `DROP INDEX "results_policy"`;
+  return [
+    index(dialect, "results", "results_policy_list", [
+      "policy",
+      "namespace",
+      "resource_kind",
+      "resource_name",
+    ]),
+    drop,
+  ];
+}
+
 /** All migrations in order; append new versions, never edit applied ones. */
 function migrations(dialect: StoreDialect): Record<string, Migration> {
   const ddl = (statements: string[]): Migration => ({
@@ -190,7 +211,10 @@ function migrations(dialect: StoreDialect): Record<string, Migration> {
       for (const statement of statements) await sql.raw(statement).execute(db);
     },
   });
-  return { "0001_initial": ddl(initial(dialect)) };
+  return {
+    "0001_initial": ddl(initial(dialect)),
+    "0002_results_policy_list": ddl(policyListIndex(dialect)),
+  };
 }
 
 /** Brings the schema to the latest version; throws `STORE_MIGRATION_FAILED` with the cause. */

@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isReporterError } from "../errors.js";
 import { STATUSES } from "../model/types.js";
 import { testBackends } from "../testing/backends.js";
 import { normalized, pod, report, result } from "../testing/fixtures.js";
 import { createStore } from "./connect.js";
+import { MIGRATION_TABLE } from "./schema.js";
 import type { Dimension, ReportStore, ResultFilter } from "./types.js";
 
 function podReport(ns: string, name: string, statuses: string[], policy = "require-labels") {
@@ -98,7 +100,7 @@ describe.each(testBackends())("store on $name", (backend) => {
   });
 
   it("is migrated to the current schema version", async () => {
-    expect(await store.schemaVersion()).toBe(1);
+    expect(await store.schemaVersion()).toBe(2);
   });
 
   it("keeps pre-aggregated counts equal to the rows through upserts, updates and deletes", async () => {
@@ -163,6 +165,32 @@ describe.each(testBackends())("store on $name", (backend) => {
     expect(await store.countBy(["status"], {})).toEqual([]);
   });
 
+  it("pages one policy's results in the dashboard's order (namespace, kind, name, policy, rule)", async () => {
+    const reports = ["ns-b", "ns-a"].flatMap((ns) =>
+      ["web", "api"].flatMap((name) => [
+        podReport(ns, name, ["fail", "pass"], "one-policy"),
+        normalized(
+          report({
+            name: `deploy-${name}`,
+            namespace: ns,
+            scope: { apiVersion: "apps/v1", kind: "Deployment", name, namespace: ns, uid: `d-${ns}-${name}` },
+            results: [result({ policy: "one-policy", rule: "r" }), result({ policy: "other", rule: "r" })],
+          }),
+        ),
+      ]),
+    );
+    await store.write(reports.map((r) => ({ type: "upsert" as const, report: r })));
+    const page = await store.results(
+      { scope: "namespaced", policies: ["one-policy"] },
+      { page: 2, offset: 3, sortBy: ["namespace", "kind", "name", "policy", "rule"] },
+    );
+    expect(page.count).toBe(12);
+    expect(page.items.map((r) => `${r.namespace}/${r.resource?.kind}/${r.resource?.name}/${r.rule}`)).toEqual(
+      ["ns-a/Pod/api/rule-1", "ns-a/Pod/web/rule-0", "ns-a/Pod/web/rule-1"],
+    );
+    await store.clear();
+  });
+
   it("writes large batches in chunks", async () => {
     const many = Array.from({ length: 300 }, (_, i) =>
       podReport(`ns-${i % 7}`, `pod-${i}`, ["pass", "fail", "warn", "pass", "skip", "error", "pass", "fail"]),
@@ -188,11 +216,36 @@ describe("store lifecycle", () => {
       await first.write([{ type: "upsert", report: r }]);
       await first.close();
       const second = await createStore({ type: "sqlite", path });
-      expect(await second.schemaVersion()).toBe(1);
+      expect(await second.schemaVersion()).toBe(2);
       expect(await second.reportIds()).toEqual([r.id]);
       expect(await second.size()).toBeGreaterThan(0);
       await second.optimize();
       await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("upgrades a version-1 file: one index of a policy's results in list order instead of by policy only", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reporter-upgrade-"));
+    try {
+      const path = join(dir, "r.db");
+      await (await createStore({ type: "sqlite", path })).close();
+      const raw = new DatabaseSync(path);
+      raw.exec(`DROP INDEX results_policy_list; CREATE INDEX results_policy ON results (policy);
+        DELETE FROM ${MIGRATION_TABLE} WHERE name = '0002_results_policy_list';`);
+      raw.close();
+      const store = await createStore({ type: "sqlite", path });
+      expect(await store.schemaVersion()).toBe(2);
+      await store.close();
+      const check = new DatabaseSync(path);
+      const indexes = check
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'results'")
+        .all()
+        .map((row) => String(row.name));
+      check.close();
+      expect(indexes).toContain("results_policy_list");
+      expect(indexes).not.toContain("results_policy");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -108,7 +108,7 @@ function searchSources(dialect: StoreDialect, text: string) {
 /**
  * Resolves the filter's search text into the matching resource IDs and policies (from the small
  * per-resource and policy count tables), so the result query can use the `results_resource` and
- * `results_policy` indexes. `undefined` without a search or with too many matches.
+ * `results_policy_list` indexes. `undefined` without a search or with too many matches.
  */
 export async function resolveSearch(
   db: Kysely<Database>,
