@@ -60,6 +60,16 @@ interface Visit {
   unpaged: string[];
   /** The API request that took longest (request sent to body received). */
   slowest: { ms: number; path: string };
+  /** Phases before the first meaningful paint (ms from navigation start; 0 when none). */
+  phases: Phases;
+}
+
+/** Where a load spent its time before the first meaningful paint. */
+interface Phases {
+  /** The first API request sent (the entry module preloads the page's requests). */
+  requests: number;
+  /** The last API response received before the first meaningful paint. */
+  data: number;
 }
 
 const MODES = ["cold", "warm"] as const;
@@ -184,6 +194,14 @@ async function measure(page: Page, cdp: CDPSession, url: string, main: string[])
       { polling: "raf", timeout: 60_000 },
     )
   ).jsonValue()) as number;
+  const phases = await page.evaluate((before) => {
+    const api = performance
+      .getEntriesByType("resource")
+      .filter((e) => /^\/v[12]\//.test(new URL(e.name).pathname)) as PerformanceResourceTiming[];
+    const starts = api.map((e) => e.startTime);
+    const ends = api.map((e) => e.responseEnd).filter((t) => t > 0 && t <= before);
+    return { requests: starts.length ? Math.min(...starts) : 0, data: ends.length ? Math.max(...ends) : 0 };
+  }, fmp);
   let complete = 0;
   for (let stable = 0; stable < 2; ) {
     const t = (await (
@@ -214,7 +232,16 @@ async function measure(page: Page, cdp: CDPSession, url: string, main: string[])
   }));
   const alerts = await page.getByRole("alert").count();
   if (alerts > 0) throw new Error(`${url} shows an error`);
-  return { fmp, complete, ...paint, ...finish() };
+  return { fmp, complete, ...paint, ...finish(), phases };
+}
+
+/** Prints rows as columns, the first row as the header. */
+function printTable(table: string[][]): void {
+  const widths = table[0]?.map((_, i) => Math.max(...table.map((r) => (r[i] ?? "").length))) ?? [];
+  for (const [i, row] of table.entries()) {
+    console.log(row.map((c, j) => c.padEnd(widths[j] ?? 0)).join("  "));
+    if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  }
 }
 
 const median = (xs: number[]) => {
@@ -333,15 +360,27 @@ async function main(): Promise<void> {
         kb(Math.max(...m.full.map((v) => v.largestApi))),
       ]);
     }
-    const widths = table[0]?.map((_, i) => Math.max(...table.map((r) => (r[i] ?? "").length))) ?? [];
-    for (const [i, row] of table.entries()) {
-      console.log(row.map((c, j) => c.padEnd(widths[j] ?? 0)).join("  "));
-      if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
-    }
+    printTable(table);
     const fcp = median(pages.flatMap((spec) => at(spec)?.floor.map((v) => v.fcp) ?? []));
     console.log(`\nbundle floor: first contentful paint of the app shell (floor runs) ${ms(fcp)} ms`);
     if (mode !== "cold") continue;
-    console.log("slowest API request per page (sent to received), median (min–max), and the slowest seen:");
+    console.log(
+      "\nphases of the full loads, median ms from navigation start: first API request sent, shell painted (FCP),\nlast API response before the first meaningful paint, first meaningful paint",
+    );
+    const phaseRows = [["page", "requests sent", "FCP", "data in", "FMP"]];
+    for (const spec of pages) {
+      const m = at(spec);
+      if (!m) continue;
+      phaseRows.push([
+        spec.name,
+        ms(median(m.full.map((v) => v.phases.requests))),
+        ms(median(m.full.map((v) => v.fcp))),
+        ms(median(m.full.map((v) => v.phases.data))),
+        ms(median(m.full.map((v) => v.fmp))),
+      ]);
+    }
+    printTable(phaseRows);
+    console.log("\nslowest API request per page (sent to received), median (min–max), and the slowest seen:");
     for (const spec of pages) {
       const m = at(spec);
       if (!m) continue;
