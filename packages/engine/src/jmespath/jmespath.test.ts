@@ -72,6 +72,22 @@ describe("createJmespath", () => {
     expect(jp.search(bomb, "x")).toEqual({ ok: false, error: "result exceeds the size limit" });
   });
 
+  it("checks the size of results that could outgrow the input, and only those", () => {
+    const jp = createJmespath({ clock, maxStringLength: 1000, maxArrayLength: 100 });
+    const items = Array.from({ length: 2000 }, (_, i) => ({ name: `n${i}`, tags: ["a"] }));
+    // Multi-selects repeat data: 2,000 × 5 names is past 8 × 100 nodes.
+    expect(jp.search("[*].[name, name, name, name, name]", items)).toEqual({
+      ok: false,
+      error: "result exceeds the size limit",
+    });
+    // Selections, fallbacks and filters return parts of the input (or booleans), however large it is.
+    expect(jp.search("[*].tags[] || `[]`", items)).toMatchObject({ ok: true });
+    expect(jp.search("[?name != 'n1'].name | length(@)", items)).toEqual({ ok: true, value: 1999 });
+    expect(jp.search("[?name != 'n1'].name", items)).toMatchObject({ ok: true });
+    expect(jp.search("missing || `[]`", items)).toEqual({ ok: true, value: [] });
+    expect(jp.search("[*].name == `[]`", items)).toEqual({ ok: true, value: false });
+  });
+
   it("keeps function tables per instance and leaves the library's global table alone", () => {
     const early = createJmespath({ clock: { now: () => new Date("2000-01-01T00:00:00Z") } });
     const late = createJmespath({ clock: { now: () => new Date("2030-01-01T00:00:00Z") } });

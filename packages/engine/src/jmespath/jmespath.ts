@@ -154,17 +154,46 @@ function checkResultSize(value: unknown, ctx: FunctionContext): void {
   }
 }
 
-const PATH_NODES = new Set(["Field", "Subexpression", "IndexExpression", "Index", "Current", "Identity"]);
+/** Nodes whose result is a part of their input (or one of their operands). */
+const SELECTING_NODES = new Set([
+  "Field",
+  "Subexpression",
+  "IndexExpression",
+  "Index",
+  "Current",
+  "Identity",
+  "Slice",
+  "Flatten",
+  "Pipe",
+  "OrExpression",
+  "AndExpression",
+]);
+const PROJECTION_NODES = new Set(["Projection", "ValueProjection", "FilterProjection"]);
+/** Nodes whose result is a boolean, whatever their operands. */
+const BOOLEAN_NODES = new Set(["Comparator", "NotExpression"]);
 
 /**
- * True when an expression only selects a part of its input (`a.b[0].c`, `@`): its result is then a
- * sub-tree of data the caller already holds, and needs no size check.
+ * True when an expression cannot return more data than it was given (`a.b[0].c`, `a[].b || \`[]\``,
+ * `x[?y == 'z'].name`): its result is then made of parts of the input, of literals of the expression
+ * itself, or booleans, and needs no size check. Functions and multi-selects (which can repeat the
+ * same data many times over) do, and so does a literal evaluated once per projected element.
  */
-function isPathOnly(node: unknown): boolean {
+function cannotGrow(node: unknown, perElement = false): boolean {
   if (node === null || typeof node !== "object") return true;
   const record = node as Record<string, unknown>;
-  if (typeof record.type !== "string" || !PATH_NODES.has(record.type)) return false;
-  return isPathOnly(record.left) && isPathOnly(record.right);
+  const type = record.type;
+  if (typeof type !== "string") return false;
+  if (BOOLEAN_NODES.has(type)) return true;
+  if (type === "Literal") return !perElement;
+  // A filter's condition is only tested; its value never reaches the result.
+  if (PROJECTION_NODES.has(type))
+    return cannotGrow(record.left, perElement) && cannotGrow(record.right, true);
+  if (!SELECTING_NODES.has(type)) return false;
+  return (
+    cannotGrow(record.left, perElement) &&
+    cannotGrow(record.right, perElement) &&
+    cannotGrow(record.child, perElement)
+  );
 }
 
 /** Functions whose first argument is a Go RE2 regular expression. */
@@ -246,12 +275,12 @@ export function createJmespath(options: JmespathOptions): Jmespath {
   // generation move to the young one, and a full young generation replaces the old one.
   let young = new Map<string, Ast | string>();
   let old = new Map<string, Ast | string>();
-  const pathOnlyAsts = new WeakMap<object, boolean>();
-  const pathOnly = (ast: Ast): boolean => {
-    let v = pathOnlyAsts.get(ast as object);
+  const boundedAsts = new WeakMap<object, boolean>();
+  const bounded = (ast: Ast): boolean => {
+    let v = boundedAsts.get(ast as object);
     if (v === undefined) {
-      v = isPathOnly(ast);
-      pathOnlyAsts.set(ast as object, v);
+      v = cannotGrow(ast);
+      boundedAsts.set(ast as object, v);
     }
     return v;
   };
@@ -310,7 +339,7 @@ export function createJmespath(options: JmespathOptions): Jmespath {
         const ast = parse(expression);
         if (typeof ast === "string") return { ok: false, error: ast };
         const value = interpreter.search(ast, data) as JsonValue | undefined;
-        if (!pathOnly(ast)) checkResultSize(value, ctx);
+        if (!bounded(ast)) checkResultSize(value, ctx);
         return { ok: true, value: value ?? null };
       } catch (thrown) {
         return { ok: false, error: messageOf(thrown) };
