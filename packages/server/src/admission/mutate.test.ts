@@ -110,3 +110,69 @@ describe("mutate webhook", () => {
     });
   });
 });
+
+describe("mutate webhook with external data", () => {
+  it("patches with values read from a ConfigMap loaded for the request", async () => {
+    const clock = fakeClock();
+    const engine = createEngine({ clock });
+    const cache = createPolicyCache({ engine });
+    const base = mutatePolicy("team-from-config", {
+      metadata: { labels: { "+(team)": "{{ defaults.data.team }}" } },
+    });
+    const [rule] = base.spec.rules;
+    const withContext = {
+      ...base,
+      spec: {
+        ...base.spec,
+        rules: [
+          {
+            ...(rule as NonNullable<typeof rule>),
+            context: [{ name: "defaults", configMap: { name: "defaults", namespace: "kyverno" } }],
+          },
+        ],
+      },
+    };
+    expect(cache.set(withContext).ready).toBe(true);
+    const loads: string[] = [];
+    const handler = createAdmissionHandler({
+      engine,
+      policyCache: cache,
+      clock,
+      logger: recordingLogger(),
+      config: defaultKyvernoConfig(),
+      // A loader that has the ConfigMap after the first round asked for it.
+      externalData: () => {
+        let loaded = false;
+        let asked = false;
+        return {
+          loader: {
+            configMap: (namespace, name) => {
+              if (loaded) return { ok: true, value: { data: { team: "payments" } } };
+              asked = true;
+              return { ok: false, error: `configMap ${namespace}/${name} not loaded yet` };
+            },
+          },
+          async evaluate(run) {
+            for (;;) {
+              asked = false;
+              const value = run();
+              if (!asked) return value;
+              loads.push("kyverno/defaults");
+              loaded = true;
+            }
+          },
+          clear() {},
+        };
+      },
+    });
+    const original = pod();
+    const reply = await handler.handleBody(MUTATE_FAIL, JSON.stringify(review({ object: original })));
+    if (reply.statusCode !== 200) throw new Error(reply.body.message);
+    const ops = JSON.parse(
+      Buffer.from(reply.body.response.patch ?? "", "base64").toString("utf8"),
+    ) as JsonValue;
+    const patched = applyJson6902(original, ops);
+    expect(patched.ok && patched.value).toMatchObject({ metadata: { labels: { team: "payments" } } });
+    expect(loads).toEqual(["kyverno/defaults"]);
+  });
+});
