@@ -50,6 +50,8 @@ Runs Kyverno's admission webhooks (validate, mutate, policy and exception valida
 Without --standalone it runs against a cluster: policies, exceptions, Kyverno's ConfigMap and namespace
 labels come from informers; certificates live in Secrets; the replica holding the "kyverno" Lease
 manages certificates, webhook configurations and policy statuses; every replica serves requests.
+Context entries that read the cluster (configMap, apiCall, globalReference) are loaded for each
+request that needs them, within the webhook timeout; with --standalone they stay unresolved.
 
 Flags:
   --policies <path>            standalone: file or directory of ClusterPolicy / Policy / PolicyException (repeatable)
