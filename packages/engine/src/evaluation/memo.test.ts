@@ -82,7 +82,7 @@ describe("precompilePatterns", () => {
   it("compiles the variable-free patterns of blocks and nested foreach entries", () => {
     const memo = createEngineMemo();
     const pattern = { spec: { x: "1" } };
-    const any = [{ a: "1" }, { b: "{{ request.name }}" }];
+    const any: JsonValue[] = [{ a: "1" }, { b: "{{ request.name }}" }];
     const nested = { c: "?*" };
     precompilePatterns(memo, [{ pattern, anyPattern: any, foreach: [{ foreach: [{ pattern: nested }] }] }]);
     const compiled = memo.pattern(pattern);

@@ -74,7 +74,7 @@ describe("request cache", () => {
             },
           ],
         },
-      });
+      }, { file: "policy.yaml" });
       if (!loaded.ok) throw new Error("policy does not load");
       const compiled = engine.compile(loaded.value);
       if (!compiled.ok) throw new Error("policy does not compile");

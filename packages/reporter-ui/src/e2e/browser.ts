@@ -69,15 +69,14 @@ export function settler(page: Page, quietMs = 150): () => Promise<void> {
   page.on("requestfinished", done);
   page.on("requestfailed", done);
   return async () => {
+    // Expressions as strings: they run in the page, and this file is type-checked without the DOM.
     await page.waitForFunction(
-      () =>
-        document.querySelector('[data-testid="page-title"]') &&
-        !document.querySelector('[aria-label^="Loading"]'),
+      `document.querySelector('[data-testid="page-title"]') && !document.querySelector('[aria-label^="Loading"]')`,
     );
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline && (inflight > 0 || Date.now() - last < quietMs)) {
       await new Promise((ok) => setTimeout(ok, 25));
     }
-    await page.waitForFunction(() => !document.querySelector('[aria-label^="Loading"]'));
+    await page.waitForFunction(`!document.querySelector('[aria-label^="Loading"]')`);
   };
 }

@@ -196,7 +196,7 @@ describe("schema-driven decoding", () => {
 
   it("rejects nesting deeper than any Kubernetes type", () => {
     const RECURSIVE: Schema = { 1: msg("next", () => RECURSIVE) };
-    let buf = Buffer.alloc(0);
+    let buf: Buffer = Buffer.alloc(0);
     for (let i = 0; i < 100; i++) buf = pb.ld(1, buf);
     expect(() => decodeMessage(buf, RECURSIVE)).toThrow("nested too deeply");
   });

@@ -30,7 +30,7 @@ function validatePolicy(
 }
 
 const query = (
-  kind: string,
+  kind: string | undefined,
   extra: Partial<Parameters<ReturnType<typeof createPolicyCache>["select"]>[0]> = {},
 ) => ({
   type: "validate" as const,
