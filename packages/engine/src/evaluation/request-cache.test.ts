@@ -61,20 +61,23 @@ describe("request cache", () => {
       },
     });
     const policy = (name: string) => {
-      const loaded = loadPolicy({
-        apiVersion: "kyverno.io/v1",
-        kind: "ClusterPolicy",
-        metadata: { name },
-        spec: {
-          rules: [
-            {
-              name: "r",
-              match: { any: [{ resources: { kinds: ["Pod"] } }] },
-              validate: { message: "m", pattern: { metadata: { name: "?*" } } },
-            },
-          ],
+      const loaded = loadPolicy(
+        {
+          apiVersion: "kyverno.io/v1",
+          kind: "ClusterPolicy",
+          metadata: { name },
+          spec: {
+            rules: [
+              {
+                name: "r",
+                match: { any: [{ resources: { kinds: ["Pod"] } }] },
+                validate: { message: "m", pattern: { metadata: { name: "?*" } } },
+              },
+            ],
+          },
         },
-      }, { file: "policy.yaml" });
+        { file: "policy.yaml" },
+      );
       if (!loaded.ok) throw new Error("policy does not load");
       const compiled = engine.compile(loaded.value);
       if (!compiled.ok) throw new Error("policy does not compile");
