@@ -111,6 +111,7 @@ describe("cluster mode (in process)", () => {
       leaderElection: false,
       host: "127.0.0.1",
       port: 0,
+      metricsPort: 0,
       clock: systemClock(),
       logger,
     });
@@ -325,5 +326,62 @@ describe("cluster mode (in process)", () => {
       spec: { ports: [{ port: 80 }] },
     });
     expect(await attempt("d", "nginx:1.27")).toContain("no-services: namespace ctx has 1 services");
+  });
+
+  it("reads ConfigMaps labelled cache.kyverno.io/enabled from its informer, without a request each time", async () => {
+    const configMapGets = async (): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${admission.metricsPort}/metrics`)).text();
+      return text
+        .split("\n")
+        .filter(
+          (l) =>
+            l.startsWith("kyverno_client_queries_total{") &&
+            l.includes('"ConfigMap"') &&
+            l.includes('"ctx"') &&
+            l.includes('"get"'),
+        )
+        .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+    };
+    const attempt = async (name: string, image: string) => {
+      const result = await client.create(
+        {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name, namespace: "ctx" },
+          spec: { containers: [{ name: "app", image }] },
+        },
+        { dryRun: true },
+      );
+      return result.ok ? "admitted" : result.message;
+    };
+    await client.delete({ apiVersion: "v1", kind: "Service", name: "web", namespace: "ctx" });
+    const before = await configMapGets();
+    expect(await attempt("e", "evil:1")).toBe("admitted");
+    expect(await configMapGets()).toBe(before + 1);
+    const registries = await read(client, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name: "registries",
+      namespace: "ctx",
+    });
+    await client.update({
+      ...registries,
+      metadata: { ...registries?.metadata, labels: { "cache.kyverno.io/enabled": "true" } },
+      data: { allowed: "nginx:1.27" },
+    } as KubeObject);
+    // Once the informer holds the labelled ConfigMap, requests stop fetching it.
+    await until(
+      async () => {
+        const gets = await configMapGets();
+        await attempt("f", "nginx:1.27");
+        return (await configMapGets()) === gets;
+      },
+      5000,
+      "ConfigMap served from the informer",
+    );
+    const cached = await configMapGets();
+    expect(await attempt("g", "nginx:1.27")).toBe("admitted");
+    expect(await attempt("h", "evil:1")).toContain("images: image evil:1 is not allowed");
+    expect(await configMapGets()).toBe(cached);
   });
 });

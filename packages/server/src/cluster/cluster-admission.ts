@@ -147,6 +147,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
         timeoutMs,
         maxEntries: 100,
         maxCachedBytes: 8 * 2 ** 20,
+        cachedConfigMap: (namespace, name) => sourcesRef?.cachedConfigMap(namespace, name),
       }),
     ...(options.webhookTimeoutSeconds !== undefined
       ? { webhookTimeoutSeconds: options.webhookTimeoutSeconds }

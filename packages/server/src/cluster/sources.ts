@@ -38,6 +38,11 @@ export interface PolicySources {
   config(): KyvernoConfig;
   /** Labels of a namespace, from the cache. */
   namespaceLabels(namespace: string): Record<string, string> | undefined;
+  /**
+   * A ConfigMap labelled `cache.kyverno.io/enabled: "true"` (upstream's opt-in cache for policy
+   * context data), from the cache; undefined for any other.
+   */
+  cachedConfigMap(namespace: string, name: string): KubeObject | undefined;
   /** Grows with every policy or configuration change. */
   revision(): number;
   /** The revision at which a policy last changed (undefined for unknown keys). */
@@ -53,6 +58,8 @@ export interface PolicySources {
 }
 
 const KYVERNO = "kyverno.io/v1";
+/** Upstream's label for ConfigMaps that policies read often: Kyverno keeps them in an informer. */
+const CACHE_LABEL = "cache.kyverno.io/enabled";
 
 function keyOf(object: KubeObject): string {
   return policyRefKey({
@@ -80,7 +87,7 @@ export function createPolicySources(options: PolicySourcesOptions): PolicySource
   const informer = (
     apiVersion: string,
     kind: string,
-    extra: { namespace?: string; fieldSelector?: string } = {},
+    extra: { namespace?: string; fieldSelector?: string; labelSelector?: string } = {},
   ) => createInformer<KubeObject>({ client, apiVersion, kind, ...extra });
   const clusterPolicies = informer(KYVERNO, "ClusterPolicy");
   const policies = informer(KYVERNO, "Policy");
@@ -95,8 +102,9 @@ export function createPolicySources(options: PolicySourcesOptions): PolicySource
     fieldSelector: `metadata.name=${options.configMapName}`,
   });
   const namespaces = informer("v1", "Namespace");
+  const contextConfigMaps = informer("v1", "ConfigMap", { labelSelector: `${CACHE_LABEL}=true` });
   const all: Informer<KubeObject>[] = [clusterPolicies, policies, exceptions, configMaps, namespaces];
-  for (const inf of all)
+  for (const inf of [...all, contextConfigMaps])
     inf.on("error", (e) => {
       if (e.source !== "handler")
         logger.warn(
@@ -191,14 +199,18 @@ export function createPolicySources(options: PolicySourcesOptions): PolicySource
 
   return {
     async start() {
+      // Readiness does not wait for the cached ConfigMaps: until they are listed, policies read
+      // them from the API server.
+      void contextConfigMaps.start();
       await Promise.all(all.map((i) => i.start()));
     },
     async stop() {
-      await Promise.all(all.map((i) => i.stop()));
+      await Promise.all([...all, contextConfigMaps].map((i) => i.stop()));
     },
     synced: () => all.every((i) => i.hasSynced()),
     config: () => config,
     namespaceLabels: (name) => namespaces.get(undefined, name)?.metadata?.labels,
+    cachedConfigMap: (namespace, name) => contextConfigMaps.get(namespace, name),
     revision: () => revision,
     policyRevision: (key) => loaded.get(key)?.revision,
     policyKeys: () => [...loaded.keys()].sort(),

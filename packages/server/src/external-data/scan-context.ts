@@ -35,6 +35,11 @@ export interface ScanContextOptions {
   maxCachedBytes?: number;
   /** Evaluation rounds per policy (default 4). */
   maxRounds?: number;
+  /**
+   * ConfigMaps already held in memory (an informer on the `cache.kyverno.io/enabled` label, as
+   * upstream): answered from there without a request; others are fetched.
+   */
+  cachedConfigMap?: (namespace: string, name: string) => KubeObject | undefined;
   /** For `apiCall.service` entries (default: undici's `fetch`). */
   fetch?: ServiceFetch;
 }
@@ -115,11 +120,21 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
     }
   };
   const answer = (request: Request): LoadResult => {
+    if (request.type === "configMap") {
+      const held = options.cachedConfigMap?.(request.namespace, request.name);
+      if (held !== undefined) return configMapValue(held, describe(request));
+    }
     const key = keyOf(request);
     const hit = cache.get(key);
     if (hit !== undefined && monotonic() - hit.at <= ttlMs) return hit.result;
     missed?.set(key, request);
     return fail(`${describe(request)} not loaded yet`);
+  };
+
+  /** As upstream: the ConfigMap's data and metadata (without managed fields). */
+  const configMapValue = (object: KubeObject, what: string): LoadResult => {
+    const { managedFields: _managed, ...metadata } = (object.metadata ?? {}) as Record<string, JsonValue>;
+    return bounded({ data: (object.data ?? {}) as JsonValue, metadata }, what);
   };
 
   const bounded = (value: JsonValue, what: string): LoadResult =>
@@ -274,13 +289,7 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
         { apiVersion: "v1", kind: "ConfigMap", namespace: request.namespace, name: request.name },
         { signal },
       );
-      if (!got.ok) return failure(got);
-      // As upstream: the ConfigMap's data and metadata.
-      const { managedFields: _managed, ...metadata } = (got.value.metadata ?? {}) as Record<
-        string,
-        JsonValue
-      >;
-      return bounded({ data: (got.value.data ?? {}) as JsonValue, metadata }, describe(request));
+      return got.ok ? configMapValue(got.value, describe(request)) : failure(got);
     }
     if (request.type === "apiCall") return apiCall(request.call, signal);
     return globalEntry(request.name, signal);
