@@ -71,6 +71,20 @@ describe("cluster mode (in process)", () => {
   let expiringCa: string;
   const logger = recordingLogger();
 
+  /** A dry-run Pod in namespace `ctx`: "admitted", or the API server's refusal. */
+  const attempt = async (name: string, image: string): Promise<string> => {
+    const result = await client.create(
+      {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace: "ctx" },
+        spec: { containers: [{ name: "app", image }] },
+      },
+      { dryRun: true },
+    );
+    return result.ok ? "admitted" : result.message;
+  };
+
   const denied = async (name: string, namespace: string): Promise<boolean> => {
     const result = await client.create(pod(name, namespace), { dryRun: true });
     return !result.ok && result.message.includes("privileged mode is not allowed");
@@ -296,18 +310,6 @@ describe("cluster mode (in process)", () => {
       }),
     );
     await policyReady(client, "allowed-images");
-    const attempt = async (name: string, image: string) => {
-      const result = await client.create(
-        {
-          apiVersion: "v1",
-          kind: "Pod",
-          metadata: { name, namespace: "ctx" },
-          spec: { containers: [{ name: "app", image }] },
-        },
-        { dryRun: true },
-      );
-      return result.ok ? "admitted" : result.message;
-    };
     expect(await attempt("a", "nginx:1.27")).toBe("admitted");
     expect(await attempt("b", "evil:1")).toContain("images: image evil:1 is not allowed");
     const registries = await read(client, {
@@ -341,18 +343,6 @@ describe("cluster mode (in process)", () => {
             l.includes('"get"'),
         )
         .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-    };
-    const attempt = async (name: string, image: string) => {
-      const result = await client.create(
-        {
-          apiVersion: "v1",
-          kind: "Pod",
-          metadata: { name, namespace: "ctx" },
-          spec: { containers: [{ name: "app", image }] },
-        },
-        { dryRun: true },
-      );
-      return result.ok ? "admitted" : result.message;
     };
     await client.delete({ apiVersion: "v1", kind: "Service", name: "web", namespace: "ctx" });
     const before = await configMapGets();
