@@ -2,7 +2,7 @@
 import { loadPolicy } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../../../../../sandbox/src/index.js";
 import { createBoundedResultQueue } from "../../../admission/results.js";
 import { createReportsMetrics } from "../metrics.js";
@@ -19,7 +19,7 @@ import {
   recordingLogger,
   remove,
   requireLabelPolicy,
-  startCluster,
+  useCluster,
 } from "../testing/harness.js";
 
 const outcomes = async (client: KubeClient, ns: string) =>
@@ -35,12 +35,8 @@ const outcomes = async (client: KubeClient, ns: string) =>
 describe("reports controller: admission results and bad input (sandbox)", { timeout: 30_000 }, () => {
   let sandbox: Sandbox;
   let client: KubeClient;
-  beforeAll(async () => {
-    ({ sandbox, client } = await startCluster());
-  });
-  afterAll(async () => {
-    client?.close();
-    await sandbox?.stop();
+  useCluster((started) => {
+    ({ sandbox, client } = started);
   });
 
   it("merges admission results into the resource's report, and keeps them across a restart", async () => {

@@ -8,10 +8,10 @@ import { fileURLToPath } from "node:url";
 import { type JsonObject, type KubeObject, loadPolicy, parseDocuments } from "@kyverno-ts/api";
 import { createEngine, policyReportResults } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "../../../../../sandbox/src/e2e/kubectl.js";
 import type { Sandbox } from "../../../../../sandbox/src/index.js";
-import { controllerFor, eventually, idle, namespace, put, startCluster } from "../testing/harness.js";
+import { controllerFor, eventually, idle, namespace, put, useCluster } from "../testing/harness.js";
 
 const REPO = fileURLToPath(new URL("../../../../../../", import.meta.url));
 const JSONPATH = `{range .items[*].results[?(@.result=="fail")]}{.policy}: {.message}{"\\n"}{end}`;
@@ -32,12 +32,8 @@ const TITLE = kubectlAvailable()
 describe.skipIf(!kubectlAvailable())(TITLE, { timeout: 30_000 }, () => {
   let sandbox: Sandbox;
   let client: KubeClient;
-  beforeAll(async () => {
-    ({ sandbox, client } = await startCluster());
-  });
-  afterAll(async () => {
-    client?.close();
-    await sandbox?.stop();
+  useCluster((started) => {
+    ({ sandbox, client } = started);
   });
 
   it("prints one line per failing rule of the workloads in production", async () => {

@@ -2,8 +2,7 @@
 import type { AnyPolicyReport } from "@kyverno-ts/api";
 import { reportSummary } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../../../../sandbox/src/index.js";
+import { describe, expect, it } from "vitest";
 import { createReportsMetrics } from "../metrics.js";
 import {
   allReports,
@@ -15,7 +14,7 @@ import {
   put,
   remove,
   requireLabelPolicy,
-  startCluster,
+  useCluster,
 } from "../testing/harness.js";
 
 const POLICY_REF = { apiVersion: "kyverno.io/v1", kind: "ClusterPolicy" };
@@ -53,14 +52,9 @@ const outcome = (r: AnyPolicyReport | undefined) =>
   (r?.results ?? []).map((x) => `${x.policy}/${x.rule}=${x.result}`).sort();
 
 describe("background scan reports (sandbox)", { timeout: 30_000 }, () => {
-  let sandbox: Sandbox;
   let client: KubeClient;
-  beforeAll(async () => {
-    ({ sandbox, client } = await startCluster());
-  });
-  afterAll(async () => {
-    client?.close();
-    await sandbox?.stop();
+  useCluster((started) => {
+    client = started.client;
   });
 
   it("reports resources that existed before the policy, flips fixed ones, drops deleted ones", async () => {

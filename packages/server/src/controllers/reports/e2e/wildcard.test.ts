@@ -1,7 +1,6 @@
 /** End to end against the sandbox: wildcard-kind policies are not scanned in background, as upstream. */
 import type { KubeClient } from "@kyverno-ts/kube";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../../../../sandbox/src/index.js";
+import { describe, expect, it } from "vitest";
 import {
   allReports,
   controllerFor,
@@ -12,7 +11,7 @@ import {
   put,
   recordingLogger,
   requireLabelPolicy,
-  startCluster,
+  useCluster,
 } from "../testing/harness.js";
 
 function wildcardPolicy(name: string, kinds: string[]) {
@@ -22,14 +21,9 @@ function wildcardPolicy(name: string, kinds: string[]) {
 }
 
 describe("wildcard kinds (sandbox)", { timeout: 30_000 }, () => {
-  let sandbox: Sandbox;
   let client: KubeClient;
-  beforeAll(async () => {
-    ({ sandbox, client } = await startCluster());
-  });
-  afterAll(async () => {
-    client?.close();
-    await sandbox?.stop();
+  useCluster((started) => {
+    client = started.client;
   });
 
   it("rejects or skips background policies matching any kind, and says why", async () => {

@@ -9,6 +9,7 @@ import {
   type QueryEvent,
   type WriteOptions,
 } from "@kyverno-ts/kube";
+import { afterAll, beforeAll } from "vitest";
 import { type Sandbox, startSandbox } from "../../../../../sandbox/src/index.js";
 import type { Logger } from "../../../logger.js";
 import { createReportsController } from "../reports-controller.js";
@@ -33,6 +34,22 @@ export async function startCluster(): Promise<{ sandbox: Sandbox; client: KubeCl
   const sandbox = await startSandbox({ crds: REPORT_CRDS, admission: false });
   const client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
   return { sandbox, client };
+}
+
+/**
+ * Starts a sandbox for the enclosing `describe` block before its tests (handing it to `use`) and
+ * stops it after them.
+ */
+export function useCluster(use: (cluster: { sandbox: Sandbox; client: KubeClient }) => void): void {
+  let started: { sandbox: Sandbox; client: KubeClient } | undefined;
+  beforeAll(async () => {
+    started = await startCluster();
+    use(started);
+  });
+  afterAll(async () => {
+    started?.client.close();
+    await started?.sandbox.stop();
+  });
 }
 
 /** A client counting its report writes (create/update/delete of policy reports). */
