@@ -1,8 +1,7 @@
 /** The categories of one source with their status counts; a category name sets the category filter. */
 import type { Category } from "@kyverno-ts/reporter";
 import { Anchor, Table } from "@mantine/core";
-import { STATUSES } from "../filters/filter-state.ts";
-import { CountCell } from "./CountCell.tsx";
+import { StatusCountCells, StatusHeaders } from "./CountCell.tsx";
 
 /** The table; `onSelect` filters by one category. */
 export function CategoryTable({
@@ -19,11 +18,7 @@ export function CategoryTable({
         <Table.Thead>
           <Table.Tr>
             <Table.Th scope="col">Category</Table.Th>
-            {STATUSES.map((s) => (
-              <Table.Th key={s} scope="col" ta="right" tt="capitalize">
-                {s}
-              </Table.Th>
-            ))}
+            <StatusHeaders />
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -34,9 +29,7 @@ export function CategoryTable({
                   {c.name}
                 </Anchor>
               </Table.Td>
-              {STATUSES.map((s) => (
-                <CountCell key={s} status={s} count={c[s]} />
-              ))}
+              <StatusCountCells counts={c} />
             </Table.Tr>
           ))}
         </Table.Tbody>

@@ -1,5 +1,7 @@
-/** A status count in a table cell: dimmed when zero, bold in the status colour otherwise. */
+/** Status counts in tables: the count cell, and the status headers and cells of a row of counts. */
 import type { ApiStatus } from "@kyverno-ts/reporter";
+import { Table } from "@mantine/core";
+import { STATUSES } from "../filters/filter-state.ts";
 import { Cell, CellText } from "./table-cells.tsx";
 
 /** One count cell. */
@@ -12,4 +14,18 @@ export function CountCell({ status, count }: { status: ApiStatus; count: number 
       </CellText>
     </Cell>
   );
+}
+
+/** The column headers of the five statuses, in the order of `StatusCountCells`. */
+export function StatusHeaders() {
+  return STATUSES.map((s) => (
+    <Table.Th key={s} scope="col" ta="right" tt="capitalize">
+      {s}
+    </Table.Th>
+  ));
+}
+
+/** A row's count per status, one cell each, in the order of `StatusHeaders`. */
+export function StatusCountCells({ counts }: { counts: Readonly<Record<ApiStatus, number>> }) {
+  return STATUSES.map((s) => <CountCell key={s} status={s} count={counts[s]} />);
 }

@@ -1,9 +1,8 @@
 /** Policies with category, severity and counts per status, paged in the browser. */
 import type { Policy } from "@kyverno-ts/reporter";
 import { Table } from "@mantine/core";
-import { STATUSES } from "../filters/filter-state.ts";
 import { usePageParam } from "../filters/use-filters.ts";
-import { CountCell } from "./CountCell.tsx";
+import { StatusCountCells, StatusHeaders } from "./CountCell.tsx";
 import { paths } from "./links.ts";
 import { SeverityBadge } from "./SeverityBadge.tsx";
 import { TablePager } from "./TablePager.tsx";
@@ -23,11 +22,7 @@ export function PolicyTable({ policies }: { policies: Policy[] }) {
               <Table.Th scope="col">Policy</Table.Th>
               <Table.Th scope="col">Category</Table.Th>
               <Table.Th scope="col">Severity</Table.Th>
-              {STATUSES.map((s) => (
-                <Table.Th key={s} scope="col" ta="right" tt="capitalize">
-                  {s}
-                </Table.Th>
-              ))}
+              <StatusHeaders />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -45,9 +40,7 @@ export function PolicyTable({ policies }: { policies: Policy[] }) {
                 <Cell>
                   <SeverityBadge severity={p.severity} />
                 </Cell>
-                {STATUSES.map((s) => (
-                  <CountCell key={s} status={s} count={p.results[s]} />
-                ))}
+                <StatusCountCells counts={p.results} />
               </Row>
             ))}
           </Table.Tbody>

@@ -7,10 +7,9 @@ import { Table } from "@mantine/core";
 import { useApiClient } from "../api/api-context.ts";
 import type { ApiScope } from "../api/client.ts";
 import { useQuery } from "../api/use-query.ts";
-import { STATUSES } from "../filters/filter-state.ts";
 import { usePageParam } from "../filters/use-filters.ts";
 import { queries } from "../queries/view-queries.ts";
-import { CountCell } from "./CountCell.tsx";
+import { StatusCountCells, StatusHeaders } from "./CountCell.tsx";
 import { paths } from "./links.ts";
 import { NoResults } from "./NoResults.tsx";
 import { QueryState } from "./QueryState.tsx";
@@ -49,11 +48,7 @@ export function ResourceResultsTable({ scope, filter, pageId, caption }: Resourc
                     <Table.Th scope="col">Resource</Table.Th>
                     {scope === "namespace" && <Table.Th scope="col">Namespace</Table.Th>}
                     <Table.Th scope="col">Source</Table.Th>
-                    {STATUSES.map((s) => (
-                      <Table.Th key={s} scope="col" ta="right" tt="capitalize">
-                        {s}
-                      </Table.Th>
-                    ))}
+                    <StatusHeaders />
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
@@ -69,9 +64,7 @@ export function ResourceResultsTable({ scope, filter, pageId, caption }: Resourc
                       </Cell>
                       {scope === "namespace" && <Cell>{r.namespace}</Cell>}
                       <Cell>{r.source}</Cell>
-                      {STATUSES.map((s) => (
-                        <CountCell key={s} status={s} count={r[s]} />
-                      ))}
+                      <StatusCountCells counts={r} />
                     </Row>
                   ))}
                 </Table.Tbody>

@@ -1,8 +1,7 @@
 /** A resource's result counts per source and category (`/v2/resource/:id/source-categories`). */
 import type { SourceCategoryTree } from "@kyverno-ts/reporter";
 import { Table } from "@mantine/core";
-import { STATUSES } from "../filters/filter-state.ts";
-import { CountCell } from "./CountCell.tsx";
+import { StatusCountCells, StatusHeaders } from "./CountCell.tsx";
 import { Cell, Row } from "./table-cells.tsx";
 
 /** One row per source and category. */
@@ -15,11 +14,7 @@ export function ResourceSummary({ tree }: { tree: SourceCategoryTree[] }) {
           <Table.Tr>
             <Table.Th scope="col">Source</Table.Th>
             <Table.Th scope="col">Category</Table.Th>
-            {STATUSES.map((s) => (
-              <Table.Th key={s} scope="col" ta="right" tt="capitalize">
-                {s}
-              </Table.Th>
-            ))}
+            <StatusHeaders />
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -28,9 +23,7 @@ export function ResourceSummary({ tree }: { tree: SourceCategoryTree[] }) {
               <Row key={`${source.name}/${c.name}`}>
                 <Cell>{source.name}</Cell>
                 <Cell>{c.name}</Cell>
-                {STATUSES.map((s) => (
-                  <CountCell key={s} status={s} count={c[s]} />
-                ))}
+                <StatusCountCells counts={c} />
               </Row>
             )),
           )}

@@ -70,3 +70,14 @@ export const SEVERITY_KEYS: readonly (ApiSeverity | "unknown")[] = [
   ...SEVERITIES.filter((s) => s !== "unknown").reverse(),
   "unknown",
 ];
+
+/** The status counts of a chart row (absent ones 0), for `StatusCountCells`. */
+export function statusCounts(row: ChartRow): Record<ApiStatus, number> {
+  return {
+    pass: Number(row.pass ?? 0),
+    fail: Number(row.fail ?? 0),
+    warn: Number(row.warn ?? 0),
+    error: Number(row.error ?? 0),
+    skip: Number(row.skip ?? 0),
+  };
+}

@@ -5,16 +5,16 @@
 import { Paper, Stack, Table } from "@mantine/core";
 import { useApiClient } from "../api/api-context.ts";
 import { useQuery } from "../api/use-query.ts";
-import { CountCell } from "../components/CountCell.tsx";
+import { StatusCountCells, StatusHeaders } from "../components/CountCell.tsx";
 import type { ChartRow } from "../components/charts-data.ts";
-import { namespaceRows } from "../components/charts-data.ts";
+import { namespaceRows, statusCounts } from "../components/charts-data.ts";
 import { paths } from "../components/links.ts";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { QueryState } from "../components/QueryState.tsx";
 import { TablePager } from "../components/TablePager.tsx";
 import { Cell, CellLink, Row } from "../components/table-cells.tsx";
 import { FilterBar } from "../filters/FilterBar.tsx";
-import { filterQueryString, STATUSES, toApiFilter } from "../filters/filter-state.ts";
+import { filterQueryString, toApiFilter } from "../filters/filter-state.ts";
 import { useFilters, usePageParam } from "../filters/use-filters.ts";
 import { queries } from "../queries/view-queries.ts";
 
@@ -30,11 +30,7 @@ function NamespaceTable({ rows, carry }: { rows: ChartRow[]; carry: string }) {
           <Table.Thead>
             <Table.Tr>
               <Table.Th scope="col">Namespace</Table.Th>
-              {STATUSES.map((s) => (
-                <Table.Th key={s} scope="col" ta="right" tt="capitalize">
-                  {s}
-                </Table.Th>
-              ))}
+              <StatusHeaders />
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -45,9 +41,7 @@ function NamespaceTable({ rows, carry }: { rows: ChartRow[]; carry: string }) {
                     {row.label}
                   </CellLink>
                 </Cell>
-                {STATUSES.map((s) => (
-                  <CountCell key={s} status={s} count={Number(row[s])} />
-                ))}
+                <StatusCountCells counts={statusCounts(row)} />
               </Row>
             ))}
           </Table.Tbody>
