@@ -80,3 +80,18 @@ export function settler(page: Page, quietMs = 150): () => Promise<void> {
     await page.waitForFunction(`!document.querySelector('[aria-label^="Loading"]')`);
   };
 }
+
+/**
+ * A browser for the app at `url` with one page (10 s default timeout) and its `settler`: what every
+ * browser test starts from.
+ */
+export async function openBrowserPage(url: string): Promise<{
+  browser: Awaited<ReturnType<typeof launchBrowser>>;
+  page: Page;
+  settle: () => Promise<void>;
+}> {
+  const browser = await launchBrowser(new URL(url).origin);
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(10_000);
+  return { browser, page, settle: settler(page) };
+}

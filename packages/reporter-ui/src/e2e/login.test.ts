@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchBrowser, settler } from "./browser.ts";
+import { hasChromium, type launchBrowser, openBrowserPage } from "./browser.ts";
 import { ensureBuilt } from "./build.ts";
 import { freePort, type LoginServer, startLoginServer } from "./login-server.ts";
 import { listenTestProvider, type TestProvider } from "./oidc.ts";
@@ -66,10 +66,7 @@ describe.runIf(runs)("login in chromium", { timeout: 30_000 }, () => {
       boards: { accessControl: { emails: [], groups: ["platform"] } },
       clusters: [{ name: "Default", accessControl: { emails: ["alice@example.com"], groups: [] } }],
     });
-    browser = await launchBrowser(new URL(reporter.url).origin);
-    page = await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
-    settle = settler(page);
+    ({ browser, page, settle } = await openBrowserPage(reporter.url));
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

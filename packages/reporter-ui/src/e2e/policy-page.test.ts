@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DemoServer, startDemoServer } from "../../scripts/demo-server.ts";
-import { hasChromium, launchBrowser, settler } from "./browser.ts";
+import { hasChromium, type launchBrowser, openBrowserPage } from "./browser.ts";
 import { ensureBuilt } from "./build.ts";
 
 const SHOTS = join(process.cwd(), ".artifacts", "screenshots");
@@ -28,10 +28,7 @@ describe.runIf(runs)("policy page in chromium", { timeout: 30_000 }, () => {
     mkdirSync(SHOTS, { recursive: true });
     demo = await startDemoServer();
     outside = await startDemoServer({ policyDetails: false });
-    browser = await launchBrowser(new URL(demo.url).origin);
-    page = await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
-    settle = settler(page);
+    ({ browser, page, settle } = await openBrowserPage(demo.url));
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
