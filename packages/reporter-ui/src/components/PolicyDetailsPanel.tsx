@@ -5,11 +5,11 @@
  */
 import type { ApiSeverity, PolicyDetails } from "@kyverno-ts/reporter";
 import { Badge, Button, Code, Group, Paper, ScrollArea, Stack, Text, Title } from "@mantine/core";
-import { type ReactNode, useState } from "react";
+import type { ReactNode } from "react";
 import { useApiClient } from "../api/api-context.ts";
 import { isApiRequestError } from "../api/errors.ts";
 import { useQuery } from "../api/use-query.ts";
-import { copyText } from "../exception/clipboard.ts";
+import { CopyStatus, useCopy } from "../exception/copy-status.tsx";
 import { queries } from "../queries/view-queries.ts";
 import { QueryState } from "./QueryState.tsx";
 import { SeverityBadge } from "./SeverityBadge.tsx";
@@ -28,12 +28,7 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
 }
 
 function PolicyYaml({ yaml, truncated }: { yaml: string; truncated: boolean }) {
-  const [copied, setCopied] = useState<"idle" | "copied" | "failed">("idle");
-  const copy = () =>
-    copyText(yaml).then(
-      () => setCopied("copied"),
-      () => setCopied("failed"),
-    );
+  const { state: copied, copy } = useCopy(yaml);
   return (
     <Stack gap="xs">
       <Group justify="space-between">
@@ -41,13 +36,7 @@ function PolicyYaml({ yaml, truncated }: { yaml: string; truncated: boolean }) {
           YAML
         </Title>
         <Group gap="sm">
-          <Text size="sm" role="status" aria-live="polite">
-            {copied === "copied"
-              ? "Copied to the clipboard."
-              : copied === "failed"
-                ? "Copy failed: select the YAML and copy it."
-                : ""}
-          </Text>
+          <CopyStatus state={copied} />
           <Button size="xs" onClick={copy}>
             {copied === "copied" ? "Copied" : "Copy YAML"}
           </Button>

@@ -2,13 +2,13 @@
 import type { Resource } from "@kyverno-ts/reporter";
 import { Alert, Button, Checkbox, Code, Group, Stack, Text } from "@mantine/core";
 import { useState } from "react";
-import { copyText, downloadText } from "./clipboard.ts";
+import { downloadText } from "./clipboard.ts";
+import { CopyStatus, useCopy } from "./copy-status.tsx";
 import { type ExceptionPolicy, exceptionName, policyExceptionYaml } from "./policy-exception.ts";
 
 /** The editor for one resource and the policies it fails (all chosen at first). */
 export function ExceptionEditor({ resource, policies }: { resource: Resource; policies: ExceptionPolicy[] }) {
   const [excluded, setExcluded] = useState<ReadonlySet<string>>(new Set());
-  const [copied, setCopied] = useState<"idle" | "copied" | "failed">("idle");
   const chosen = policies.filter((p) => !excluded.has(p.policy));
   const yaml = policyExceptionYaml({
     resource: {
@@ -18,18 +18,14 @@ export function ExceptionEditor({ resource, policies }: { resource: Resource; po
     },
     policies: chosen,
   });
+  const { state: copied, copy, reset } = useCopy(yaml);
   if (policies.length === 0) {
     return <Text c="dimmed">No Kyverno policy fails for this resource: there is nothing to except.</Text>;
   }
   const choose = (values: string[]) => {
     setExcluded(new Set(policies.map((p) => p.policy).filter((policy) => !values.includes(policy))));
-    setCopied("idle");
+    reset();
   };
-  const copy = () =>
-    copyText(yaml).then(
-      () => setCopied("copied"),
-      () => setCopied("failed"),
-    );
   return (
     <Stack gap="sm">
       <Text size="sm">
@@ -59,13 +55,7 @@ export function ExceptionEditor({ resource, policies }: { resource: Resource; po
         >
           Download YAML
         </Button>
-        <Text size="sm" role="status" aria-live="polite">
-          {copied === "copied"
-            ? "Copied to the clipboard."
-            : copied === "failed"
-              ? "Copy failed: select the YAML and copy it."
-              : ""}
-        </Text>
+        <CopyStatus state={copied} />
       </Group>
       {chosen.length === 0 && (
         <Alert color="yellow" variant="light">
