@@ -110,6 +110,23 @@ describe("validate webhook", () => {
     expect(result?.responses[0]?.rules[0]?.status).toBe("fail");
   });
 
+  it("stamps every policy result of one request with the same time, as upstream stamps a request", () => {
+    // Every monotonic reading advances the clock by a second, so policies timed one after the other
+    // would carry different times if each read the clock itself.
+    const { call, sink } = setup(
+      [
+        podValidatePolicy({ name: "first", action: "Audit" }),
+        podValidatePolicy({ name: "second", action: "Audit" }),
+      ],
+      { clock: fakeClock(1000) },
+    );
+    call(VALIDATE_FAIL, review({ object: pod({ privileged: true }) }));
+    const [result] = sink.drain();
+    const stamps = result?.responses.map((r) => r.timestamp) ?? [];
+    expect(stamps).toHaveLength(2);
+    expect(new Set(stamps).size).toBe(1);
+  });
+
   it("still denies a dryRun request that violates an Enforce policy", () => {
     const { call, sink } = setup([podValidatePolicy({ name: "enforce" })]);
     expect(call(VALIDATE_FAIL, review({ object: pod({ privileged: true }), dryRun: true })).allowed).toBe(

@@ -1,6 +1,6 @@
 /** From an AdmissionReview request to what the engine, the filters and the metrics need. */
 import type { KubeObject, PolicyException } from "@kyverno-ts/api";
-import type { EngineRequest } from "@kyverno-ts/engine";
+import { createRequestCache, type EngineRequest } from "@kyverno-ts/engine";
 import type { ParsedReview } from "./review.js";
 
 /** The object a request is about (the old object on DELETE), as messages, filters and metrics name it. */
@@ -30,7 +30,9 @@ export function requestSubject(review: ParsedReview): RequestSubject {
 
 /**
  * The engine request of a review: the object (old object on DELETE), the old object on UPDATE, the
- * operation, user, roles, subresource, dryRun and the PolicyExceptions to consider.
+ * operation, user, roles, subresource, dryRun and the PolicyExceptions to consider, with a fresh
+ * request cache: the policies evaluated for this review share its context, its plain lookups and one
+ * timestamp.
  */
 export function engineRequest(
   review: ParsedReview,
@@ -39,7 +41,12 @@ export function engineRequest(
   exceptions: readonly PolicyException[],
 ): EngineRequest {
   const { request } = review;
-  const req: EngineRequest = { resource: subject.object, operation: request.operation, exceptions };
+  const req: EngineRequest = {
+    resource: subject.object,
+    operation: request.operation,
+    exceptions,
+    cache: createRequestCache(),
+  };
   if (review.oldObject) req.oldResource = review.oldObject;
   if (request.userInfo) req.userInfo = request.userInfo;
   if (request.subResource) req.subresource = request.subResource;

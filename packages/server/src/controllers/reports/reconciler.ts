@@ -5,7 +5,13 @@
  * resource is gone or nothing applies to it any more.
  */
 import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
-import { type Engine, type PolicyResponse, policyReportResults, SCORED_ANNOTATION } from "@kyverno-ts/engine";
+import {
+  createRequestCache,
+  type Engine,
+  type PolicyResponse,
+  policyReportResults,
+  SCORED_ANNOTATION,
+} from "@kyverno-ts/engine";
 import type { ApiResult, KubeClient, ReconcileContext, ReconcileResult } from "@kyverno-ts/kube";
 import type { ScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
@@ -116,6 +122,8 @@ export function createReconciler(
   ): Promise<PolicyReportResult[]> => {
     const out: PolicyReportResult[] = [];
     const namespaceLabels = ref.namespace === "" ? undefined : deps.namespaceLabels(ref.namespace);
+    // The policies scanning one resource share its context and plain lookups.
+    const requestCache = createRequestCache();
     for (const p of policies) {
       let elapsed = 0;
       const response = await deps.context.evaluate(() => {
@@ -126,6 +134,7 @@ export function createReconciler(
           background: true,
           ...(namespaceLabels === undefined ? {} : { namespaceLabels }),
           exceptions: cache.exceptionsFor(p),
+          cache: requestCache,
         });
         elapsed = deps.monotonic() - started;
         return evaluated;
