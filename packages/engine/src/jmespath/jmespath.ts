@@ -32,6 +32,7 @@ import type { ArgSpec, ArgType, FunctionContext, FunctionDef } from "./context.j
 import { dataFunctions } from "./data.js";
 import { messageOf } from "./errors.js";
 import { imageFunctions } from "./image.js";
+import { type Ast, type FunctionCaller, type Plan, planExpression } from "./plan.js";
 import { randomFunctions } from "./random.js";
 import { compileRegex, regexFunctions } from "./regex.js";
 import { semverFunctions } from "./semver.js";
@@ -62,7 +63,13 @@ export interface Jmespath {
 }
 
 type Interpreter = typeof TreeInterpreter;
-type Ast = ReturnType<typeof compile>;
+
+/** A parsed expression: its AST, its plan when it has one, and whether its result cannot outgrow its input. */
+interface Parsed {
+  ast: Ast;
+  plan: Plan | undefined;
+  bounded: boolean;
+}
 type RuntimeFunction = Parameters<Interpreter["runtime"]["register"]>[1];
 
 const DEFAULT_MAX_STRING = 1 << 20;
@@ -271,27 +278,21 @@ export function createJmespath(options: JmespathOptions): Jmespath {
     if (!registered.success) throw new Error(registered.message);
   }
 
-  // Two generations approximate an LRU without reordering a Map on every hit: hits in the old
+  // An expression is parsed and planned once: its AST, its plan (closures; undefined when it uses a
+  // node type plans do not cover, then the interpreter runs it) and whether its result needs a size
+  // check. Two generations approximate an LRU without reordering a Map on every hit: hits in the old
   // generation move to the young one, and a full young generation replaces the old one.
-  let young = new Map<string, Ast | string>();
-  let old = new Map<string, Ast | string>();
-  const boundedAsts = new WeakMap<object, boolean>();
-  const bounded = (ast: Ast): boolean => {
-    let v = boundedAsts.get(ast as object);
-    if (v === undefined) {
-      v = cannotGrow(ast);
-      boundedAsts.set(ast as object, v);
-    }
-    return v;
-  };
-  const remember = (expression: string, parsed: Ast | string): void => {
+  const callFunction: FunctionCaller = (name, args) => runtime.callFunction(name, args as JsonValue[]);
+  let young = new Map<string, Parsed | string>();
+  let old = new Map<string, Parsed | string>();
+  const remember = (expression: string, parsed: Parsed | string): void => {
     if (young.size >= CACHE_SIZE) {
       old = young;
       young = new Map();
     }
     young.set(expression, parsed);
   };
-  const parse = (expression: string): Ast | string => {
+  const parse = (expression: string): Parsed | string => {
     const hit = young.get(expression);
     if (hit !== undefined) return hit;
     const older = old.get(expression);
@@ -299,13 +300,17 @@ export function createJmespath(options: JmespathOptions): Jmespath {
       remember(expression, older);
       return older;
     }
-    let parsed: Ast | string;
+    const cached = expression.length <= MAX_CACHED_EXPRESSION_LENGTH;
+    let parsed: Parsed | string;
     try {
-      parsed = compile(expression);
+      const ast = compile(expression);
+      // Planning pays off from the second search; expressions too long to cache are searched once.
+      const plan = cached ? planExpression(ast, callFunction) : undefined;
+      parsed = { ast, plan, bounded: cannotGrow(ast) };
     } catch (thrown) {
       parsed = messageOf(thrown);
     }
-    if (expression.length <= MAX_CACHED_EXPRESSION_LENGTH) remember(expression, parsed);
+    if (cached) remember(expression, parsed);
     return parsed;
   };
   const known = (name: string) => runtime.isRegistered(name);
@@ -336,10 +341,12 @@ export function createJmespath(options: JmespathOptions): Jmespath {
   return {
     search(expression, data) {
       try {
-        const ast = parse(expression);
-        if (typeof ast === "string") return { ok: false, error: ast };
-        const value = interpreter.search(ast, data) as JsonValue | undefined;
-        if (!bounded(ast)) checkResultSize(value, ctx);
+        const parsed = parse(expression);
+        if (typeof parsed === "string") return { ok: false, error: parsed };
+        const value = (parsed.plan ? parsed.plan(data, data) : interpreter.search(parsed.ast, data)) as
+          | JsonValue
+          | undefined;
+        if (!parsed.bounded) checkResultSize(value, ctx);
         return { ok: true, value: value ?? null };
       } catch (thrown) {
         return { ok: false, error: messageOf(thrown) };
@@ -347,11 +354,11 @@ export function createJmespath(options: JmespathOptions): Jmespath {
     },
     check(expression) {
       try {
-        const ast = parse(expression);
-        if (typeof ast === "string") return ast;
-        const name = unknownFunction(ast, known);
+        const parsed = parse(expression);
+        if (typeof parsed === "string") return parsed;
+        const name = unknownFunction(parsed.ast, known);
         if (name !== undefined) return `Unknown function: ${name}()`;
-        return invalidLiteralRegex(ast);
+        return invalidLiteralRegex(parsed.ast);
       } catch (thrown) {
         return messageOf(thrown);
       }
