@@ -3,7 +3,7 @@ import type { CompiledPolicyImpl, CompiledRule } from "../compile/compiled.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import { acceptsNamespace, exceptionsForRule } from "../exceptions/exceptions.js";
 import type { Jmespath } from "../jmespath/index.js";
-import { type MatchRequest, matchesRule, type RequestKind, resourceGvk } from "../match/index.js";
+import { type MatchRequest, matchesRule, type RequestKind } from "../match/index.js";
 import { exceptionSkipMessage, unsupportedRuleMessage } from "../response/messages.js";
 import type { PolicyResponse, ResourceRef, RuleResponse } from "../response/types.js";
 import { podSecurityOutcome } from "../validate/pod-security.js";
@@ -12,8 +12,12 @@ import { effectiveFailureAction } from "./failure-action.js";
 import { generateRuleOutcome } from "./generate-rule.js";
 import { type JsonContext, withValues } from "./json-context.js";
 import type { EngineMemo } from "./memo.js";
-import { type SharedSearches, sharedContext } from "./request-cache.js";
+import { type SharedSearches, sharedSearches } from "./request-cache.js";
+import { requestContext } from "./request-context.js";
+import { computeFacts, copyRef, matchRequestFor, requestFactsOf, resourceRef } from "./request-facts.js";
 import { type Scope, substitute } from "./variables.js";
+
+export { resourceRef } from "./request-facts.js";
 
 /** What evaluating one policy needs from the engine. */
 export interface PolicyEvalEnv {
@@ -25,26 +29,13 @@ export interface PolicyEvalEnv {
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
 }
 
-/** The reference of the resource a request is about (the old object on DELETE). */
-export function resourceRef(req: EngineRequest): ResourceRef {
-  const obj = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
-  return {
-    apiVersion: obj.apiVersion ?? "",
-    kind: obj.kind ?? "",
-    name: obj.metadata?.name ?? "",
-    namespace: obj.metadata?.namespace ?? "",
-    uid: typeof obj.metadata?.uid === "string" ? obj.metadata.uid : "",
-  };
-}
-
 function validateOutcome(
   compiled: CompiledRule,
-  base: JsonContext,
+  scope: Scope,
   req: EngineRequest,
   env: PolicyEvalEnv,
   preset: ReadonlySet<string>,
   extraExcludes: readonly PodSecurityExclude[],
-  searches: SharedSearches | undefined,
 ): Outcome | undefined {
   const validation = compiled.validation;
   if (validation === undefined) return undefined;
@@ -52,9 +43,7 @@ function validateOutcome(
   if (validation.unsupported !== undefined) {
     return { status: "error", message: unsupportedRuleMessage(ruleName, validation.unsupported) };
   }
-  const isDelete = req.operation === "DELETE";
-  const scope: Scope = { jp: env.jp, ctx: base, isDelete, memo: env.memo, searches };
-  const object = (isDelete ? (req.oldResource ?? req.resource) : req.resource) as unknown as JsonValue;
+  const object = (scope.isDelete ? (req.oldResource ?? req.resource) : req.resource) as unknown as JsonValue;
   const validateEnv: ValidateEnv = {
     ruleName,
     message: validation.message,
@@ -86,38 +75,19 @@ function properties(rule: Rule, base: JsonContext, env: PolicyEvalEnv): Record<s
   );
 }
 
-/** What match/exclude and the context need to know about a request, computed once per policy. */
+/** What match/exclude and the context need to know about a request, computed for one policy. */
 export function requestFacts(
   policy: CompiledPolicyImpl,
   req: EngineRequest,
   env: PolicyEvalEnv,
   resource: ResourceRef,
 ): { gvk: RequestKind; namespaceLabels: Record<string, string> | undefined; matchReq: MatchRequest } {
-  const subject = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
-  const subresource = req.subresource ?? "";
-  const requestKind = req.requestKind;
-  const gvk = requestKind
-    ? { group: requestKind.group, version: requestKind.version, kind: requestKind.kind, subresource }
-    : resourceGvk(subject);
-  // A Namespace has no namespace labels: upstream never applies namespaceSelector to it.
-  const namespaceLabels =
-    resource.kind === "Namespace"
-      ? undefined
-      : (req.namespaceLabels ?? (resource.namespace ? env.namespaceLabels(resource.namespace) : undefined));
-  const matchReq: MatchRequest = {
-    resource: subject,
-    kind: gvk.kind,
-    group: gvk.group,
-    version: gvk.version,
-    subresource,
-    operation: req.operation ?? "CREATE",
+  const facts = computeFacts(req, env.namespaceLabels, resource);
+  return {
+    gvk: facts.gvk,
+    namespaceLabels: facts.namespaceLabels,
+    matchReq: matchRequestFor(facts, policy.namespace),
   };
-  if (namespaceLabels) matchReq.namespaceLabels = namespaceLabels;
-  if (req.userInfo) matchReq.userInfo = req.userInfo;
-  if (req.roles) matchReq.roles = req.roles;
-  if (req.clusterRoles) matchReq.clusterRoles = req.clusterRoles;
-  if (policy.namespace !== undefined) matchReq.policyNamespace = policy.namespace;
-  return { gvk, namespaceLabels, matchReq };
 }
 
 /** A response with no rule results yet, for a policy and a request. */
@@ -126,24 +96,43 @@ export function emptyResponse(
   req: EngineRequest,
   env: PolicyEvalEnv,
 ): PolicyResponse {
-  const name: PolicyResponse["policy"] = { kind: policy.policy.kind, name: policy.policy.metadata.name };
-  if (policy.namespace !== undefined) name.namespace = policy.namespace;
-  const response: PolicyResponse = {
-    policy: name,
-    resource: resourceRef(req),
-    rules: [],
-    background: policy.policy.spec.background,
-    timestamp: env.now,
-  };
-  if (policy.category !== undefined) response.category = policy.category;
-  if (policy.severity !== undefined) response.severity = policy.severity;
-  return response;
+  return newResponse(policy, resourceRef(req), [], env.now);
 }
 
+/**
+ * A response of `policy` with these parts, built in one literal per shape (optional fields absent,
+ * not undefined), in the field order responses always had.
+ */
+function newResponse(
+  policy: CompiledPolicyImpl,
+  resource: ResourceRef,
+  rules: RuleResponse[],
+  timestamp: number,
+): PolicyResponse {
+  const { kind, metadata, spec } = policy.policy;
+  const name: PolicyResponse["policy"] =
+    policy.namespace === undefined
+      ? { kind, name: metadata.name }
+      : { kind, name: metadata.name, namespace: policy.namespace };
+  const { category, severity } = policy;
+  const background = spec.background;
+  if (category === undefined) {
+    return severity === undefined
+      ? { policy: name, resource, rules, background, timestamp }
+      : { policy: name, resource, rules, background, timestamp, severity };
+  }
+  return severity === undefined
+    ? { policy: name, resource, rules, background, timestamp, category }
+    : { policy: name, resource, rules, background, timestamp, category, severity };
+}
+
+const NO_EXCEPTIONS: readonly PolicyException[] = Object.freeze([]);
+const NO_EXCLUDES: readonly PodSecurityExclude[] = Object.freeze([]);
+
 /** The request's PolicyExceptions that come from accepted namespaces. */
-export function acceptedExceptions(req: EngineRequest, env: PolicyEvalEnv): PolicyException[] {
+export function acceptedExceptions(req: EngineRequest, env: PolicyEvalEnv): readonly PolicyException[] {
   const exceptions = req.exceptions;
-  if (exceptions === undefined || exceptions.length === 0) return [];
+  if (exceptions === undefined || exceptions.length === 0) return NO_EXCEPTIONS;
   return exceptions.filter((e) => acceptsNamespace(env.exceptionNamespaces, e));
 }
 
@@ -168,26 +157,33 @@ export function evaluatePolicy(
 ): PolicyResponse {
   const ruleType = ruleKind === "validate" ? "Validation" : "Generation";
   const spec = policy.policy.spec;
-  const response = emptyResponse(policy, req, env);
-  const resource = response.resource;
-  if (req.background && !spec.background) return response;
-  if (policy.namespace !== undefined && resource.namespace !== policy.namespace) return response;
-  const { gvk, namespaceLabels, matchReq } = requestFacts(policy, req, env, resource);
+  const facts = requestFactsOf(req, env.namespaceLabels);
+  const resource = copyRef(facts.resource);
+  if (req.background && !spec.background) return newResponse(policy, resource, [], env.now);
+  if (policy.namespace !== undefined && resource.namespace !== policy.namespace)
+    return newResponse(policy, resource, [], env.now);
+  const { gvk, namespaceLabels } = facts;
+  const matchReq = matchRequestFor(facts, policy.namespace);
   let base: JsonContext | undefined;
-  let searches: SharedSearches | undefined;
+  let scope: Scope | undefined;
+  // Built on the first result: most policies have one rule, and a literal fits it exactly.
+  let rules: RuleResponse[] | undefined;
   const exceptions = acceptedExceptions(req, env);
   const policyKey = policy.key;
   const preset = presetNames(req, env);
+  const isDelete = req.operation === "DELETE";
   for (const compiled of policy.rulesFor(matchReq.kind)) {
     const { rule, mayMatchKind } = compiled;
     if (rule[ruleKind] === undefined) continue;
     if (req.background && compiled.admissionOnly) continue;
     if (!mayMatchKind(matchReq)) continue;
     if (!matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors)) continue;
-    if (base === undefined) {
-      const shared = sharedContext(req, gvk, policy.usesImages);
-      base = withValues(shared.ctx, req.values);
-      if (base === shared.ctx) searches = shared.searches;
+    if (base === undefined || scope === undefined) {
+      const shared = sharedSearches(req, gvk, policy.usesImages);
+      const ctx = shared?.ctx ?? requestContext(req, gvk, policy.usesImages);
+      base = withValues(ctx, req.values);
+      const searches: SharedSearches | undefined = base === ctx ? shared : undefined;
+      scope = { jp: env.jp, ctx: base, isDelete, memo: env.memo, searches };
     }
     const action = effectiveFailureAction(
       compiled.failureAction,
@@ -195,20 +191,20 @@ export function evaluatePolicy(
       resource.namespace,
       namespaceLabels,
     );
-    let podSecurityExcludes: PodSecurityExclude[] = [];
+    let podSecurityExcludes = NO_EXCLUDES;
     if (exceptions.length > 0) {
-      const scope = { jp: env.jp, ctx: base, isDelete: req.operation === "DELETE", memo: env.memo };
+      const exceptionScope = { jp: env.jp, ctx: base, isDelete, memo: env.memo };
       const found = exceptionsForRule(
         exceptions,
         policyKey,
         rule.name,
         matchReq,
-        scope,
+        exceptionScope,
         req.background ?? false,
       );
       if (found.skipping.length > 0) {
         const keys = found.skipping.map((e) => `${e.namespace}/${e.name}`);
-        response.rules.push({
+        const skipped: RuleResponse = {
           name: rule.name,
           type: ruleType,
           status: "skip",
@@ -216,7 +212,9 @@ export function evaluatePolicy(
           failureAction: action,
           properties: { exceptions: found.skipping.map((e) => e.name).join(",") },
           exception: found.skipping[0] as { namespace: string; name: string },
-        });
+        };
+        if (rules === undefined) rules = [skipped];
+        else rules.push(skipped);
         if (spec.applyRules === "One") break;
         continue;
       }
@@ -234,8 +232,7 @@ export function evaluatePolicy(
             resource,
           )
         : undefined;
-    const outcome =
-      generated ?? validateOutcome(compiled, base, req, env, preset, podSecurityExcludes, searches);
+    const outcome = generated ?? validateOutcome(compiled, scope, req, env, preset, podSecurityExcludes);
     if (!outcome) continue;
     const props = properties(rule, base, env);
     const r: RuleResponse = {
@@ -252,8 +249,9 @@ export function evaluatePolicy(
       r.orphanDownstreamOnPolicyDelete = rule.generate.orphanDownstreamOnPolicyDelete ?? false;
       r.generateExisting = rule.generate.generateExisting ?? spec.generateExisting ?? false;
     }
-    response.rules.push(r);
+    if (rules === undefined) rules = [r];
+    else rules.push(r);
     if (spec.applyRules === "One" && outcome.status !== "skip") break;
   }
-  return response;
+  return newResponse(policy, resource, rules ?? [], env.now);
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createEngine } from "../engine.js";
 import type { EngineRequest } from "../engine-types.js";
 import { createJmespath } from "../jmespath/index.js";
-import { createRequestCache, searchShared, sharedContext } from "./request-cache.js";
+import { createRequestCache, searchShared, sharedSearches } from "./request-cache.js";
 
 const kind = { group: "", version: "v1", kind: "Pod" };
 const pod = (name: string): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name } });
@@ -13,33 +13,34 @@ describe("request cache", () => {
   it("builds one context per request for every policy sharing the cache", () => {
     const cache = createRequestCache();
     const req: EngineRequest = { resource: pod("a"), operation: "CREATE", cache };
-    const first = sharedContext(req, kind, false);
-    expect(sharedContext({ ...req }, kind, false).ctx).toBe(first.ctx);
-    expect(sharedContext(req, kind, true).ctx).not.toBe(first.ctx);
-    expect(sharedContext(req, kind, false).ctx).toBe(first.ctx);
+    const first = sharedSearches(req, kind, false)?.ctx;
+    expect(first).toBeDefined();
+    expect(sharedSearches({ ...req }, kind, false)?.ctx).toBe(first);
+    expect(sharedSearches(req, kind, true)?.ctx).not.toBe(first);
+    expect(sharedSearches(req, kind, false)?.ctx).toBe(first);
   });
 
   it("rebuilds when a field the context comes from differs", () => {
     const cache = createRequestCache();
     const req: EngineRequest = { resource: pod("a"), operation: "CREATE", cache };
-    const first = sharedContext(req, kind, false).ctx;
-    const other = sharedContext({ ...req, resource: pod("b") }, kind, false).ctx;
+    const first = sharedSearches(req, kind, false)?.ctx;
+    const other = sharedSearches({ ...req, resource: pod("b") }, kind, false)?.ctx;
     expect(other).not.toBe(first);
-    expect((other.request as { name: string }).name).toBe("b");
-    expect(sharedContext({ ...req, operation: "UPDATE" }, kind, false).ctx).not.toBe(first);
+    expect(other?.request).toMatchObject({ name: "b" });
+    expect(sharedSearches({ ...req, operation: "UPDATE" }, kind, false)?.ctx).not.toBe(first);
   });
 
-  it("builds a fresh context, with no shared searches, without a cache", () => {
+  it("shares nothing without a cache", () => {
     const req: EngineRequest = { resource: pod("a"), operation: "CREATE" };
-    const first = sharedContext(req, kind, false);
-    expect(first.searches).toBeUndefined();
-    expect(sharedContext(req, kind, false).ctx).not.toBe(first.ctx);
+    expect(sharedSearches(req, kind, false)).toBeUndefined();
   });
 
   it("remembers plain lookups on the shared context only", () => {
     const jp = createJmespath({ clock: { now: () => new Date(0) } });
     const req: EngineRequest = { resource: pod("a"), operation: "CREATE", cache: createRequestCache() };
-    const { ctx, searches } = sharedContext(req, kind, false);
+    const searches = sharedSearches(req, kind, false);
+    if (searches === undefined) throw new Error("a request with a cache shares searches");
+    const { ctx } = searches;
     const plain = searchShared(jp, ctx, "request.name", searches);
     expect(plain).toEqual({ ok: true, value: "a" });
     expect(searchShared(jp, ctx, "request.name", searches)).toBe(plain);

@@ -9,6 +9,7 @@ import type { EngineRequest } from "../engine-types.js";
 import type { Jmespath, JmespathResult } from "../jmespath/index.js";
 import type { JsonContext } from "./json-context.js";
 import { requestContext } from "./request-context.js";
+import type { CachedFacts } from "./request-facts.js";
 
 /** An opaque per-request cache; see `createRequestCache`. */
 export interface RequestCache {
@@ -44,11 +45,14 @@ interface Built {
   searches: SharedSearches;
 }
 
-interface RequestCacheState extends RequestCache {
+/** What a `RequestCache` holds (only the engine's evaluation reads it). */
+export interface RequestCacheState extends RequestCache {
   /** The last two contexts built (with and without images), newest first. */
   built: Built[];
   /** The request's timestamp (epoch ms), read from the clock by the first policy evaluated. */
-  timestamp?: number;
+  timestamp: number | undefined;
+  /** The request facts last computed (see `requestFactsOf`). */
+  facts: CachedFacts | undefined;
 }
 
 /**
@@ -57,8 +61,18 @@ interface RequestCacheState extends RequestCache {
  * requests that differ (the old object evaluated on UPDATE, say) is correct, only slower.
  */
 export function createRequestCache(): RequestCache {
-  const state: RequestCacheState = { kind: "RequestCache", built: [] };
+  const state: RequestCacheState = {
+    kind: "RequestCache",
+    built: [],
+    timestamp: undefined,
+    facts: undefined,
+  };
   return state;
+}
+
+/** The state behind `req.cache`, if the request has one. */
+export function cacheState(req: EngineRequest): RequestCacheState | undefined {
+  return req.cache as RequestCacheState | undefined;
 }
 
 const MAX_BUILT = 2;
@@ -83,19 +97,18 @@ function matches(b: Built, req: EngineRequest, kind: Kind, withImages: boolean):
 }
 
 /**
- * The base context of `req` with its shared searches: from `req.cache` when it holds one built from
- * the same fields, else built (and remembered there when `req` has a cache). Without a cache, there
- * are no shared searches.
+ * The base context of `req` with its shared searches, from `req.cache` when it holds one built from
+ * the same fields, else built and remembered there. Undefined when `req` has no cache: the caller
+ * builds the context itself (`requestContext`), without shared searches.
  */
-export function sharedContext(
+export function sharedSearches(
   req: EngineRequest,
   kind: Kind,
   withImages: boolean,
-): { ctx: JsonContext; searches: SharedSearches | undefined } {
-  const cache = req.cache as RequestCacheState | undefined;
-  if (cache === undefined) return { ctx: requestContext(req, kind, withImages), searches: undefined };
-  for (const b of cache.built)
-    if (matches(b, req, kind, withImages)) return { ctx: b.searches.ctx, searches: b.searches };
+): SharedSearches | undefined {
+  const cache = cacheState(req);
+  if (cache === undefined) return undefined;
+  for (const b of cache.built) if (matches(b, req, kind, withImages)) return b.searches;
   const ctx = requestContext(req, kind, withImages);
   const searches: SharedSearches = { ctx, results: new Map() };
   cache.built.unshift({
@@ -114,7 +127,7 @@ export function sharedContext(
     searches,
   });
   if (cache.built.length > MAX_BUILT) cache.built.length = MAX_BUILT;
-  return { ctx, searches };
+  return searches;
 }
 
 /**
@@ -122,7 +135,7 @@ export function sharedContext(
  * admission request then carries the same time, as upstream's), else read for this call.
  */
 export function requestTimestamp(req: EngineRequest, read: () => number): number {
-  const cache = req.cache as RequestCacheState | undefined;
+  const cache = cacheState(req);
   if (cache === undefined) return read();
   cache.timestamp ??= read();
   return cache.timestamp;
