@@ -140,13 +140,19 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
         name: request.name ?? subject.name,
       });
     if (filtered) return { answer: allow(request.uid) };
-    const policies = policyCache.select({
-      type: route.type,
-      kind: request.subResource ? undefined : subject.kind,
-      namespace: subject.namespace,
-      operation: request.operation,
-      ...(route.failurePolicy ? { failurePolicy: route.failurePolicy } : {}),
-    });
+    const kind = request.subResource ? undefined : subject.kind;
+    const { failurePolicy } = route;
+    const policies = policyCache.select(
+      failurePolicy
+        ? {
+            type: route.type,
+            kind,
+            namespace: subject.namespace,
+            operation: request.operation,
+            failurePolicy,
+          }
+        : { type: route.type, kind, namespace: subject.namespace, operation: request.operation },
+    );
     if (policies.length === 0 || (route.type === "mutate" && request.operation === "DELETE"))
       return { answer: allow(request.uid) };
     return { policies, roles };
@@ -197,7 +203,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
         ? allowWithPatch(request.uid, outcome.patch, outcome.warnings)
         : deny(request.uid, outcome.message ?? "");
     }
-    const outcome = runValidation(engine, ctx, policies, (p) => requestFor(p));
+    const outcome = runValidation(engine, ctx, policies, requestFor);
     if (
       run.effects &&
       outcome.allowed &&

@@ -8,7 +8,7 @@ import type { Engine, EngineRequest, PolicyResponse, RuleResponse } from "@kyver
 import type { CachedPolicy } from "../policycache/policy-cache.js";
 import {
   type Evaluated,
-  evaluate,
+  evaluateValidate,
   pastDeadline,
   recordRules,
   type StepContext,
@@ -59,9 +59,7 @@ function forgiveExistingViolations(
     (r) => blocks(r) && allowsExistingViolations(evaluated.policy, r.name),
   );
   if (candidates.length === 0) return;
-  const before = evaluate(ctx, evaluated.policy, "Validation", () =>
-    engine.validate(evaluated.policy.compiled, { ...request, resource: oldObject }),
-  );
+  const before = evaluateValidate(ctx, engine, evaluated.policy, { ...request, resource: oldObject });
   for (const rule of candidates) {
     const old = before.response.rules.find((r) => r.name === rule.name);
     if (old?.status === "fail") {
@@ -92,7 +90,7 @@ export function runValidation(
       break;
     }
     const request = requestFor(policy);
-    const evaluated = evaluate(ctx, policy, "Validation", () => engine.validate(policy.compiled, request));
+    const evaluated = evaluateValidate(ctx, engine, policy, request);
     forgiveExistingViolations(engine, ctx, evaluated, request);
     recordRules(ctx, evaluated, "validate");
     const { response } = evaluated;
@@ -116,6 +114,7 @@ export function runValidation(
     const message = blockedMessage(resourceName(subject.kind, subject.namespace, subject.name), blocking);
     return { allowed: false, message, warnings: [], responses };
   }
+  if (skipped.length === 0) return { allowed: true, warnings, responses };
   // Policies that can only audit never block, whether or not they were evaluated in time.
   const left = unevaluated(skipped.filter((p) => p.mayEnforce));
   if (left.fail.length > 0)
