@@ -1,2 +1,9 @@
 /** Condition operators for preconditions and deny rules (Equals, AnyIn, GreaterThan, …). */
-export { evaluateOperator, isKnownOperator, type OperatorResult } from "./operator.js";
+export {
+  evaluateOperator,
+  isKnownOperator,
+  type OperatorFunction,
+  type OperatorResult,
+  operatorFor,
+  unknownOperatorMessage,
+} from "./operator.js";

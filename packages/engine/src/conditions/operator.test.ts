@@ -1,6 +1,6 @@
 import type { JsonValue } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { evaluateOperator, isKnownOperator } from "./operator.js";
+import { evaluateOperator, isKnownOperator, operatorFor } from "./operator.js";
 
 type Case = [key: JsonValue, operator: string, value: JsonValue | undefined, expected: boolean];
 
@@ -54,6 +54,13 @@ describe("operator names", () => {
     expect(isKnownOperator("Exists")).toBe(false);
     const r = evaluateOperator("Exists", "a", "a");
     expect(r.ok).toBe(false);
+  });
+
+  it("looks operators up in any spelling, the same function for each spelling", () => {
+    expect(operatorFor("NotEquals")).toBe(operatorFor("notequals"));
+    expect(operatorFor("NotEquals")?.("a", "b")).toBe(true);
+    expect(operatorFor("Exists")).toBeUndefined();
+    expect(operatorFor("Exists")).toBeUndefined();
   });
 });
 

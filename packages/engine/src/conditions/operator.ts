@@ -11,7 +11,9 @@ import { evaluateSetOperator } from "./set-operators.js";
 /** The outcome of one operator: its truth value, or why it could not be evaluated. */
 export type OperatorResult = { ok: true; value: boolean } | { ok: false; error: string };
 
-type Evaluate = (key: JsonValue, value: JsonValue | undefined) => boolean;
+/** Evaluates `key <operator> value` for one operator (a missing value is null). */
+export type OperatorFunction = (key: JsonValue, value: JsonValue | undefined) => boolean;
+type Evaluate = OperatorFunction;
 
 const OPERATORS: ReadonlyMap<string, Evaluate> = new Map<string, Evaluate>([
   ["equals", conditionEquals],
@@ -44,10 +46,32 @@ export function evaluateOperator(
   key: JsonValue,
   value: JsonValue | undefined,
 ): OperatorResult {
-  const evaluate = OPERATORS.get(operator.toLowerCase());
-  if (evaluate === undefined)
-    return { ok: false, error: `failed to create handler for condition operator ${operator}` };
+  const evaluate = operatorFor(operator);
+  if (evaluate === undefined) return { ok: false, error: unknownOperatorMessage(operator) };
   return { ok: true, value: evaluate(key, value ?? null) };
+}
+
+/** The error of an operator `evaluateOperator` does not know. */
+export function unknownOperatorMessage(operator: string): string {
+  return `failed to create handler for condition operator ${operator}`;
+}
+
+// Operators as policies spell them (`NotEquals`), so a lookup needs no lower-casing; bounded.
+const BY_SPELLING = new Map<string, Evaluate | undefined>();
+const MAX_SPELLINGS = 256;
+
+/**
+ * The evaluation of a (case-insensitive) operator name, undefined when unknown: for callers that
+ * evaluate many conditions (call it with `value ?? null`); `evaluateOperator` does both steps.
+ */
+export function operatorFor(operator: string): OperatorFunction | undefined {
+  let evaluate = BY_SPELLING.get(operator);
+  if (evaluate === undefined && !BY_SPELLING.has(operator)) {
+    evaluate = OPERATORS.get(operator.toLowerCase());
+    if (BY_SPELLING.size >= MAX_SPELLINGS) BY_SPELLING.clear();
+    BY_SPELLING.set(operator, evaluate);
+  }
+  return evaluate;
 }
 
 /** True when `operator` names a supported condition operator (case-insensitive). */

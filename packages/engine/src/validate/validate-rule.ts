@@ -1,6 +1,6 @@
 import type { Conditions, ContextEntry, JsonValue, ValidateForeach } from "@kyverno-ts/api";
 import type { ContextLoader } from "../engine-types.js";
-import { evaluateConditions } from "../evaluation/conditions.js";
+import { evaluateConditionsAt } from "../evaluation/conditions.js";
 import { loadContext } from "../evaluation/context-entries.js";
 import { withValues } from "../evaluation/json-context.js";
 import { evaluateExpression, type Scope, substitute } from "../evaluation/variables.js";
@@ -8,6 +8,7 @@ import { compilePattern, validateCompiled } from "../pattern/index.js";
 import * as messages from "../response/messages.js";
 import type { RuleStatus } from "../response/types.js";
 import { hasVariables } from "../variables/substitute.js";
+import type { BlockPaths } from "./block-paths.js";
 
 /** Status and message of one evaluation of a validate block (rule or foreach element). */
 export interface Outcome {
@@ -30,6 +31,8 @@ export interface ValidateEnv {
   ruleName: string;
   /** The rule's `validate.message`, unsubstituted. */
   message: string | undefined;
+  /** `pass` with the rule's pass message, shared by the rule's evaluations (never modified). */
+  passed: Outcome;
   loader: ContextLoader;
   /** Names set by values, which context entries must not overwrite. */
   preset: ReadonlySet<string>;
@@ -39,6 +42,21 @@ export interface ValidateEnv {
   values?: Record<string, JsonValue> | undefined;
   /** Evaluates a rule type handled elsewhere (podSecurity) once context and preconditions allow it. */
   handler?: () => Outcome;
+}
+
+// Pass outcomes by rule name: the same for every evaluation of a rule; bounded.
+const PASSED = new Map<string, Outcome>();
+const MAX_PASSED = 1000;
+
+/** The `pass` outcome of a rule (`validation rule 'X' passed.`), one shared frozen object per name. */
+export function passOutcome(ruleName: string): Outcome {
+  let outcome = PASSED.get(ruleName);
+  if (outcome === undefined) {
+    outcome = Object.freeze({ status: "pass", message: messages.passMessage(ruleName) });
+    if (PASSED.size >= MAX_PASSED) PASSED.clear();
+    PASSED.set(ruleName, outcome);
+  }
+  return outcome;
 }
 
 function substitutedMessage(scope: Scope, env: ValidateEnv): string | undefined {
@@ -51,19 +69,20 @@ function substitutedMessage(scope: Scope, env: ValidateEnv): string | undefined 
 /**
  * Evaluates one validate block: context entries, preconditions, then deny, pattern, anyPattern or
  * a nested foreach, with upstream's statuses and messages. `element` is the object a foreach put
- * in scope for patterns; undefined means the resource itself.
+ * in scope for patterns; undefined means the resource itself. `paths` are the block's pointers
+ * (`VALIDATE_PATHS` for a rule's `validate`).
  */
 export function evaluateBlock(
   scope: Scope,
   block: ValidationBlock,
   env: ValidateEnv,
-  basePath: string,
+  paths: BlockPaths,
   element: JsonValue | undefined,
   nesting: number,
 ): Outcome | undefined {
   let ctx = scope.ctx;
   if (block.context !== undefined) {
-    const loaded = loadContext(scope, block.context, env.loader, env.preset, `${basePath}/context`);
+    const loaded = loadContext(scope, block.context, env.loader, env.preset, paths.context);
     if (!loaded.ok)
       return {
         status: "error",
@@ -74,7 +93,7 @@ export function evaluateBlock(
   if (nesting === 0) ctx = withValues(ctx, env.values);
   const s: Scope = ctx === scope.ctx ? scope : { ...scope, ctx };
   if (block.preconditions !== undefined) {
-    const pre = evaluateConditions(s, block.preconditions, `${basePath}/preconditions`, "lenient");
+    const pre = evaluateConditionsAt(s, block.preconditions, paths.preconditions, "lenient");
     if (!pre.ok)
       return {
         status: "error",
@@ -89,7 +108,7 @@ export function evaluateBlock(
   }
   if (env.handler && nesting === 0) return env.handler();
   if (block.deny) {
-    const deny = evaluateConditions(s, block.deny.conditions, `${basePath}/deny/conditions`, "strict");
+    const deny = evaluateConditionsAt(s, block.deny.conditions, paths.deny, "strict");
     if (!deny.ok)
       return {
         status: "error",
@@ -97,7 +116,7 @@ export function evaluateBlock(
       };
     if (deny.value)
       return { status: "fail", message: messages.denyFailMessage(env.ruleName, substitutedMessage(s, env)) };
-    return { status: "pass", message: messages.passMessage(env.ruleName) };
+    return env.passed;
   }
   // Upstream skips pattern checks of a deleted resource (only deny rules see DELETE requests).
   if (
@@ -109,7 +128,7 @@ export function evaluateBlock(
   }
   const target = element ?? env.resource;
   if (block.pattern !== undefined) {
-    const pattern = substitute(s, block.pattern, `${basePath}/pattern`);
+    const pattern = substitute(s, block.pattern, paths.pattern);
     if (!pattern.ok)
       return {
         status: "error",
@@ -120,7 +139,7 @@ export function evaluateBlock(
     const r = validateCompiled(target, compiled);
     switch (r.status) {
       case "pass":
-        return { status: "pass", message: messages.passMessage(env.ruleName) };
+        return env.passed;
       case "skip":
         return { status: "skip", message: messages.anchorSkipMessage(env.ruleName, r.message) };
       case "fail":
@@ -135,9 +154,8 @@ export function evaluateBlock(
         };
     }
   }
-  if (block.anyPattern !== undefined) return evaluateAnyPattern(s, block.anyPattern, env, basePath, target);
-  if (block.foreach !== undefined)
-    return evaluateForeachList(s, block.foreach, env, `${basePath}/foreach`, nesting);
+  if (block.anyPattern !== undefined) return evaluateAnyPattern(s, block.anyPattern, env, paths, target);
+  if (block.foreach !== undefined) return evaluateForeachList(s, block.foreach, env, paths, nesting);
   return undefined;
 }
 
@@ -145,14 +163,14 @@ function evaluateAnyPattern(
   s: Scope,
   anyPattern: JsonValue[],
   env: ValidateEnv,
-  basePath: string,
+  paths: BlockPaths,
   target: JsonValue,
 ): Outcome {
   const failures: Array<{ index: number; path: string }> = [];
   let skipped = 0;
   for (let i = 0; i < anyPattern.length; i++) {
     const written = anyPattern[i] as JsonValue;
-    const pattern = substitute(s, written, `${basePath}/anyPattern/${i}`);
+    const pattern = substitute(s, written, paths.anyPattern(i));
     if (!pattern.ok)
       return {
         status: "error",
@@ -189,7 +207,7 @@ function evaluateForeachList(
   s: Scope,
   list: ValidateForeach[],
   env: ValidateEnv,
-  basePath: string,
+  paths: BlockPaths,
   nesting: number,
 ): Outcome {
   let applied = 0;
@@ -197,12 +215,12 @@ function evaluateForeachList(
     const fe = list[i] as ValidateForeach;
     const elements = evaluateList(s, fe.list);
     if (elements === undefined) continue;
-    const r = evaluateElements(s, fe, elements, env, `${basePath}/${i}`, nesting);
+    const r = evaluateElements(s, fe, elements, env, paths.foreach(i), nesting);
     if (r.outcome.status !== "pass") return r.outcome;
     applied += r.applied;
   }
   if (applied === 0) return { status: "skip", message: messages.foreachSkipMessage(env.ruleName) };
-  return { status: "pass", message: messages.passMessage(env.ruleName) };
+  return env.passed;
 }
 
 function evaluateElements(
@@ -210,7 +228,7 @@ function evaluateElements(
   fe: ValidateForeach,
   elements: JsonValue[],
   env: ValidateEnv,
-  basePath: string,
+  paths: BlockPaths,
   nesting: number,
 ): { outcome: Outcome; applied: number } {
   let applied = 0;
@@ -235,7 +253,7 @@ function evaluateElements(
       [elementKey(nesting)]: element,
       [elementIndexKey(nesting)]: index,
     };
-    const r = evaluateBlock({ ...s, ctx }, fe, env, basePath, scoped ? element : undefined, nesting + 1);
+    const r = evaluateBlock({ ...s, ctx }, fe, env, paths, scoped ? element : undefined, nesting + 1);
     if (r === undefined || r.status === "skip") continue;
     if (r.status === "error") {
       if (index < elements.length - 1) continue;
@@ -245,7 +263,7 @@ function evaluateElements(
       return { outcome: { status: "fail", message: `validation failure: ${r.message}` }, applied };
     applied++;
   }
-  return { outcome: { status: "pass", message: messages.passMessage(env.ruleName) }, applied };
+  return { outcome: env.passed, applied };
 }
 
 // Names of the per-nesting foreach variables, built once for the usual depths.
