@@ -19,24 +19,45 @@ export function evaluateSetOperator(op: SetOperator, key: JsonValue, value: Json
   const values = valueList(value, key);
   if (values === undefined) return false;
   if (!Array.isArray(key)) {
-    const found = values.some((v) => elementMatches(goSprint(key), v));
+    const found = matchesSome(goSprint(key), values);
     return op === "In" || op === "AnyIn" || op === "AllIn" ? found : !found;
   }
-  const keys = key.map(goSprint);
   switch (op) {
     case "In":
-      return values.every((v) => typeof v === "string") && keys.every((k) => values.includes(k));
+      return allStrings(values) && everyKeyIncluded(key, values);
     case "NotIn":
-      return values.every((v) => typeof v === "string") && !keys.every((k) => values.includes(k));
+      return allStrings(values) && !everyKeyIncluded(key, values);
     case "AnyIn":
-      return keys.some((k) => values.some((v) => elementMatches(k, v)));
+      return someKey(key, values, true);
     case "AllIn":
-      return keys.every((k) => values.some((v) => elementMatches(k, v)));
+      return !someKey(key, values, false);
     case "AnyNotIn":
-      return keys.some((k) => !values.some((v) => elementMatches(k, v)));
+      return someKey(key, values, false);
     case "AllNotIn":
-      return keys.every((k) => !values.some((v) => elementMatches(k, v)));
+      return !someKey(key, values, true);
   }
+}
+
+/** True when some value element matches `key` (see `elementMatches`). */
+function matchesSome(key: string, values: readonly JsonValue[]): boolean {
+  for (const v of values) if (elementMatches(key, v)) return true;
+  return false;
+}
+
+/** True when some key element's `matchesSome` is `matched`. */
+function someKey(key: readonly JsonValue[], values: readonly JsonValue[], matched: boolean): boolean {
+  for (const k of key) if (matchesSome(goSprint(k), values) === matched) return true;
+  return false;
+}
+
+function allStrings(values: readonly JsonValue[]): boolean {
+  for (const v of values) if (typeof v !== "string") return false;
+  return true;
+}
+
+function everyKeyIncluded(key: readonly JsonValue[], values: readonly JsonValue[]): boolean {
+  for (const k of key) if (!values.includes(goSprint(k))) return false;
+  return true;
 }
 
 /**

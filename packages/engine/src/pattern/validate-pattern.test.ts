@@ -197,3 +197,19 @@ describe("anyPattern entries (docs example: runAsNonRoot)", () => {
     expect(statuses(r)).toEqual(["fail", "fail"]);
   });
 });
+
+describe("successive checks", () => {
+  it("do not see each other's anchors or paths (walk states are reused)", () => {
+    // A negation anchor never found in the resource turns a plain failure into an error...
+    const anchored = { spec: { "X(hostPID)": "null", containers: [{ image: "!*:latest" }] } };
+    const resource = pod({ containers: [{ image: "b:latest" }] });
+    expect(validatePattern(resource, anchored)).toMatchObject({ status: "error", path: "" });
+    // ...but not in the next check, whose pattern has no anchor.
+    const plain = { spec: { containers: [{ image: "!*:latest" }] } };
+    expect(validatePattern(resource, plain)).toMatchObject({
+      status: "fail",
+      path: "/spec/containers/0/image/",
+    });
+    expect(validatePattern(pod({ containers: [{ image: "a:1" }] }), plain)).toEqual({ status: "pass" });
+  });
+});

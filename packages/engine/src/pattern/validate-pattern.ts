@@ -4,7 +4,7 @@
  */
 import type { JsonValue } from "@kyverno-ts/api";
 import { type CompiledPattern, compilePattern } from "./compile.js";
-import { isSkip, walkState } from "./failure.js";
+import { type Failure, isSkip, releaseWalkState, takeWalkState } from "./failure.js";
 import { walk } from "./walk.js";
 
 /**
@@ -33,18 +33,22 @@ export function validatePattern(resource: JsonValue, pattern: JsonValue): Patter
 
 /** As `validatePattern`, for a pattern compiled once with `compilePattern`. */
 export function validateCompiled(resource: JsonValue, pattern: CompiledPattern): PatternResult {
-  const state = walkState(pattern.source, pattern.depth);
+  const state = takeWalkState(pattern.source, pattern.depth);
   const result = walk(resource, pattern.root, state);
-  if (result === undefined) return PASS;
+  // Upstream drops the path of a plain failure when an anchor key was never found in the resource.
+  let anchorMissing = false;
+  if (result !== undefined && state.anchorsSeen !== undefined) {
+    for (const seen of state.anchorsSeen.values()) if (!seen) anchorMissing = true;
+  }
+  releaseWalkState(state);
+  return result === undefined ? PASS : outcomeOf(result, anchorMissing);
+}
+
+function outcomeOf(result: Failure, anchorMissing: boolean): PatternResult {
   const { path, message } = result;
   if (result.kind === "invalid") return { status: "error", path: "", message };
   if (isSkip(result)) return { status: "skip", path, message };
   if (result.kind === "negation") return { status: "fail", path, message };
-  // Upstream drops the path of a plain failure when an anchor key was never found in the resource.
-  let anchorMissing = false;
-  if (state.anchorsSeen !== undefined) {
-    for (const seen of state.anchorsSeen.values()) if (!seen) anchorMissing = true;
-  }
   if (anchorMissing || path === "") return { status: "error", path: "", message };
   return { status: "fail", path, message };
 }

@@ -3,8 +3,8 @@ import type { ContextLoader } from "../engine-types.js";
 import { evaluateConditionsAt } from "../evaluation/conditions.js";
 import { loadContext } from "../evaluation/context-entries.js";
 import { withValues } from "../evaluation/json-context.js";
-import { evaluateExpression, type Scope, substitute } from "../evaluation/variables.js";
-import { compilePattern, validateCompiled } from "../pattern/index.js";
+import { evaluateExpression, isConstant, type Scope, substitute } from "../evaluation/variables.js";
+import { type CompiledPattern, compilePattern, validateCompiled } from "../pattern/index.js";
 import * as messages from "../response/messages.js";
 import type { RuleStatus } from "../response/types.js";
 import { hasVariables } from "../variables/substitute.js";
@@ -128,14 +128,12 @@ export function evaluateBlock(
   }
   const target = element ?? env.resource;
   if (block.pattern !== undefined) {
-    const pattern = substitute(s, block.pattern, paths.pattern);
-    if (!pattern.ok)
+    const compiled = substitutedPattern(s, block.pattern, paths.pattern);
+    if (typeof compiled === "string")
       return {
         status: "error",
-        message: messages.substitutionErrorMessage("variable substitution failed", pattern.error),
+        message: messages.substitutionErrorMessage("variable substitution failed", compiled),
       };
-    const compiled =
-      pattern.value === block.pattern ? s.memo.pattern(block.pattern) : compilePattern(pattern.value);
     const r = validateCompiled(target, compiled);
     switch (r.status) {
       case "pass":
@@ -159,6 +157,17 @@ export function evaluateBlock(
   return undefined;
 }
 
+/**
+ * The compiled form of a pattern as written in the policy, with its variables substituted (patterns
+ * without any, the usual case, are the engine's memoised ones); a string is the substitution error.
+ */
+function substitutedPattern(s: Scope, written: JsonValue, path: string): CompiledPattern | string {
+  if (isConstant(s, written)) return s.memo.pattern(written);
+  const pattern = substitute(s, written, path);
+  if (!pattern.ok) return pattern.error;
+  return pattern.value === written ? s.memo.pattern(written) : compilePattern(pattern.value);
+}
+
 function evaluateAnyPattern(
   s: Scope,
   anyPattern: JsonValue[],
@@ -170,13 +179,12 @@ function evaluateAnyPattern(
   let skipped = 0;
   for (let i = 0; i < anyPattern.length; i++) {
     const written = anyPattern[i] as JsonValue;
-    const pattern = substitute(s, written, paths.anyPattern(i));
-    if (!pattern.ok)
+    const compiled = substitutedPattern(s, written, paths.anyPattern(i));
+    if (typeof compiled === "string")
       return {
         status: "error",
-        message: messages.substitutionErrorMessage("variable substitution failed", pattern.error),
+        message: messages.substitutionErrorMessage("variable substitution failed", compiled),
       };
-    const compiled = pattern.value === written ? s.memo.pattern(written) : compilePattern(pattern.value);
     const r = validateCompiled(target, compiled);
     if (r.status === "pass")
       return { status: "pass", message: messages.anyPatternPassMessage(env.ruleName, i) };
