@@ -12,6 +12,8 @@ import { type FoundVariable, findVariable } from "../variables/substitute.js";
 export interface EngineMemo {
   /** False when the document holds no `{{ }}` anywhere, so substitution can return it as is. */
   containsVariables(doc: object): boolean;
+  /** `!containsVariables(doc)`, as one function for the life of the memo (for `substituteAll`). */
+  readonly holdsNoVariables: (doc: object) => boolean;
   /**
    * The compiled form of a pattern taken from a policy document (not one built by substitution,
    * which would only fill the cache with one-off entries: compile those with `compilePattern`).
@@ -64,8 +66,18 @@ export function createEngineMemo(): EngineMemo {
     }
     young.set(s, found);
   };
+  const containsVariables = (doc: object): boolean => {
+    let v = variables.get(doc);
+    if (v === undefined) {
+      v = deepHasVariables(doc as JsonValue);
+      variables.set(doc, v);
+    }
+    return v;
+  };
   return {
     noNames: new Set(),
+    holdsNoVariables: (doc) => !containsVariables(doc),
+    containsVariables,
     findVariable(s) {
       let found = young.get(s);
       if (found === undefined) {
@@ -74,14 +86,6 @@ export function createEngineMemo(): EngineMemo {
         remember(s, found);
       }
       return found ?? undefined;
-    },
-    containsVariables(doc) {
-      let v = variables.get(doc);
-      if (v === undefined) {
-        v = deepHasVariables(doc as JsonValue);
-        variables.set(doc, v);
-      }
-      return v;
     },
     kindSelectors(kinds) {
       let parsed = kindLists.get(kinds);

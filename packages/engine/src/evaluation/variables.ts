@@ -1,6 +1,6 @@
 import type { JsonValue } from "@kyverno-ts/api";
 import type { Jmespath } from "../jmespath/index.js";
-import { type SubstituteResult, substituteAll, type VariableResolver } from "../variables/substitute.js";
+import { type ContextResolver, type SubstituteResult, substituteAllWith } from "../variables/substitute.js";
 import type { JsonContext } from "./json-context.js";
 import type { EngineMemo } from "./memo.js";
 import { type SharedSearches, searchShared } from "./request-cache.js";
@@ -52,26 +52,29 @@ function definesRoot(ctx: JsonContext, expression: string): boolean {
   return (m[1] as string) in ctx;
 }
 
-/** Builds the resolver for `{{ }}` expressions of one scope. */
-export function resolverFor(scope: Scope, mode: ResolveMode): VariableResolver {
-  return (expression, path) => {
-    let expr = expression;
-    if (expr === "@") expr = pointerToJmespath(path);
-    if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
-    const result = searchShared(scope.jp, scope.ctx, expr, scope.searches);
-    if (!result.ok) {
-      if (mode === "lenient") return { ok: true, value: "" };
-      return { ok: false, error: `failed to resolve ${expression} at path ${path}: ${result.error}` };
-    }
-    if (result.value === null && !definesRoot(scope.ctx, expr)) {
-      // A null result is a value, unless the expression starts from a variable that does not exist
-      // at all (an unloaded context entry, a typo): upstream reports that as unresolved.
-      if (mode === "lenient") return { ok: true, value: "" };
-      return { ok: false, error: `variable ${expression} could not be resolved at path ${path}` };
-    }
-    return result;
-  };
+/** Resolves the expression of one `{{ }}` variable at `path` in a scope. */
+function resolveIn(scope: Scope, mode: ResolveMode, expression: string, path: string): SubstituteResult {
+  let expr = expression;
+  if (expr === "@") expr = pointerToJmespath(path);
+  if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
+  const result = searchShared(scope.jp, scope.ctx, expr, scope.searches);
+  if (!result.ok) {
+    if (mode === "lenient") return { ok: true, value: "" };
+    return { ok: false, error: `failed to resolve ${expression} at path ${path}: ${result.error}` };
+  }
+  if (result.value === null && !definesRoot(scope.ctx, expr)) {
+    // A null result is a value, unless the expression starts from a variable that does not exist
+    // at all (an unloaded context entry, a typo): upstream reports that as unresolved.
+    if (mode === "lenient") return { ok: true, value: "" };
+    return { ok: false, error: `variable ${expression} could not be resolved at path ${path}` };
+  }
+  return result;
 }
+
+const resolveStrict: ContextResolver<Scope> = (scope, expression, path) =>
+  resolveIn(scope, "strict", expression, path);
+const resolveLenient: ContextResolver<Scope> = (scope, expression, path) =>
+  resolveIn(scope, "lenient", expression, path);
 
 /** True when a document holds no variables (a string without `{{`, a scalar, a memoised policy document). */
 export function isConstant(scope: Scope, doc: JsonValue): boolean {
@@ -90,13 +93,8 @@ export function substitute(
   // Documents without variables (most of a policy) come back as they are, without building a resolver.
   if (isConstant(scope, doc)) return { ok: true, value: doc };
   const memo = scope.memo;
-  return substituteAll(
-    doc,
-    basePath,
-    resolverFor(scope, mode),
-    (d) => !memo.containsVariables(d),
-    memo.findVariable,
-  );
+  const resolve = mode === "strict" ? resolveStrict : resolveLenient;
+  return substituteAllWith(doc, basePath, resolve, scope, memo.holdsNoVariables, memo.findVariable);
 }
 
 /** Evaluates a bare JMESPath expression (a foreach `list`, a context `jmesPath`) in a scope. */

@@ -4,6 +4,7 @@ import {
   findVariable,
   hasVariables,
   substituteAll,
+  substituteAllWith,
   substituteString,
   type VariableFinder,
   type VariableResolver,
@@ -104,5 +105,23 @@ describe("findVariable", () => {
       value: { a: 3, b: "x" },
     });
     expect(asked).toEqual(["{{ nested }}", "{{count}}"]);
+  });
+});
+
+describe("substituteAllWith", () => {
+  it("passes its context to the resolver instead of needing a closure", () => {
+    const scope: Record<string, JsonValue> = { a: 1, b: "two" };
+    const resolveIn = (ctx: Record<string, JsonValue>, expr: string, path: string) =>
+      expr in ctx
+        ? { ok: true as const, value: ctx[expr] ?? null }
+        : { ok: false as const, error: `${expr} at ${path}` };
+    expect(substituteAllWith({ x: ["{{a}}", "b={{ b }}"] }, "/p", resolveIn, scope)).toEqual({
+      ok: true,
+      value: { x: [1, "b=two"] },
+    });
+    expect(substituteAllWith({ x: ["{{c}}"] }, "/p", resolveIn, scope)).toEqual({
+      ok: false,
+      error: "c at /p/x/0",
+    });
   });
 });

@@ -10,6 +10,16 @@ export type VariableResolver = (
 export type SubstituteResult = { ok: true; value: JsonValue } | { ok: false; error: string };
 
 /**
+ * A `VariableResolver` that takes what it resolves in as an argument, so callers that substitute
+ * often pass one function and a context instead of building a closure per substitution.
+ */
+export type ContextResolver<C> = (context: C, expression: string, path: string) => SubstituteResult;
+
+/** The `ContextResolver` of a closure. */
+const callResolver: ContextResolver<VariableResolver> = (resolve, expression, path) =>
+  resolve(expression, path);
+
+/**
  * Matches one `{{ … }}` variable not preceded by a backslash. Inner braces may nest one level
  * (JMESPath multi-select hashes), as upstream's variable regex allows.
  */
@@ -68,11 +78,22 @@ export function substituteString(
   resolve: VariableResolver,
   find: VariableFinder = findVariable,
 ): SubstituteResult {
+  return substituteStringWith(value, path, callResolver, resolve, find);
+}
+
+/** `substituteString` with a `ContextResolver` and its context. */
+export function substituteStringWith<C>(
+  value: string,
+  path: string,
+  resolve: ContextResolver<C>,
+  context: C,
+  find: VariableFinder = findVariable,
+): SubstituteResult {
   let current = value;
   for (let depth = 0; depth < MAX_NESTING; depth++) {
     const found = depth === 0 ? find(current) : findVariable(current);
     if (found === undefined) break;
-    const resolved = resolve(found.expression, path);
+    const resolved = resolve(context, found.expression, path);
     if (!resolved.ok) return resolved;
     const start = found.start;
     if (start === 0 && found.length === current.length) {
@@ -103,16 +124,30 @@ export function substituteAll(
   isConstant?: (doc: object) => boolean,
   find: VariableFinder = findVariable,
 ): SubstituteResult {
+  return substituteAllWith(doc, basePath, callResolver, resolve, isConstant, find);
+}
+
+/** `substituteAll` with a `ContextResolver` and its context. */
+export function substituteAllWith<C>(
+  doc: JsonValue,
+  basePath: string,
+  resolve: ContextResolver<C>,
+  context: C,
+  isConstant?: (doc: object) => boolean,
+  find: VariableFinder = findVariable,
+): SubstituteResult {
   if (typeof doc === "string") {
     // Both a variable and an escaped `\{{` contain `{{`.
-    return doc.includes("{{") ? substituteString(doc, basePath, resolve, find) : { ok: true, value: doc };
+    return doc.includes("{{")
+      ? substituteStringWith(doc, basePath, resolve, context, find)
+      : { ok: true, value: doc };
   }
   if (doc !== null && typeof doc === "object" && isConstant?.(doc)) return { ok: true, value: doc };
   if (Array.isArray(doc)) {
     let out: JsonValue[] | undefined;
     for (let i = 0; i < doc.length; i++) {
       const item = doc[i] as JsonValue;
-      const r = substituteAll(item, `${basePath}/${i}`, resolve, isConstant, find);
+      const r = substituteAllWith(item, `${basePath}/${i}`, resolve, context, isConstant, find);
       if (!r.ok) return r;
       if (r.value !== item) {
         out ??= doc.slice();
@@ -128,12 +163,19 @@ export function substituteAll(
     for (const [key, item] of Object.entries(doc)) {
       let newKey = key;
       if (hasVariables(key)) {
-        const k = substituteString(key, `${basePath}/${escapePointer(key)}`, resolve, find);
+        const k = substituteStringWith(key, `${basePath}/${escapePointer(key)}`, resolve, context, find);
         if (!k.ok) return k;
         newKey = typeof k.value === "string" ? k.value : JSON.stringify(k.value);
         if (newKey !== key) keysChanged = true;
       }
-      const r = substituteAll(item, `${basePath}/${escapePointer(key)}`, resolve, isConstant, find);
+      const r = substituteAllWith(
+        item,
+        `${basePath}/${escapePointer(key)}`,
+        resolve,
+        context,
+        isConstant,
+        find,
+      );
       if (!r.ok) return r;
       if (r.value !== item) out = {};
       entries.push([newKey, r.value]);
