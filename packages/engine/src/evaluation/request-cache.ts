@@ -151,12 +151,12 @@ export function searchShared(
   expression: string,
   searches: SharedSearches | undefined,
 ): JmespathResult {
-  if (searches === undefined || searches.ctx !== ctx || expression.includes("("))
-    return jp.search(expression, ctx);
+  if (searches === undefined || searches.ctx !== ctx) return jp.search(expression, ctx);
+  // Only expressions without calls are ever remembered, so a remembered one needs no check.
   let result = searches.results.get(expression);
-  if (result === undefined) {
-    result = jp.search(expression, ctx);
-    if (searches.results.size < MAX_SEARCHES) searches.results.set(expression, result);
-  }
+  if (result !== undefined) return result;
+  result = jp.search(expression, ctx);
+  if (!expression.includes("(") && searches.results.size < MAX_SEARCHES)
+    searches.results.set(expression, result);
   return result;
 }

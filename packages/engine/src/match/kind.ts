@@ -72,10 +72,11 @@ export function matchKind(kindSpec: string, req: RequestKind): boolean {
 
 /** Like `matchKind` for a selector parsed once with `parseKindSelector` (for compiled policies). */
 export function matchKindSelector(sel: KindSelector, req: RequestKind): boolean {
-  if (!matchWildcard(sel.group, req.group)) return false;
-  if (!matchWildcard(sel.version, req.version)) return false;
-  if (!matchWildcard(sel.kind, req.kind)) return false;
-  if (matchWildcard(sel.subresource, req.subresource)) return true;
+  // A pattern always matches its own text, so equal parts need no glob match.
+  if (sel.group !== req.group && !matchWildcard(sel.group, req.group)) return false;
+  if (sel.version !== req.version && !matchWildcard(sel.version, req.version)) return false;
+  if (sel.kind !== req.kind && !matchWildcard(sel.kind, req.kind)) return false;
+  if (sel.subresource === req.subresource || matchWildcard(sel.subresource, req.subresource)) return true;
   return isPodEphemeralContainers(req);
 }
 
