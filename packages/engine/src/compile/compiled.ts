@@ -1,7 +1,8 @@
 import type { FailureAction, FailureActionOverride, Policy, Rule } from "@kyverno-ts/api";
 import type { CompiledPolicy } from "../engine-types.js";
 import type { RequestKind } from "../match/index.js";
-import type { ValidationBlock } from "../validate/validate-rule.js";
+import { passMessage } from "../response/messages.js";
+import type { Outcome, ValidationBlock } from "../validate/validate-rule.js";
 import { buildKindIndex, kindPrecheck, type RuleKinds, ruleKinds } from "./kind-index.js";
 
 /** A rule ready for evaluation: the fields evaluation reads on every request, read once here. */
@@ -41,6 +42,8 @@ export interface CompiledValidation {
   /** The name of an unsupported rule type (`validate.cel`, `validate.manifests`), which makes the rule an error. */
   readonly unsupported: string | undefined;
   readonly podSecurity: PodSecurity | undefined;
+  /** The rule's `pass` outcome (`validation rule 'X' passed.`), one frozen object shared by its results. */
+  readonly passed: Outcome;
 }
 
 type PodSecurity = NonNullable<NonNullable<Rule["validate"]>["podSecurity"]>;
@@ -62,6 +65,7 @@ function compileValidation(rule: Rule): CompiledValidation | undefined {
     message: validation.message,
     unsupported: validation.cel ? "validate.cel" : validation.manifests ? "validate.manifests" : undefined,
     podSecurity: validation.podSecurity,
+    passed: Object.freeze({ status: "pass", message: passMessage(rule.name) }),
   };
 }
 

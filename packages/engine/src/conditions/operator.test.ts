@@ -58,6 +58,11 @@ describe("operator names", () => {
 
   it("looks operators up in any spelling, the same function for each spelling", () => {
     expect(operatorFor("NotEquals")).toBe(operatorFor("notequals"));
+    // Every operator answers to any case, whether or not it is spelled as documented.
+    for (const name of ["Equals", "AnyNotIn", "GreaterThanOrEquals", "DurationLessThan", "AllIn"]) {
+      expect(operatorFor(name), name).toBeDefined();
+      expect(operatorFor(name.toUpperCase())).toBe(operatorFor(name));
+    }
     expect(operatorFor("NotEquals")?.("a", "b")).toBe(true);
     expect(operatorFor("Exists")).toBeUndefined();
     expect(operatorFor("Exists")).toBeUndefined();

@@ -56,22 +56,36 @@ export function unknownOperatorMessage(operator: string): string {
   return `failed to create handler for condition operator ${operator}`;
 }
 
-// Operators as policies spell them (`NotEquals`), so a lookup needs no lower-casing; bounded.
-const BY_SPELLING = new Map<string, Evaluate | undefined>();
-const MAX_SPELLINGS = 256;
+/** The operators as Kyverno's documentation spells them (`NotEquals`), so most lookups skip lower-casing. */
+const BY_SPELLING: ReadonlyMap<string, Evaluate> = new Map(
+  [
+    "Equals",
+    "Equal",
+    "NotEquals",
+    "NotEqual",
+    "In",
+    "NotIn",
+    "AnyIn",
+    "AllIn",
+    "AnyNotIn",
+    "AllNotIn",
+    "GreaterThan",
+    "GreaterThanOrEquals",
+    "LessThan",
+    "LessThanOrEquals",
+    "DurationGreaterThan",
+    "DurationGreaterThanOrEquals",
+    "DurationLessThan",
+    "DurationLessThanOrEquals",
+  ].map((name) => [name, OPERATORS.get(name.toLowerCase()) as Evaluate]),
+);
 
 /**
  * The evaluation of a (case-insensitive) operator name, undefined when unknown: for callers that
  * evaluate many conditions (call it with `value ?? null`); `evaluateOperator` does both steps.
  */
 export function operatorFor(operator: string): OperatorFunction | undefined {
-  let evaluate = BY_SPELLING.get(operator);
-  if (evaluate === undefined && !BY_SPELLING.has(operator)) {
-    evaluate = OPERATORS.get(operator.toLowerCase());
-    if (BY_SPELLING.size >= MAX_SPELLINGS) BY_SPELLING.clear();
-    BY_SPELLING.set(operator, evaluate);
-  }
-  return evaluate;
+  return BY_SPELLING.get(operator) ?? OPERATORS.get(operator.toLowerCase());
 }
 
 /** True when `operator` names a supported condition operator (case-insensitive). */

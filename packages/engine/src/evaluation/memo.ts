@@ -2,6 +2,7 @@ import type { JsonValue } from "@kyverno-ts/api";
 import { type KindSelector, parseKindList } from "../match/index.js";
 import { parseJson6902 } from "../mutate/index.js";
 import { type CompiledPattern, compilePattern } from "../pattern/index.js";
+import { type BlockPaths, blockPaths } from "../validate/block-paths.js";
 import { type FoundVariable, findVariable } from "../variables/substitute.js";
 
 /**
@@ -34,6 +35,8 @@ export interface EngineMemo {
   findVariable(s: string): FoundVariable | undefined;
   /** An empty name set, for requests that preset no values (never modified). */
   readonly noNames: ReadonlySet<string>;
+  /** The pointers of a rule's `validate` block and of its parts, shared by every rule (filled as met). */
+  readonly validatePaths: BlockPaths;
 }
 
 const VARIABLE_CACHE_SIZE = 1000;
@@ -76,6 +79,7 @@ export function createEngineMemo(): EngineMemo {
   };
   return {
     noNames: new Set(),
+    validatePaths: blockPaths("/validate"),
     holdsNoVariables: (doc) => !containsVariables(doc),
     containsVariables,
     findVariable(s) {

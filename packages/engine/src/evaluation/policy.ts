@@ -6,9 +6,8 @@ import type { Jmespath } from "../jmespath/index.js";
 import { type MatchRequest, matchesRule, type RequestKind } from "../match/index.js";
 import { exceptionSkipMessage, unsupportedRuleMessage } from "../response/messages.js";
 import type { PolicyResponse, ResourceRef, RuleResponse } from "../response/types.js";
-import { VALIDATE_PATHS } from "../validate/block-paths.js";
 import { podSecurityOutcome } from "../validate/pod-security.js";
-import { evaluateBlock, type Outcome, passOutcome, type ValidateEnv } from "../validate/validate-rule.js";
+import { evaluateBlock, type Outcome, type ValidateEnv } from "../validate/validate-rule.js";
 import { effectiveFailureAction } from "./failure-action.js";
 import { generateRuleOutcome } from "./generate-rule.js";
 import { type JsonContext, withValues } from "./json-context.js";
@@ -48,7 +47,7 @@ function validateOutcome(
   const validateEnv: ValidateEnv = {
     ruleName,
     message: validation.message,
-    passed: passOutcome(ruleName),
+    passed: validation.passed,
     loader: env.loader,
     preset,
     resource: object,
@@ -59,7 +58,7 @@ function validateOutcome(
     const exclude = [...(podSecurity.exclude ?? []), ...extraExcludes];
     validateEnv.handler = () => podSecurityOutcome(ruleName, podSecurity, object, exclude);
   }
-  return evaluateBlock(scope, validation.block, validateEnv, VALIDATE_PATHS, undefined, 0);
+  return evaluateBlock(scope, validation.block, validateEnv, env.memo.validatePaths, undefined, 0);
 }
 
 function properties(rule: Rule, base: JsonContext, env: PolicyEvalEnv): Record<string, string> | undefined {

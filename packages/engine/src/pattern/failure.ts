@@ -15,7 +15,7 @@ export interface Failure {
   readonly message: string;
 }
 
-/** Per-call state of one pattern walk (never shared between concurrent walks; see `takeWalkState`). */
+/** Per-call state of one pattern walk (never shared between walks). */
 export interface WalkState {
   /** The whole pattern, for `$(...)` references. */
   origin: JsonValue;
@@ -37,27 +37,6 @@ export interface WalkState {
 /** A fresh walk state for one pattern check; `depth` is the deepest path it may reach. */
 export function walkState(origin: JsonValue, depth: number): WalkState {
   return { origin, anchorsSeen: undefined, segments: new Array<string>(depth), depth: 0 };
-}
-
-// The state of the last finished walk, reused by the next one (walks are synchronous, so at most one
-// runs at a time; a walk that starts while another runs, or after one threw, gets a fresh state).
-let spare: WalkState | undefined;
-
-/** A walk state for one pattern check, reset for `origin`; hand it back with `releaseWalkState`. */
-export function takeWalkState(origin: JsonValue, depth: number): WalkState {
-  const state = spare;
-  if (state === undefined) return walkState(origin, depth);
-  spare = undefined;
-  state.origin = origin;
-  state.depth = 0;
-  state.anchorsSeen?.clear();
-  return state;
-}
-
-/** Gives a state back for the next walk once its results have been read. */
-export function releaseWalkState(state: WalkState): void {
-  state.origin = null;
-  spare = state;
 }
 
 /** Descends one path segment. */

@@ -4,7 +4,7 @@
  */
 import type { JsonValue } from "@kyverno-ts/api";
 import { type CompiledPattern, compilePattern } from "./compile.js";
-import { type Failure, isSkip, releaseWalkState, takeWalkState } from "./failure.js";
+import { type Failure, isSkip, walkState } from "./failure.js";
 import { walk } from "./walk.js";
 
 /**
@@ -33,14 +33,13 @@ export function validatePattern(resource: JsonValue, pattern: JsonValue): Patter
 
 /** As `validatePattern`, for a pattern compiled once with `compilePattern`. */
 export function validateCompiled(resource: JsonValue, pattern: CompiledPattern): PatternResult {
-  const state = takeWalkState(pattern.source, pattern.depth);
+  const state = walkState(pattern.source, pattern.depth);
   const result = walk(resource, pattern.root, state);
   // Upstream drops the path of a plain failure when an anchor key was never found in the resource.
   let anchorMissing = false;
   if (result !== undefined && state.anchorsSeen !== undefined) {
     for (const seen of state.anchorsSeen.values()) if (!seen) anchorMissing = true;
   }
-  releaseWalkState(state);
   return result === undefined ? PASS : outcomeOf(result, anchorMissing);
 }
 

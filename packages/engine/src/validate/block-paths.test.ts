@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { blockPaths, VALIDATE_PATHS } from "./block-paths.js";
+import { blockPaths } from "./block-paths.js";
+
+const VALIDATE_PATHS = blockPaths("/validate");
 
 describe("block paths", () => {
   it("are the pointers of a validate block and of its nested foreach entries, built once", () => {

@@ -50,6 +50,3 @@ export function blockPaths(base: string): BlockPaths {
     },
   };
 }
-
-/** The pointers of a rule's `validate` block, shared by every rule. */
-export const VALIDATE_PATHS: BlockPaths = blockPaths("/validate");

@@ -44,21 +44,6 @@ export interface ValidateEnv {
   handler?: () => Outcome;
 }
 
-// Pass outcomes by rule name: the same for every evaluation of a rule; bounded.
-const PASSED = new Map<string, Outcome>();
-const MAX_PASSED = 1000;
-
-/** The `pass` outcome of a rule (`validation rule 'X' passed.`), one shared frozen object per name. */
-export function passOutcome(ruleName: string): Outcome {
-  let outcome = PASSED.get(ruleName);
-  if (outcome === undefined) {
-    outcome = Object.freeze({ status: "pass", message: messages.passMessage(ruleName) });
-    if (PASSED.size >= MAX_PASSED) PASSED.clear();
-    PASSED.set(ruleName, outcome);
-  }
-  return outcome;
-}
-
 function substitutedMessage(scope: Scope, env: ValidateEnv): string | undefined {
   if (env.message === undefined) return undefined;
   const r = substitute(scope, env.message, "/validate/message");
@@ -70,7 +55,7 @@ function substitutedMessage(scope: Scope, env: ValidateEnv): string | undefined 
  * Evaluates one validate block: context entries, preconditions, then deny, pattern, anyPattern or
  * a nested foreach, with upstream's statuses and messages. `element` is the object a foreach put
  * in scope for patterns; undefined means the resource itself. `paths` are the block's pointers
- * (`VALIDATE_PATHS` for a rule's `validate`).
+ * (the engine memo's `validatePaths` for a rule's `validate`).
  */
 export function evaluateBlock(
   scope: Scope,
