@@ -15,6 +15,7 @@ import type { Logger } from "../logger.js";
 import type { AdmissionMetrics } from "../metrics/metrics.js";
 import type { PolicyValidation } from "../policycache/policy-validation.js";
 import { type BoundedBody, DEFAULT_BODY_LIMIT, readBoundedBody } from "./body.js";
+import { type BatchAnswer, createReviewBatch } from "./review-batch.js";
 
 /** The resource webhook paths and the policies each evaluates. */
 export const WEBHOOK_ROUTES: ReadonlyArray<readonly [string, WebhookRoute]> = [
@@ -115,6 +116,16 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       : (raw as ReceivedBody);
   const bodyOf = (raw: unknown): BoundedBody => received(raw).body;
 
+  // Resource reviews that arrive together are evaluated together (see review-batch.ts).
+  const batch = createReviewBatch({ handler });
+  const answer = (reply: FastifyReply, result: BatchAnswer): void => {
+    if (result instanceof Promise)
+      result.then(
+        (r) => send(reply, r),
+        (error: unknown) => reply.send(error),
+      );
+    else send(reply, result);
+  };
   for (const [path, route] of WEBHOOK_ROUTES) {
     app.post(path, (request, reply) => {
       const { body, receivedAt } = received(request.body);
@@ -122,8 +133,8 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         reply.header("connection", "close");
         return send(reply, handler.rejectBody(route, body.head, ReviewMessages.tooLarge(limit)));
       }
-      const answer = handler.handleBody(route, body.text, { receivedAt });
-      return answer instanceof Promise ? answer.then((r) => send(reply, r)) : send(reply, answer);
+      batch.submit(route, body.text, receivedAt, (result) => answer(reply, result));
+      return reply;
     });
   }
   for (const [path, endpoint] of [
