@@ -113,8 +113,15 @@ export function parseKyvernoConfig(data: Readonly<Record<string, string>>): {
   return { config, problems };
 }
 
-const anyMatch = (patterns: readonly string[], values: readonly string[]): boolean =>
-  patterns.some((p) => values.some((v) => matchWildcard(p, v)));
+const NONE: readonly string[] = [];
+
+/** True when a pattern matches a value (a loop: this runs for every admission request). */
+function anyMatch(patterns: readonly string[], values: readonly string[]): boolean {
+  for (let i = 0; i < patterns.length; i++)
+    for (let j = 0; j < values.length; j++)
+      if (matchWildcard(patterns[i] as string, values[j] as string)) return true;
+  return false;
+}
 
 /**
  * True when the requester is excluded from processing: its username, a group, a role or a cluster
@@ -126,14 +133,16 @@ export function isExcludedRequester(
   roles: RequesterRoles | undefined,
 ): boolean {
   const username = user?.username ?? "";
-  const inclusions = config.excludeUsernames.filter((u) => u.startsWith("!")).map((u) => u.slice(1));
-  if (inclusions.some((p) => matchWildcard(p, username))) return false;
-  const usernames = config.excludeUsernames.filter((u) => !u.startsWith("!"));
+  let excluded = false;
+  for (const entry of config.excludeUsernames) {
+    if (!entry.startsWith("!")) excluded ||= matchWildcard(entry, username);
+    else if (matchWildcard(entry.slice(1), username)) return false; // re-included
+  }
   return (
-    anyMatch(usernames, [username]) ||
-    anyMatch(config.excludeGroups, user?.groups ?? []) ||
-    anyMatch(config.excludeRoles, roles?.roles ?? []) ||
-    anyMatch(config.excludeClusterRoles, roles?.clusterRoles ?? [])
+    excluded ||
+    anyMatch(config.excludeGroups, user?.groups ?? NONE) ||
+    anyMatch(config.excludeRoles, roles?.roles ?? NONE) ||
+    anyMatch(config.excludeClusterRoles, roles?.clusterRoles ?? NONE)
   );
 }
 
