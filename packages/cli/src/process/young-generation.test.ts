@@ -23,6 +23,14 @@ describe("server commands' young generation", () => {
         `--max-semi-space-size=${SERVER_SEMI_SPACE_MIB}`,
       );
   });
+  it("turns allocation-site pretenuring off only for the commands that serve admission reviews", () => {
+    const line = (command: string) => youngGenerationArgv({ ...proc, argv: ["node", "bin.js", command] });
+    for (const command of ["admission", "playground"])
+      expect(line(command)).toContain("--no-allocation-site-pretenuring");
+    expect(line("reports")).not.toContain("--no-allocation-site-pretenuring");
+    expect(line("sandbox")).not.toContain("--no-allocation-site-pretenuring");
+    expect(line("reporter")).not.toContain("--no-allocation-site-pretenuring");
+  });
   it("leaves short commands and help alone", () => {
     expect(youngGenerationArgv({ ...proc, argv: ["node", "bin.js", "apply", "p.yaml"] })).toBeUndefined();
     expect(youngGenerationArgv({ ...proc, argv: ["node", "bin.js"] })).toBeUndefined();
