@@ -139,27 +139,29 @@ function project(elements: readonly unknown[], right: Plan, root: unknown): unkn
  */
 export function planExpression(node: Ast, call: FunctionCaller): Plan | undefined {
   const plan = (n: Ast): Plan | undefined => planExpression(n, call);
+  /** A node with two operands: both planned, then combined (undefined when either has no plan). */
+  const binary = (
+    n: { left: Ast; right: Ast },
+    make: (left: Plan, right: Plan) => Plan | undefined,
+  ): Plan | undefined => {
+    const left = plan(n.left);
+    const right = left && plan(n.right);
+    return left && right ? make(left, right) : undefined;
+  };
   switch (node.type) {
     case "Field":
       return field(node.name);
     case "Subexpression": {
       const names = chainNames(node);
       if (names !== undefined) return fieldChain(names);
-      const left = plan(node.left);
-      const right = left && plan(node.right);
-      if (!left || !right) return undefined;
-      return (v, r) => {
+      return binary(node, (left, right) => (v, r) => {
         const result = left(v, r);
         return result != null ? (right(result, r) ?? null) : null;
-      };
+      });
     }
     case "IndexExpression":
-    case "Pipe": {
-      const left = plan(node.left);
-      const right = left && plan(node.right);
-      if (!left || !right) return undefined;
-      return (v, r) => right(left(v, r), r);
-    }
+    case "Pipe":
+      return binary(node, (left, right) => (v, r) => right(left(v, r), r));
     case "Index": {
       const index = node.value;
       return (v) => {
@@ -167,51 +169,38 @@ export function planExpression(node: Ast, call: FunctionCaller): Plan | undefine
         return v[index < 0 ? v.length + index : index] ?? null;
       };
     }
-    case "Projection": {
+    case "Projection":
       // A projection over a slice also applies to strings; slices are left to the interpreter.
       if (node.left.type === "IndexExpression" && node.left.right.type === "Slice") return undefined;
-      const left = plan(node.left);
-      const right = left && plan(node.right);
-      if (!left || !right) return undefined;
-      return (v, r) => {
+      return binary(node, (left, right) => (v, r) => {
         const base = left(v, r);
         return Array.isArray(base) ? project(base, right, r) : null;
-      };
-    }
-    case "ValueProjection": {
-      const left = plan(node.left);
-      const right = left && plan(node.right);
-      if (!left || !right) return undefined;
-      return (v, r) => {
+      });
+    case "ValueProjection":
+      return binary(node, (left, right) => (v, r) => {
         const base = left(v, r);
         if (base === null || typeof base !== "object" || Array.isArray(base)) return null;
         return project(Object.values(base), right, r);
-      };
-    }
-    case "FilterProjection": {
-      const left = plan(node.left);
-      const right = left && plan(node.right);
-      const condition = right && plan(node.condition);
-      if (!left || !right || !condition) return undefined;
-      return (v, r) => {
-        const base = left(v, r);
-        if (!Array.isArray(base)) return null;
-        const out: unknown[] = [];
-        for (let i = 0; i < base.length; i++) {
-          const element = base[i];
-          if (isFalse(condition(element, r))) continue;
-          const result = right(element, r);
-          if (result !== null) out.push(result);
-        }
-        return out;
-      };
-    }
-    case "Comparator": {
-      const left = plan(node.left);
-      const right = left && plan(node.right);
-      if (!left || !right) return undefined;
-      return compare(node.name, left, right);
-    }
+      });
+    case "FilterProjection":
+      return binary(node, (left, right) => {
+        const condition = plan(node.condition);
+        if (!condition) return undefined;
+        return (v, r) => {
+          const base = left(v, r);
+          if (!Array.isArray(base)) return null;
+          const out: unknown[] = [];
+          for (let i = 0; i < base.length; i++) {
+            const element = base[i];
+            if (isFalse(condition(element, r))) continue;
+            const result = right(element, r);
+            if (result !== null) out.push(result);
+          }
+          return out;
+        };
+      });
+    case "Comparator":
+      return binary(node, (left, right) => compare(node.name, left, right));
     case "Flatten": {
       const child = plan(node.child);
       if (!child) return undefined;
@@ -251,24 +240,16 @@ export function planExpression(node: Ast, call: FunctionCaller): Plan | undefine
         return out;
       };
     }
-    case "OrExpression": {
-      const left = plan(node.left);
-      const right = left && plan(node.right);
-      if (!left || !right) return undefined;
-      return (v, r) => {
+    case "OrExpression":
+      return binary(node, (left, right) => (v, r) => {
         const result = left(v, r);
         return isFalse(result) ? right(v, r) : result;
-      };
-    }
-    case "AndExpression": {
-      const left = plan(node.left);
-      const right = left && plan(node.right);
-      if (!left || !right) return undefined;
-      return (v, r) => {
+      });
+    case "AndExpression":
+      return binary(node, (left, right) => (v, r) => {
         const result = left(v, r);
         return isFalse(result) ? result : right(v, r);
-      };
-    }
+      });
     case "NotExpression": {
       const child = plan(node.child);
       if (!child) return undefined;
