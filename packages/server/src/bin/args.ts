@@ -52,7 +52,7 @@ labels come from informers; certificates live in Secrets; the replica holding th
 manages certificates, webhook configurations and policy statuses; every replica serves requests.
 Context entries that read the cluster (configMap, apiCall, globalReference) are loaded for each
 request that needs them, within the webhook timeout; with --standalone they stay unresolved.
-The reviews read in one event-loop turn are evaluated together, then answered. Unless node's flags
+The reviews read in one event-loop turn are evaluated back to back after it. Unless node's flags
 or NODE_OPTIONS set --max-semi-space-size, the command re-executes itself (same pid) with
 --max-semi-space-size=4 --no-allocation-site-pretenuring, which keeps the heap near what it holds.
 
