@@ -2,7 +2,7 @@
  * What the validate and mutate steps share: the per-request context, evaluating one policy without
  * letting an engine failure escape, the deadline, and rule metrics.
  */
-import type { Engine, EngineRequest, PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
+import type { CompiledPolicy, EngineRequest, PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
 import type { ServerClock } from "../clock.js";
 import type { RuleResultRecorder } from "../metrics/metrics.js";
 import type { CachedPolicy } from "../policycache/policy-cache.js";
@@ -71,41 +71,24 @@ function errorResponse(
   };
 }
 
-/** Runs one engine call, timing it; a throw becomes an `error` response instead of escaping. */
+/**
+ * Runs one engine call (`engine.validate` or `engine.mutate`, passed as is: no closure per policy on
+ * the hot path), timing it; a throw becomes an `error` response instead of escaping.
+ */
 export function evaluate(
   ctx: StepContext,
   policy: CachedPolicy,
   type: RuleResponse["type"],
-  run: () => PolicyResponse,
-): Evaluated {
-  const start = ctx.now;
-  let response: PolicyResponse;
-  try {
-    response = run();
-  } catch (error) {
-    response = errorResponse(ctx, policy, error, type);
-  }
-  return timed(ctx, policy, response, start);
-}
-
-/** `evaluate` of `engine.validate` for one policy, without a closure per policy (the hot path). */
-export function evaluateValidate(
-  ctx: StepContext,
-  engine: Engine,
-  policy: CachedPolicy,
+  run: (compiled: CompiledPolicy, request: EngineRequest) => PolicyResponse,
   request: EngineRequest,
 ): Evaluated {
   const start = ctx.now;
   let response: PolicyResponse;
   try {
-    response = engine.validate(policy.compiled, request);
+    response = run(policy.compiled, request);
   } catch (error) {
-    response = errorResponse(ctx, policy, error, "Validation");
+    response = errorResponse(ctx, policy, error, type);
   }
-  return timed(ctx, policy, response, start);
-}
-
-function timed(ctx: StepContext, policy: CachedPolicy, response: PolicyResponse, start: number): Evaluated {
   ctx.now = ctx.clock.monotonic();
   return { policy, response, elapsedMs: ctx.now - start };
 }

@@ -46,7 +46,7 @@ export function runMutation(
       break;
     }
     const request = requestFor(policy, current);
-    const evaluated = evaluate(ctx, policy, "Mutation", () => engine.mutate(policy.compiled, request));
+    const evaluated = evaluate(ctx, policy, "Mutation", engine.mutate, request);
     recordRules(ctx, evaluated, "mutate");
     const { response } = evaluated;
     const name = policy.policy.metadata.name;

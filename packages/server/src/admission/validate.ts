@@ -8,7 +8,7 @@ import type { Engine, EngineRequest, PolicyResponse, RuleResponse } from "@kyver
 import type { CachedPolicy } from "../policycache/policy-cache.js";
 import {
   type Evaluated,
-  evaluateValidate,
+  evaluate,
   pastDeadline,
   recordRules,
   type StepContext,
@@ -59,7 +59,10 @@ function forgiveExistingViolations(
     (r) => blocks(r) && allowsExistingViolations(evaluated.policy, r.name),
   );
   if (candidates.length === 0) return;
-  const before = evaluateValidate(ctx, engine, evaluated.policy, { ...request, resource: oldObject });
+  const before = evaluate(ctx, evaluated.policy, "Validation", engine.validate, {
+    ...request,
+    resource: oldObject,
+  });
   for (const rule of candidates) {
     const old = before.response.rules.find((r) => r.name === rule.name);
     if (old?.status === "fail") {
@@ -90,7 +93,7 @@ export function runValidation(
       break;
     }
     const request = requestFor(policy);
-    const evaluated = evaluateValidate(ctx, engine, policy, request);
+    const evaluated = evaluate(ctx, policy, "Validation", engine.validate, request);
     forgiveExistingViolations(engine, ctx, evaluated, request);
     recordRules(ctx, evaluated, "validate");
     const { response } = evaluated;
