@@ -50,7 +50,8 @@ function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .flatMap((entry) => {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) return entry.name === "tests" ? [] : yamlFiles(path);
+      // tests/: kyverno-test.yaml files; helm/: values files of the charts (not manifests).
+      if (entry.isDirectory()) return entry.name === "tests" || entry.name === "helm" ? [] : yamlFiles(path);
       return /\.ya?ml$/.test(entry.name) ? [path] : [];
     })
     .sort();
