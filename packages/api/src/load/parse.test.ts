@@ -74,6 +74,15 @@ describe("parseDocuments", () => {
     expect(r.errors[0]).toMatchObject({ code: "yaml-syntax", document: 0, line: 3 });
   });
 
+  test("one mistake is one error: the parser's follow-on errors on the same document are only counted", () => {
+    const r = parseDocuments("a:\n\t b\n---\nc: 1\n", "tabs.yaml");
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]?.message).toBe(
+      "Tabs are not allowed as indentation (1 more syntax error after it in this document)",
+    );
+    expect(r.documents.map((d) => d.value)).toEqual([{ c: 1 }]);
+  });
+
   test("duplicate keys are warnings and the last value wins", () => {
     const r = parseDocuments("a: 1\na: 2\n", "f.yaml");
     expect(r.errors).toEqual([]);

@@ -98,17 +98,22 @@ function parseYaml(text: string, file: string): ParsedFile {
     };
     const fromYaml = (e: YAMLError, code: LoadErrorCode): LoadError =>
       problem(code, firstLine(e.message), e.linePos?.[0].line ?? lineAt(e.pos[0]));
-    let broken = false;
-    for (const e of doc.errors) {
-      if (e.code === "DUPLICATE_KEY") {
+    // One mistake often makes the parser report several errors on the same spot (a tab in the
+    // indentation is also "implicit map keys need to be followed by map values"): the first is the
+    // cause, the rest are only counted.
+    const syntax = doc.errors.filter((e) => e.code !== "DUPLICATE_KEY");
+    for (const e of doc.errors)
+      if (e.code === "DUPLICATE_KEY")
         out.warnings.push({ ...fromYaml(e, "duplicate-key"), message: "duplicate key; the last value wins" });
-      } else {
-        out.errors.push(fromYaml(e, "yaml-syntax"));
-        broken = true;
-      }
-    }
     for (const w of doc.warnings) out.warnings.push(fromYaml(w, "yaml-syntax"));
-    if (broken) return;
+    const first = syntax[0];
+    if (first !== undefined) {
+      const error = fromYaml(first, "yaml-syntax");
+      const more = syntax.length - 1;
+      if (more > 0) error.message += ` (${more} more syntax ${more === 1 ? "error" : "errors"} after it in this document)`;
+      out.errors.push(error);
+      return;
+    }
     const locate = (path: readonly PathSegment[]) => locateIn(doc, path, lineAt);
     let js: unknown;
     try {
