@@ -253,7 +253,7 @@ function createCommand(io: CliIo, done: (status: number) => void): Command {
       booleanValue,
       true,
     )
-    .option("-o, --output <file>", "write the PolicyException to a file instead of stdout")
+    .option("-o, --output <file>", "write the PolicyException to a file instead of stdout (`-`: stdout)")
     .addHelpText("after", Help.create.exceptionExamples)
     .action(function (this: Command, name: string) {
       const o = this.opts<{

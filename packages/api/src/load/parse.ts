@@ -110,7 +110,8 @@ function parseYaml(text: string, file: string): ParsedFile {
     if (first !== undefined) {
       const error = fromYaml(first, "yaml-syntax");
       const more = syntax.length - 1;
-      if (more > 0) error.message += ` (${more} more syntax ${more === 1 ? "error" : "errors"} after it in this document)`;
+      if (more > 0)
+        error.message += ` (${more} more syntax ${more === 1 ? "error" : "errors"} after it in this document)`;
       out.errors.push(error);
       return;
     }

@@ -36,6 +36,18 @@ describe("kyverno-ts apply", () => {
     expect(bad.code).toBe(1);
   });
 
+  it("names the policy argument that held no policy and what it held (resources swapped for policies)", async () => {
+    const dir = tree({ "pods.yaml": PODS, "empty.yaml": "# nothing\n", "policy.yaml": REQUIRE_APP_LABEL });
+    const swapped = await cli(["apply", "pods.yaml", "-r", "policy.yaml"], dir);
+    expect(swapped.stderr).toContain(
+      "pods.yaml: holds no kyverno.io ClusterPolicy or Policy, only 2 × Pod: policy files come first, resources go after --resource (-r)",
+    );
+    expect(swapped.code).toBe(2);
+    const empty = await cli(["apply", "empty.yaml", "-r", "pods.yaml"], dir);
+    expect(empty.stderr).toContain("empty.yaml: holds no YAML or JSON document");
+    expect(empty.code).toBe(2);
+  });
+
   it("reports Audit failures as warnings with --audit-warn", async () => {
     const audit = REQUIRE_APP_LABEL.replace(
       "validationFailureAction: Enforce",

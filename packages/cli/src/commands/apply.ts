@@ -3,6 +3,7 @@ import { createEngine } from "@kyverno-ts/engine";
 import type { CliIo } from "../io.js";
 import { clockOf, ExitCode } from "../io.js";
 import {
+  describeFiles,
   type LoadedPolicies,
   loadExceptionDocuments,
   loadPolicyDocuments,
@@ -59,6 +60,8 @@ export interface ApplyOptions {
 /** Everything `apply` reads, loaded. */
 interface ApplyInputs {
   policies: LoadedPolicies;
+  /** What each policy file held (for the error when none held a policy). */
+  policyFiles: Array<{ file: string; held: string | undefined }>;
   resources: KubeObject[];
   values: ValuesSpec | undefined;
   userInfo: RequestInfo | undefined;
@@ -93,7 +96,8 @@ async function loadApplyInputs(
   io: CliIo,
   warnings: Warnings,
 ): Promise<InputResult<ApplyInputs>> {
-  const policyDocs = await readDocuments(policyPaths, io, warnings);
+  const policyFiles = await readInputs(policyPaths, io);
+  const policyDocs = policyFiles.ok ? parseSources(policyFiles.value, warnings) : policyFiles;
   const resourceDocs = await readDocuments(resourcePaths, io, warnings);
   const exceptionDocs = await readDocuments(options.exception, io, warnings);
   const targetDocs = await readDocuments(options.targetResource, io, warnings);
@@ -111,6 +115,13 @@ async function loadApplyInputs(
       ok: true,
       value: {
         policies: policies.value,
+        policyFiles:
+          policyFiles.ok && policyDocs.ok
+            ? describeFiles(
+                policyFiles.value.map((f) => f.display),
+                policyDocs.value,
+              )
+            : [],
         resources: resources.value,
         values: values.value,
         userInfo: userInfo.value,
@@ -215,7 +226,15 @@ export async function runApply(
   if (!options.exceptionsWithinPolicies && policies.exceptions.length > 0) {
     io.stderr.write(`Warning: ${ApplyMessages.exceptionsInPolicies(policies.exceptions.length)}\n`);
   }
-  if (policies.policies.length === 0) return fail(ApplyMessages.noPolicies);
+  if (policies.policies.length === 0) {
+    const skipped = new Set(policies.skipped.map((s) => s.file));
+    const held = inputs.value.policyFiles.filter((f) => !skipped.has(f.file));
+    if (held.length === 0) return fail(ApplyMessages.noPolicies);
+    const shown = held.slice(0, 5).map((f) => ({ file: f.file, message: ApplyMessages.noPolicyIn(f.held) }));
+    const more = held.length - shown.length;
+    if (more > 0) shown.push({ file: "apply", message: ApplyMessages.moreWithoutPolicy(more) });
+    return reportProblems(io, shown);
+  }
 
   const variables = createVariables(values, set.value);
   const accepted = options.exceptionNamespace.length > 0 ? options.exceptionNamespace : ["*"];

@@ -117,7 +117,8 @@ export function runCreateException(name: string, options: CreateExceptionOptions
   const built = buildException(name, options);
   if (!built.ok) return fail(built.error);
   const text = stringify(built.value, { lineWidth: 0 });
-  if (options.output === undefined) {
+  // `-o -` is stdout, as for every other file argument of the CLI.
+  if (options.output === undefined || options.output === "-") {
     io.stdout.write(text);
     return ExitCode.Ok;
   }

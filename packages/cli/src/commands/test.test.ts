@@ -63,7 +63,7 @@ describe("kyverno-ts test", () => {
     expect(run.stdout).toContain("Applying 1 policy to 3 resources ...");
     expect(run.stdout).toMatch(/│ ID │ POLICY +│ RULE +│ RESOURCE +│ RESULT │ REASON │/);
     expect(run.stdout).toContain("Test Summary: 3 tests passed and 0 tests failed");
-    expect(run.stderr).toMatch(/Ran 1 test \(3 result lines\) in \d/);
+    expect(run.stderr).toMatch(/Ran 3 tests from 1 test file in \d/);
     expect(run.code).toBe(0);
   });
 

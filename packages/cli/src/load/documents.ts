@@ -92,6 +92,26 @@ export function loadPolicyDocuments(
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: out };
 }
 
+/**
+ * What the documents of each file are, for the error when no file held a policy: `Pod` for one
+ * document, `2 × Deployment, a Service` for several, undefined for a file without documents.
+ */
+export function describeFiles(
+  files: readonly string[],
+  documents: readonly SourcedDocument[],
+): Array<{ file: string; held: string | undefined }> {
+  return files.map((file) => {
+    const counts = new Map<string, number>();
+    for (const doc of documents) {
+      if (doc.file !== file) continue;
+      const kind = field(doc.value, "kind") || "document without a kind";
+      counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    }
+    const parts = [...counts].map(([kind, n]) => (n === 1 ? `a ${kind}` : `${n} × ${kind}`));
+    return { file, held: parts.length === 0 ? undefined : parts.join(", ") };
+  });
+}
+
 /** Loads PolicyExceptions from exception files; other documents are input problems. */
 export function loadExceptionDocuments(
   documents: readonly SourcedDocument[],

@@ -59,6 +59,13 @@ export const ApplyMessages = {
     `${n} PolicyException ${plural(n, "document", "documents")} found in policy files ignored: pass --exceptions-within-policies or --exception`,
   noResources: "no resources to apply policies to: pass --resource <file|dir> or --stdin",
   noPolicies: "no policies given: pass at least one policy file or directory",
+  /** A policy argument held no ClusterPolicy or Policy (`held`: what it did hold). */
+  noPolicyIn: (held: string | undefined) =>
+    held === undefined
+      ? "holds no YAML or JSON document, so no kyverno.io ClusterPolicy or Policy"
+      : `holds no kyverno.io ClusterPolicy or Policy, only ${held}: policy files come first, resources go after --resource (-r)`,
+  /** More policy arguments without a policy than are listed one by one. */
+  moreWithoutPolicy: (n: number) => `and ${n} more ${plural(n, "file", "files")} without a policy`,
   /** A policy document of a kind this version does not evaluate yet. */
   skippedKind: (file: string, kind: string) =>
     `${file}: skipping ${kind}: only kyverno.io ClusterPolicy and Policy are supported`,
@@ -116,8 +123,12 @@ export const TestMessages = {
     `Test Summary: ${passed} ${plural(passed, "test", "tests")} passed and ${failed} ${plural(failed, "test", "tests")} failed`,
   failedTests: "Failed tests:",
   noTests: (fileName: string) => `No test files (${fileName}) found`,
-  timing: (tests: number, lines: number, ms: string) =>
-    `Ran ${tests} ${plural(tests, "test", "tests")} (${lines} result ${plural(lines, "line", "lines")}) in ${ms}`,
+  /**
+   * The closing line, in the summary's vocabulary (upstream's): a test is one expected result line,
+   * and the kyverno-test.yaml files hold them.
+   */
+  timing: (files: number, tests: number, ms: string) =>
+    `Ran ${tests} ${plural(tests, "test", "tests")} from ${files} test ${plural(files, "file", "files")} in ${ms}`,
 } as const;
 
 /** Problems found in inputs, beyond the api loader's own messages. */
