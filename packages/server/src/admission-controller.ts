@@ -15,6 +15,11 @@ import type { ScanContext } from "./external-data/scan-context.js";
 import type { Logger } from "./logger.js";
 import { type AdmissionMetrics, createAdmissionMetrics } from "./metrics/metrics.js";
 import {
+  acceptedExceptionNamespaces,
+  EXCEPTIONS_DISABLED,
+  type ExceptionSettings,
+} from "./policycache/exception-settings.js";
+import {
   createPolicyCache,
   type PolicyCache,
   type PolicyStatus,
@@ -31,8 +36,11 @@ export interface AdmissionCoreOptions {
   clock: ServerClock;
   logger: Logger;
   webhookTimeoutSeconds?: number;
-  /** `--exceptionNamespace`; all namespaces when unset. */
-  exceptionNamespace?: string;
+  /**
+   * `--enablePolicyException` / `--exceptionNamespace`; PolicyExceptions are ignored when omitted,
+   * as upstream's default.
+   */
+  policyExceptions?: ExceptionSettings;
   sink?: AdmissionResultSink;
   /** Labels of a namespace for `namespaceSelector` (an informer cache in a cluster). */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
@@ -113,7 +121,8 @@ export function serverVersion(): string {
 /** Builds the engine, metrics, an empty policy cache, the handler and the validation endpoints. */
 export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCore {
   const { clock, logger } = options;
-  const exceptionNamespaces = options.exceptionNamespace ? [options.exceptionNamespace] : ["*"];
+  const policyExceptions = options.policyExceptions ?? EXCEPTIONS_DISABLED;
+  const exceptionNamespaces = acceptedExceptionNamespaces(policyExceptions);
   const engine = createEngine({
     clock,
     exceptionNamespaces,
@@ -133,10 +142,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     webhookTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
     ...(options.externalData ? { externalData: options.externalData } : {}),
   });
-  const validation = createPolicyValidation({
-    engine,
-    ...(options.exceptionNamespace ? { exceptionNamespace: options.exceptionNamespace } : {}),
-  });
+  const validation = createPolicyValidation({ engine, exceptions: policyExceptions });
   return { engine, metrics, cache, handler, validation };
 }
 

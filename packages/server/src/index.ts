@@ -112,6 +112,12 @@ export type {
   RuleResultLabels,
 } from "./metrics/metrics.js";
 export { createAdmissionMetrics, DEFAULT_BUCKETS } from "./metrics/metrics.js";
+export {
+  acceptedExceptionNamespaces,
+  EXCEPTIONS_DISABLED,
+  type ExceptionSettings,
+  ExceptionWarnings,
+} from "./policycache/exception-settings.js";
 export type { RuleTypes } from "./policycache/index-keys.js";
 export type {
   CachedPolicy,
@@ -123,7 +129,7 @@ export type {
 } from "./policycache/policy-cache.js";
 export { createPolicyCache, policyKey } from "./policycache/policy-cache.js";
 export type { PolicyValidation, PolicyValidationOptions } from "./policycache/policy-validation.js";
-export { createPolicyValidation, EXCEPTION_NAMESPACE_WARNING } from "./policycache/policy-validation.js";
+export { createPolicyValidation } from "./policycache/policy-validation.js";
 export type {
   EphemeralReport,
   EphemeralReportPublisher,

@@ -12,6 +12,7 @@ import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { loadReporterConfig, type RunningReporter, startReporter } from "@kyverno-ts/reporter";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import {
+  acceptedExceptionNamespaces,
   type ClusterAdmission,
   createReportsController,
   type ReportsController,
@@ -122,6 +123,9 @@ function refusal(step: ExampleStep, message: string): ExampleOutcome {
 /** Marks a folder as the playground's, so that emptying it at the next start cannot hit user files. */
 const MARKER = ".kyverno-ts-playground";
 
+/** The one namespace PolicyExceptions count from in the playground (`--exceptionNamespace`). */
+export const PLAYGROUND_EXCEPTION_NAMESPACE = "kyverno";
+
 /**
  * Empties the state folder from the previous run. Only a folder this command created (it holds the
  * marker file) or an empty one is emptied; anything else is refused, so `--dir ~` deletes nothing.
@@ -190,8 +194,12 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     }
     done(sandbox.url);
 
+    // PolicyExceptions are off by default, as upstream; the playground turns them on for the
+    // namespace `kyverno`, as the install guide recommends.
+    const policyExceptions = { enabled: true, namespace: PLAYGROUND_EXCEPTION_NAMESPACE };
     done = progress.begin("admission controller");
     const admission: ClusterAdmission = await startClusterAdmission({
+      policyExceptions,
       kube: { kubeconfigPath: sandbox.kubeconfigPath, clientType: "admission-controller" },
       namespace: "kyverno",
       serviceName: "kyverno-svc",
@@ -243,7 +251,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     done = progress.begin("reports controller");
     const reports = createReportsController({
       client: createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, clientType: "reports-controller" }),
-      engine: createEngine(),
+      engine: createEngine({ exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions) }),
+      exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions),
       leaderElection: false,
       admissionResults: admission.results,
       logger: log("reports-controller"),

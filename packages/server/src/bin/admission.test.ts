@@ -99,6 +99,66 @@ describe("kyverno-ts admission", () => {
     expect(JSON.parse(answer).response.status.message).toContain("disallow-privileged:\n  privileged: ");
   });
 
+  it("ignores PolicyExceptions unless --enablePolicyException, and then takes them only from --exceptionNamespace", async () => {
+    const exceptionIn = (namespace: string) => `apiVersion: kyverno.io/v2
+kind: PolicyException
+metadata:
+  name: allow-debug
+  namespace: ${namespace}
+spec:
+  exceptions:
+    - policyName: disallow-privileged
+      ruleNames: [privileged]
+  match:
+    any:
+      - resources:
+          kinds: [Pod]
+`;
+    const allowed = async (files: Record<string, string>, flags: string[]) => {
+      const dir = policyDir({ "policy.yaml": POLICY, ...files });
+      const stderr = buffer();
+      const controller = new AbortController();
+      let answer = "";
+      await runAdmissionCommand({
+        args: [
+          "--policies",
+          dir,
+          "--standalone",
+          "--port",
+          "0",
+          "--metrics-port",
+          "0",
+          "--host",
+          "127.0.0.1",
+          ...flags,
+        ],
+        stdout: buffer(),
+        stderr,
+        logger: recordingLogger(),
+        signal: controller.signal,
+        onReady: (ready) => {
+          post(ready, "/validate/fail", JSON.stringify(review({ object: pod({ privileged: true }) })))
+            .then((text) => {
+              answer = text;
+            })
+            .finally(() => controller.abort());
+        },
+      });
+      return { allowed: JSON.parse(answer).response.allowed as boolean, stderr: stderr.text };
+    };
+    const off = await allowed({ "exception.yaml": exceptionIn("kyverno") }, []);
+    expect(off.allowed).toBe(false);
+    expect(off.stderr).toContain(
+      "1 PolicyException(s) in --policies are ignored: --enablePolicyException is off",
+    );
+    expect(
+      (await allowed({ "exception.yaml": exceptionIn("kyverno") }, ["--enablePolicyException"])).allowed,
+    ).toBe(true);
+    const elsewhere = ["--enablePolicyException=true", "--exceptionNamespace", "kyverno"];
+    expect((await allowed({ "exception.yaml": exceptionIn("team-a") }, elsewhere)).allowed).toBe(false);
+    expect((await allowed({ "exception.yaml": exceptionIn("kyverno") }, elsewhere)).allowed).toBe(true);
+  });
+
   it("refuses bad flags, a missing mode and invalid policies with exit status 2", async () => {
     const run = async (args: string[]) => {
       const stderr = buffer();

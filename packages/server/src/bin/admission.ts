@@ -126,6 +126,10 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
   const config = readConfig(args.configFile);
   const problems = [...loaded.problems, ...config.problems];
   for (const w of loaded.warnings) stderr.write(`warning: ${w}\n`);
+  if (!args.policyExceptions.enabled && loaded.exceptions.length > 0)
+    stderr.write(
+      `warning: ${loaded.exceptions.length} PolicyException(s) in --policies are ignored: --enablePolicyException is off\n`,
+    );
   if (problems.length > 0) {
     for (const p of problems) stderr.write(`error: ${p}\n`);
     return AdmissionExit.InputError;
@@ -150,7 +154,7 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
       port: args.port,
       metricsPort: args.metricsPort,
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
-      ...(args.exceptionNamespace !== undefined ? { exceptionNamespace: args.exceptionNamespace } : {}),
+      policyExceptions: args.policyExceptions,
     });
   } catch (error) {
     stderr.write(`error: cannot start: ${(error as Error).message}\n`);
@@ -166,7 +170,7 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
   const bundle = caBundle(tls.caCertPem);
   stdout.write(
     `kyverno-ts admission (standalone): ${controller.cache.policies().length} policies (${rules} rules), ` +
-      `${loaded.exceptions.length} exceptions\n` +
+      `${loaded.exceptions.length} exceptions${args.policyExceptions.enabled ? "" : " (ignored: --enablePolicyException is off)"}\n` +
       `webhooks: https://${args.host}:${controller.port} (/validate/fail /validate/ignore /mutate/fail /mutate/ignore /policyvalidate /exceptionvalidate)\n` +
       `metrics: http://${args.host}:${controller.metricsPort}/metrics\n` +
       `caBundle: ${bundle}\n`,

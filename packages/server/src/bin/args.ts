@@ -2,6 +2,11 @@
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import type { LogLevel } from "../logger.js";
+import {
+  type ExceptionSettings,
+  exceptionFlagsHelp,
+  exceptionSettings,
+} from "../policycache/exception-settings.js";
 
 /** Parsed flags of the admission command. */
 export interface AdmissionArgs {
@@ -11,7 +16,8 @@ export interface AdmissionArgs {
   port: number;
   metricsPort: number;
   webhookTimeoutSeconds: number;
-  exceptionNamespace: string | undefined;
+  /** `--enablePolicyException` and `--exceptionNamespace`. */
+  policyExceptions: ExceptionSettings;
   /** A file holding Kyverno's ConfigMap (resourceFilters, excludeGroups, ...). */
   configFile: string | undefined;
   /** Extra DNS names / IPs for the generated serving certificate. */
@@ -63,7 +69,7 @@ Flags:
   --port <n>                   webhook HTTPS port (default 9443; 0 picks a free port)
   --metrics-port <n>           Prometheus metrics port, plain HTTP (default 8000; 0 picks a free port)
   --webhookTimeout <seconds>   webhook timeout the API server uses (default 10, max 30)
-  --exceptionNamespace <ns>    namespace PolicyExceptions are accepted from (default: all)
+${exceptionFlagsHelp(31)}
   --config <file>              standalone: Kyverno ConfigMap (resourceFilters, excludeGroups, excludeUsernames)
   --san <name>                 extra DNS name or IP for the serving certificate (repeatable)
   --tls-cert-file <file>       standalone: serving certificate (PEM) instead of a generated one
@@ -102,7 +108,7 @@ function whole(value: string | undefined, fallback: number, flag: string): numbe
 }
 
 const LEVELS: readonly string[] = ["debug", "info", "warn", "error", "silent"];
-const BOOLEAN_FLAGS = ["standalone", "leaderElection", "help"];
+const BOOLEAN_FLAGS = ["standalone", "leaderElection", "enablePolicyException", "help"];
 
 /** Go-style `--flag=true|false` for boolean flags, as upstream's flags are written. */
 function normalizeBooleans(argv: readonly string[]): string[] | string {
@@ -159,6 +165,7 @@ export function parseAdmissionArgs(
         "metrics-port": { type: "string" },
         metricsPort: { type: "string" },
         webhookTimeout: { type: "string" },
+        enablePolicyException: { type: "boolean" },
         exceptionNamespace: { type: "string" },
         config: { type: "string" },
         san: { type: "string", multiple: true },
@@ -215,7 +222,7 @@ export function parseAdmissionArgs(
       port: n.port,
       metricsPort: n.metricsPort,
       webhookTimeoutSeconds: timeout,
-      exceptionNamespace: str("exceptionNamespace"),
+      policyExceptions: exceptionSettings(values.enablePolicyException === true, str("exceptionNamespace")),
       configFile: str("config"),
       extraHosts: (values.san as string[] | undefined) ?? [],
       tlsCertFile: certFile,

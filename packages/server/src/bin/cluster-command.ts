@@ -88,7 +88,7 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
       // The reports controller runs in its own process: results cross over as ephemeral reports.
       publishEphemeralReports: true,
-      ...(args.exceptionNamespace !== undefined ? { exceptionNamespace: args.exceptionNamespace } : {}),
+      policyExceptions: args.policyExceptions,
       ...(hooks?.certificateCheckMs !== undefined ? { certificateCheckMs: hooks.certificateCheckMs } : {}),
       ...(hooks?.timers !== undefined ? { timers: hooks.timers } : {}),
       clock: context.clock,

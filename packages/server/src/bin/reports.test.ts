@@ -31,7 +31,7 @@ describe("kyverno-ts reports: flags", () => {
         kubeconfig: undefined,
         scanIntervalMs: 3_600_000,
         workers: 2,
-        exceptionNamespace: undefined,
+        policyExceptions: { enabled: false },
         metricsPort: 8000,
         qps: 300,
         burst: 300,
@@ -46,6 +46,7 @@ describe("kyverno-ts reports: flags", () => {
         "--backgroundScanInterval=30m",
         "--backgroundScanWorkers",
         "4",
+        "--enablePolicyException=true",
         "--exceptionNamespace",
         "kyverno",
         "--metrics-port",
@@ -56,7 +57,7 @@ describe("kyverno-ts reports: flags", () => {
     expect(custom.ok && custom.args).toMatchObject({
       scanIntervalMs: 1_800_000,
       workers: 4,
-      exceptionNamespace: "kyverno",
+      policyExceptions: { enabled: true, namespace: "kyverno" },
       metricsPort: 0,
     });
   });

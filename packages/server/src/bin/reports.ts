@@ -14,6 +14,12 @@ import { createReportsMetrics } from "../controllers/reports/metrics.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
 import { type ReportsClock, systemReportsClock } from "../controllers/reports/types.js";
 import type { Logger, LogLevel } from "../logger.js";
+import {
+  acceptedExceptionNamespaces,
+  type ExceptionSettings,
+  exceptionFlagsHelp,
+  exceptionSettings,
+} from "../policycache/exception-settings.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
 import { stopSignal } from "./stop-signal.js";
@@ -33,7 +39,7 @@ Flags:
   --kubeconfig <file>               kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)
   --backgroundScanInterval <dur>    full rescan period, a Go duration (default 1h)
   --backgroundScanWorkers <n>       concurrent reconciles (default 2)
-  --exceptionNamespace <ns>         namespace PolicyExceptions are accepted from (default: all)
+${exceptionFlagsHelp(36)}
   --metrics-port <n>                Prometheus metrics port, plain HTTP (default 8000; 0 picks a free port)
   --clientRateLimitQPS <n>          API requests per second (default 300)
   --clientRateLimitBurst <n>        API requests above the rate at once (default 300)
@@ -47,7 +53,8 @@ export interface ReportsArgs {
   kubeconfig: string | undefined;
   scanIntervalMs: number;
   workers: number;
-  exceptionNamespace: string | undefined;
+  /** `--enablePolicyException` and `--exceptionNamespace`. */
+  policyExceptions: ExceptionSettings;
   metricsPort: number;
   qps: number;
   burst: number;
@@ -76,15 +83,26 @@ export function parseReportsArgs(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ParsedReportsArgs {
   let values: Record<string, string | boolean | undefined>;
+  // Go-style `--enablePolicyException=true|false`, as upstream's flags are written.
+  const args: string[] = [];
+  for (const arg of argv) {
+    const m = /^--enablePolicyException=(.*)$/.exec(arg);
+    if (m === null) args.push(arg);
+    else if (m[1] === "true" || m[1] === "false")
+      args.push(m[1] === "true" ? "--enablePolicyException" : "--no-enablePolicyException");
+    else return { ok: false, message: `--enablePolicyException takes true or false, got "${m[1]}"` };
+  }
   try {
     values = parseArgs({
-      args: [...argv],
+      args,
+      allowNegative: true,
       strict: true,
       allowPositionals: false,
       options: {
         kubeconfig: { type: "string" },
         backgroundScanInterval: { type: "string" },
         backgroundScanWorkers: { type: "string" },
+        enablePolicyException: { type: "boolean" },
         exceptionNamespace: { type: "string" },
         "metrics-port": { type: "string" },
         metricsPort: { type: "string" },
@@ -123,7 +141,7 @@ export function parseReportsArgs(
       kubeconfig: str("kubeconfig"),
       scanIntervalMs: interval,
       workers: numbers.workers as number,
-      exceptionNamespace: str("exceptionNamespace"),
+      policyExceptions: exceptionSettings(values.enablePolicyException === true, str("exceptionNamespace")),
       metricsPort: numbers.metricsPort as number,
       qps: numbers.qps as number,
       burst: numbers.burst as number,
@@ -185,7 +203,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     stderr.write(`error: cannot load the cluster configuration: ${(error as Error).message}\n`);
     return ReportsExit.Failure;
   }
-  const exceptionNamespaces = args.exceptionNamespace === undefined ? ["*"] : [args.exceptionNamespace];
+  const exceptionNamespaces = acceptedExceptionNamespaces(args.policyExceptions);
   const engine = (contextLoader: ContextLoader) =>
     createEngine({ clock: { now: () => new Date(clock.now()) }, exceptionNamespaces, contextLoader });
   const controller = createReportsController({

@@ -121,6 +121,7 @@ describe("cluster mode (in process)", () => {
       kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
       namespace: "kyverno",
       serviceName: "kyverno-svc",
+      policyExceptions: { enabled: true, namespace: "prod" },
       identity: "in-process",
       leaderElection: false,
       host: "127.0.0.1",

@@ -27,6 +27,7 @@ import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../a
 import type { ServerClock } from "../clock.js";
 import { createScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
+import { EXCEPTIONS_DISABLED, type ExceptionSettings } from "../policycache/exception-settings.js";
 import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
@@ -78,7 +79,8 @@ export interface ClusterAdmissionOptions {
   /** Metrics port (0 picks a free one); no metrics server when undefined. */
   metricsPort?: number;
   webhookTimeoutSeconds?: number;
-  exceptionNamespace?: string;
+  /** `--enablePolicyException` / `--exceptionNamespace` (PolicyExceptions ignored when omitted). */
+  policyExceptions?: ExceptionSettings;
   /** Admission results kept for the reports controller (default 10,000; the oldest are dropped). */
   resultCapacity?: number;
   /**
@@ -123,6 +125,7 @@ export class StartAborted extends Error {
 /** Starts the controller; resolves once it serves requests (informers listed, certificate loaded). */
 export async function startClusterAdmission(options: ClusterAdmissionOptions): Promise<ClusterAdmission> {
   const { namespace, logger } = options;
+  const policyExceptions = options.policyExceptions ?? EXCEPTIONS_DISABLED;
   const timers = options.timers ?? kubeSystemClock;
   const now = (): Date => new Date(timers.now());
   const signal = options.signal ?? new AbortController().signal;
@@ -152,7 +155,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     ...(options.webhookTimeoutSeconds !== undefined
       ? { webhookTimeoutSeconds: options.webhookTimeoutSeconds }
       : {}),
-    ...(options.exceptionNamespace !== undefined ? { exceptionNamespace: options.exceptionNamespace } : {}),
+    policyExceptions,
   });
   const { cache } = core;
   const publisher = options.publishEphemeralReports
@@ -169,7 +172,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     cache,
     namespace,
     configMapName: options.configMapName ?? "kyverno",
-    ...(options.exceptionNamespace !== undefined ? { exceptionNamespace: options.exceptionNamespace } : {}),
+    policyExceptions,
     logger,
   });
   sourcesRef = sources;

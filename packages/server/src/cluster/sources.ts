@@ -9,6 +9,7 @@ import { loadPolicy, loadPolicyException } from "@kyverno-ts/api";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import { defaultKyvernoConfig, type KyvernoConfig, parseKyvernoConfig } from "../admission/filters.js";
 import type { Logger } from "../logger.js";
+import { type ExceptionSettings, watchedExceptionNamespace } from "../policycache/exception-settings.js";
 import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
 
 /** What changed: one policy (by cache key), or Kyverno's ConfigMap. */
@@ -22,8 +23,8 @@ export interface PolicySourcesOptions {
   namespace: string;
   /** The ConfigMap's name (upstream: `kyverno`). */
   configMapName: string;
-  /** `--exceptionNamespace`: only PolicyExceptions from there are watched (all when unset or `*`). */
-  exceptionNamespace?: string;
+  /** Whether PolicyExceptions are watched at all, and in which namespace (all when unset or `*`). */
+  policyExceptions: ExceptionSettings;
   logger: Logger;
 }
 
@@ -91,19 +92,23 @@ export function createPolicySources(options: PolicySourcesOptions): PolicySource
   ) => createInformer<KubeObject>({ client, apiVersion, kind, ...extra });
   const clusterPolicies = informer(KYVERNO, "ClusterPolicy");
   const policies = informer(KYVERNO, "Policy");
-  const exceptionNs = options.exceptionNamespace;
-  const exceptions = informer(
-    "kyverno.io/v2",
-    "PolicyException",
-    exceptionNs && !/[*?]/.test(exceptionNs) ? { namespace: exceptionNs } : {},
-  );
+  // With PolicyExceptions disabled (upstream's default) they are not even watched.
+  const exceptionNs = watchedExceptionNamespace(options.policyExceptions);
+  const exceptions = options.policyExceptions.enabled
+    ? informer(
+        "kyverno.io/v2",
+        "PolicyException",
+        exceptionNs === undefined ? {} : { namespace: exceptionNs },
+      )
+    : undefined;
   const configMaps = informer("v1", "ConfigMap", {
     namespace: options.namespace,
     fieldSelector: `metadata.name=${options.configMapName}`,
   });
   const namespaces = informer("v1", "Namespace");
   const contextConfigMaps = informer("v1", "ConfigMap", { labelSelector: `${CACHE_LABEL}=true` });
-  const all: Informer<KubeObject>[] = [clusterPolicies, policies, exceptions, configMaps, namespaces];
+  const all: Informer<KubeObject>[] = [clusterPolicies, policies, configMaps, namespaces];
+  if (exceptions !== undefined) all.push(exceptions);
   for (const inf of [...all, contextConfigMaps])
     inf.on("error", (e) => {
       if (e.source !== "handler")
@@ -171,9 +176,9 @@ export function createPolicySources(options: PolicySourcesOptions): PolicySource
       logger.warn({ exception: exceptionKey(object) }, "policy exception cannot be loaded");
     }
   };
-  exceptions.on("add", upsertException);
-  exceptions.on("update", upsertException);
-  exceptions.on("delete", (o) => void cache.deleteException(exceptionKey(o)));
+  exceptions?.on("add", upsertException);
+  exceptions?.on("update", upsertException);
+  exceptions?.on("delete", (o) => void cache.deleteException(exceptionKey(o)));
 
   const readConfig = (): void => {
     const data = stringData(configMaps.get(options.namespace, options.configMapName));

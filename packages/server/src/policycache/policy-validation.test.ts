@@ -1,7 +1,8 @@
 import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
 import { review } from "../testing/fixtures.js";
-import { createPolicyValidation, EXCEPTION_NAMESPACE_WARNING } from "./policy-validation.js";
+import { ExceptionWarnings } from "./exception-settings.js";
+import { createPolicyValidation } from "./policy-validation.js";
 
 const UID = "705ab4f5-6393-11e8-b7cc-42010a800002";
 const POLICY_KIND = { group: "kyverno.io", version: "v1", kind: "ClusterPolicy" };
@@ -35,7 +36,7 @@ function policyException(namespace: string, spec: Record<string, unknown> = {}) 
 describe("policy validation webhook", () => {
   const validation = createPolicyValidation({
     engine: createEngine(),
-    exceptionNamespace: "kyverno-exceptions",
+    exceptions: { enabled: true, namespace: "kyverno-exceptions" },
   });
   const check = (object: Record<string, unknown>) => {
     const reply = validation.handleBody(
@@ -105,7 +106,7 @@ describe("policy validation webhook", () => {
 describe("exception validation webhook", () => {
   const validation = createPolicyValidation({
     engine: createEngine(),
-    exceptionNamespace: "kyverno-exceptions",
+    exceptions: { enabled: true, namespace: "kyverno-exceptions" },
   });
   const check = (object: Record<string, unknown>) => {
     const reply = validation.handleBody(
@@ -124,8 +125,31 @@ describe("exception validation webhook", () => {
     expect(check(policyException("default"))).toEqual({
       uid: UID,
       allowed: true,
-      warnings: [EXCEPTION_NAMESPACE_WARNING],
+      warnings: [ExceptionWarnings.namespaceMismatch],
     });
+  });
+
+  it("warns, as upstream, that exceptions are not processed while --enablePolicyException is off", () => {
+    const off = createPolicyValidation({ engine: createEngine(), exceptions: { enabled: false } });
+    const reply = off.handleBody(
+      "exception",
+      JSON.stringify(
+        review({ object: policyException("kyverno-exceptions") as never, kind: EXCEPTION_KIND }),
+      ),
+    );
+    expect(reply.statusCode === 200 && reply.body.response).toEqual({
+      uid: UID,
+      allowed: true,
+      warnings: ["PolicyException resources would not be processed until it is enabled."],
+    });
+    const anywhere = createPolicyValidation({ engine: createEngine(), exceptions: { enabled: true } });
+    const unset = anywhere.handleBody(
+      "exception",
+      JSON.stringify(review({ object: policyException("default") as never, kind: EXCEPTION_KIND })),
+    );
+    expect(unset.statusCode === 200 && unset.body.response.warnings).toEqual([
+      "The exceptionNamespace flag is not set",
+    ]);
   });
 
   it("rejects an invalid exception with the field path", () => {

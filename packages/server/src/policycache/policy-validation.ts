@@ -6,7 +6,6 @@
 import type { JsonValue, LoadError } from "@kyverno-ts/api";
 import { loadPolicy, loadPolicyException } from "@kyverno-ts/api";
 import type { Engine } from "@kyverno-ts/engine";
-import { matchWildcard } from "@kyverno-ts/engine";
 import {
   type AdmissionReviewResponse,
   allow,
@@ -16,23 +15,23 @@ import {
   parseAdmissionReview,
   statusBody,
 } from "../admission/review.js";
-
-/** Upstream's warning when an exception lives outside the namespace exceptions are accepted from. */
-export const EXCEPTION_NAMESPACE_WARNING =
-  "PolicyException resource namespace must match the defined namespace.";
+import { type ExceptionSettings, exceptionValidationWarnings } from "./exception-settings.js";
 
 /** Options of `createPolicyValidation`. */
 export interface PolicyValidationOptions {
   engine: Engine;
-  /** `--exceptionNamespace`: where exceptions are accepted (`*` or unset: everywhere). */
-  exceptionNamespace?: string;
+  /** `--enablePolicyException` / `--exceptionNamespace`: what the exception webhook warns about. */
+  exceptions: ExceptionSettings;
 }
 
 /** The two validation endpoints' logic; see `createPolicyValidation`. */
 export interface PolicyValidation {
   /** Allows a valid ClusterPolicy / Policy (warnings for deprecated forms); denies with every problem otherwise. */
   validatePolicyReview(review: ParsedReview): AdmissionReviewResponse;
-  /** Allows a valid PolicyException (warning when outside the exception namespace); denies otherwise. */
+  /**
+   * Allows a valid PolicyException, with upstream's warning when it will not be processed (exceptions
+   * disabled, no exception namespace set, or another namespace); denies an invalid one.
+   */
   validateExceptionReview(review: ParsedReview): AdmissionReviewResponse;
   /** Answers a raw body for one of the endpoints; malformed bodies get a 400 or a denial. Never throws. */
   handleBody(endpoint: "policy" | "exception", body: string): HandlerReply;
@@ -75,11 +74,11 @@ export function createPolicyValidation(options: PolicyValidationOptions): Policy
     const where = { file: objectName(review, "PolicyException") };
     const loaded = loadPolicyException(review.object as unknown as JsonValue, where);
     if (!loaded.ok) return deny(request.uid, loaded.errors.map(describe).join("; "));
-    const warnings = loaded.warnings.map(describe);
-    const accepted = options.exceptionNamespace;
     const namespace = loaded.value.metadata.namespace ?? request.namespace ?? "";
-    if (accepted !== undefined && accepted !== "" && !matchWildcard(accepted, namespace))
-      warnings.push(EXCEPTION_NAMESPACE_WARNING);
+    const warnings = [
+      ...exceptionValidationWarnings(options.exceptions, namespace),
+      ...loaded.warnings.map(describe),
+    ];
     return allow(request.uid, warnings);
   }
 

@@ -76,7 +76,7 @@ describe("HTTPS webhook server", () => {
     });
     server = createWebhookServer({
       handler,
-      validation: createPolicyValidation({ engine }),
+      validation: createPolicyValidation({ engine, exceptions: { enabled: true } }),
       clock,
       logger,
       metrics,

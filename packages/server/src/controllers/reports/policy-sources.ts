@@ -20,7 +20,7 @@ export interface PolicySourcesOptions {
   client: KubeClient;
   cache: PolicyCache;
   logger: Logger;
-  /** Namespaces PolicyExceptions are accepted from (wildcards); others are ignored. */
+  /** Namespaces PolicyExceptions are accepted from (wildcards); others are ignored; none: not watched. */
   exceptionNamespaces: readonly string[];
   /** A policy was added, changed or removed (`before`/`after` undefined when absent or not ready). */
   onPolicy: (key: string, before: CachedPolicy | undefined, after: CachedPolicy | undefined) => void;
@@ -133,6 +133,8 @@ export function createPolicySources(options: PolicySourcesOptions): PolicySource
   };
 
   for (const source of SOURCES) {
+    // No namespace accepted (PolicyExceptions disabled, upstream's default): not even watched.
+    if (source.kind === "PolicyException" && options.exceptionNamespaces.length === 0) continue;
     const informer = createInformer<KubeObject>({
       client,
       apiVersion: source.apiVersion,

@@ -127,7 +127,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     client,
     cache,
     logger,
-    exceptionNamespaces: options.exceptionNamespaces ?? ["*"],
+    exceptionNamespaces: options.exceptionNamespaces ?? [],
     ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
     onPolicy(key, before, after) {
       if (after?.kinds[0] === "*" && after.policy.spec.background && !warnedAnyKind.has(key)) {

@@ -74,7 +74,10 @@ export interface ReportsControllerOptions {
   limits?: ReportLimits;
   /** Leader election on a Lease, or `false` to write without electing (a single replica). */
   leaderElection: ReportsLeaderElection | false;
-  /** Namespaces PolicyExceptions are accepted from, with wildcards (upstream `--exceptionNamespace`; default all). */
+  /**
+   * Namespaces PolicyExceptions are accepted from, with wildcards (`acceptedExceptionNamespaces` of
+   * `--enablePolicyException` / `--exceptionNamespace`); default none: exceptions are ignored, as upstream.
+   */
   exceptionNamespaces?: readonly string[];
   /** Admission results to merge into the reports (the admission controller's bounded queue). */
   admissionResults?: Pick<BoundedResultQueue, "drain" | "onAvailable">;

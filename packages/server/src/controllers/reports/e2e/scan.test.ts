@@ -177,7 +177,8 @@ describe("background scan reports (sandbox)", { timeout: 30_000 }, () => {
     await put(client, pod("api", "ops"));
     await put(client, pod("exempt-job", "ops"));
     await put(client, pod("sandbox", "dev"));
-    const controller = controllerFor(client);
+    // PolicyExceptions are off by default (upstream's --enablePolicyException=false): enabled here.
+    const controller = controllerFor(client, { exceptionNamespaces: ["*"] });
     await controller.start();
     const prodOwner = requireLabelPolicy("prod-owner", "owner");
     prodOwner.spec.rules[0]?.match.any[0]?.resources &&
