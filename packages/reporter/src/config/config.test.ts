@@ -235,4 +235,34 @@ describe("configuration", () => {
     );
     expect(isConfigError(missing) && missing.key).toBe("database.secretRef");
   });
+
+  it("resolves the dashboard's login settings from secretRef", async () => {
+    const { config } = parseReporterConfig({
+      ui: {
+        openIDConnect: { enabled: true, discoveryUrl: "https://idp.example/realms/x", secretRef: "oidc" },
+        basicAuth: { secretRef: "form" },
+      },
+    });
+    const secrets: Record<string, Record<string, string>> = {
+      oidc: {
+        clientId: "reporter",
+        clientSecret: "s3cret",
+        callbackUrl: "https://reporter.example/callback",
+      },
+      form: { username: "ops", password: "pw" },
+    };
+    const resolved = await resolveConfigSecrets(config, { readSecret: async (name) => secrets[name] });
+    expect(resolved.ui.openIDConnect).toMatchObject({
+      discoveryUrl: "https://idp.example/realms/x",
+      callbackUrl: "https://reporter.example/callback",
+      clientId: "reporter",
+      clientSecret: "s3cret",
+    });
+    expect(resolved.ui.basicAuth).toMatchObject({ username: "ops", password: "pw" });
+
+    const incomplete = await resolveConfigSecrets(config, {
+      readSecret: async (name) => (name === "oidc" ? { clientSecret: "s3cret" } : secrets[name]),
+    }).catch((e: unknown) => e);
+    expect(isConfigError(incomplete) && incomplete.key).toBe("ui.openIDConnect.callbackUrl");
+  });
 });

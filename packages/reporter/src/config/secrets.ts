@@ -1,7 +1,8 @@
 /**
  * `secretRef` / `mountedSecret` resolution: values from a Secret in the reporter's namespace (or a
  * mounted JSON file) override the configured ones, for the targets and their channels, `database`,
- * `redis` and `basicAuth`, as upstream. Done once at start, before anything is built.
+ * `redis`, `basicAuth`, the SMTP settings and the dashboard's logins (`ui.openIDConnect`,
+ * `ui.basicAuth`: `secretRef` only), as upstream. Done once at start, before anything is built.
  */
 import { readFileSync } from "node:fs";
 import type { KubeClient } from "@kyverno-ts/kube";
@@ -155,6 +156,35 @@ async function resolveSmtpSecret(
   return { ...email, smtp };
 }
 
+/** `ui.openIDConnect.secretRef` and `ui.basicAuth.secretRef`: the dashboard's login settings from Secrets. */
+async function resolveUiSecrets(ui: ReporterConfig["ui"], deps: SecretDeps): Promise<ReporterConfig["ui"]> {
+  let { openIDConnect, basicAuth } = ui;
+  if (openIDConnect.secretRef) {
+    const values = await valuesOf({ secretRef: openIDConnect.secretRef }, "ui.openIDConnect", deps);
+    openIDConnect = overlay(openIDConnect, values, [
+      "discoveryUrl",
+      "callbackUrl",
+      "clientId",
+      "clientSecret",
+    ]);
+    if (openIDConnect.enabled) {
+      for (const key of ["discoveryUrl", "callbackUrl", "clientId"] as const) {
+        if (openIDConnect[key] === "")
+          throw new ConfigError(`ui.openIDConnect.${key}`, "required when ui.openIDConnect.enabled is true");
+      }
+    }
+  }
+  if (basicAuth.secretRef) {
+    const values = await valuesOf({ secretRef: basicAuth.secretRef }, "ui.basicAuth", deps);
+    basicAuth = overlay(basicAuth, values, ["username", "password"]);
+    if ((basicAuth.username === "") !== (basicAuth.password === "")) {
+      const missing = basicAuth.username === "" ? "username" : "password";
+      throw new ConfigError(`ui.basicAuth.${missing}`, "basic auth needs both a username and a password");
+    }
+  }
+  return { ...ui, openIDConnect, basicAuth };
+}
+
 /**
  * Returns the configuration with every `secretRef` / `mountedSecret` applied. Throws a `ConfigError`
  * naming the key when a Secret is missing or a file unreadable.
@@ -178,6 +208,9 @@ export async function resolveConfigSecrets(
   }
   if (config.emailReports.smtp.secret) {
     out.emailReports = await resolveSmtpSecret(config.emailReports, deps);
+  }
+  if (config.ui.openIDConnect.secretRef || config.ui.basicAuth.secretRef) {
+    out.ui = await resolveUiSecrets(config.ui, deps);
   }
   const target: Record<string, CommonTargetConfig> = {};
   for (const kind of SUPPORTED_TARGET_KINDS) {
