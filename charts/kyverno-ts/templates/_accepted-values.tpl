@@ -1,0 +1,1 @@
+{{- define "kyverno-ts.acceptedValues" -}}[]{{- end -}}
