@@ -263,9 +263,9 @@ function applyEdits(source: string, edits: Edit[], file: string): string {
  * cannot template (several documents, an `exclude.all`, a spec-level override list).
  */
 export function policyTemplate(file: string, source: string): PolicyTemplate {
+  if (/^---/m.test(source.slice(1))) throw new PolicySourceError(file, "one policy per file is expected");
   const doc = parseDocument(source);
   if (doc.errors.length > 0) throw new PolicySourceError(file, doc.errors[0]?.message ?? "invalid YAML");
-  if (/^---/m.test(source.slice(1))) throw new PolicySourceError(file, "one policy per file is expected");
   const kind = doc.get("kind");
   if (kind !== "ClusterPolicy")
     throw new PolicySourceError(file, `kind must be ClusterPolicy, not ${String(kind)}`);
