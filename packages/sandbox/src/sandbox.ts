@@ -1,6 +1,9 @@
-/** The composition root: TLS, users, store (+ persistence), registry, controllers and the HTTPS server. */
+/**
+ * The composition root: credentials (CA, signing key, tokens), users, store (+ persistence), registry,
+ * authorization (RBAC with the bootstrap roles), controllers and the HTTPS server.
+ */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,17 +13,23 @@ import { parseAllDocuments } from "yaml";
 import { createAdmissionChain, type ServiceResolver } from "./admission/index.js";
 import type { AdmissionChain, WebhookSource } from "./admission/types.js";
 import { createAuthenticator, DEFAULT_ADMIN, type SandboxUser } from "./auth/authenticator.js";
+import { loadCredentials } from "./auth/credentials.js";
+import { createServiceAccountTokens } from "./auth/service-account-tokens.js";
+import { startTokenSecretController } from "./auth/token-secrets.js";
 import { startGarbageCollector } from "./gc/garbage-collector.js";
 import { startNamespaceController } from "./gc/namespace-controller.js";
 import { createWorkQueue } from "./gc/work-queue.js";
 import { createHandler } from "./http/handler.js";
 import { writeKubeconfig } from "./kubeconfig/kubeconfig.js";
 import { asObject } from "./objects/meta.js";
+import { startAggregationController } from "./rbac/aggregation.js";
+import { createAlwaysAllowAuthorizer, createRbacAuthorizer } from "./rbac/authorizer.js";
+import { bootstrapRbacObjects, userBindings } from "./rbac/bootstrap.js";
 import { syncCrds } from "./registry/crd-sync.js";
 import { createRegistry } from "./registry/registry.js";
 import { createPersistence, loadPersisted } from "./store/persistence.js";
+import { secureDir } from "./store/state-files.js";
 import { createStore } from "./store/store.js";
-import { createCertificateAuthority } from "./tls/certificates.js";
 import type { ApiEnv } from "./verbs/context.js";
 import { validateCrd } from "./verbs/crd-rules.js";
 import { internalEnsure } from "./verbs/internal.js";
@@ -29,9 +38,22 @@ import { internalEnsure } from "./verbs/internal.js";
 export interface SandboxOptions {
   /** CRDs to install at start: paths of YAML files (multi-document allowed) or CRD objects. */
   crds?: Array<string | JsonObject>;
-  /** Users besides the default `admin` (group `system:masters`); each gets a context in the kubeconfig. */
+  /**
+   * Users besides the default `kubernetes-admin` (group `system:masters`); each gets a context in the
+   * kubeconfig. Under RBAC they may do only what bindings grant: give them `clusterRoles` or create
+   * RoleBindings / ClusterRoleBindings.
+   */
   users?: SandboxUser[];
-  /** Directory to persist objects in (and write the kubeconfig to); state is in memory only without it. */
+  /**
+   * `RBAC` (default): every request is authorized as kube-apiserver's RBAC authorizer does (with the
+   * bootstrap roles, `system:masters` allowed everything). `AlwaysAllow`: every authenticated user may
+   * do everything (the sandbox's behaviour before RBAC).
+   */
+  authorization?: "RBAC" | "AlwaysAllow";
+  /**
+   * Directory to persist objects, the CA, the token signing key and the users' tokens in (and to write
+   * the kubeconfig to), mode 0700 with 0600 files; state is in memory only without it.
+   */
   dataDir?: string;
   /** Port on 127.0.0.1 (default 0: a free port). */
   port?: number;
@@ -53,7 +75,7 @@ export interface SandboxOptions {
 export interface Sandbox {
   /** `https://127.0.0.1:<port>`. */
   url: string;
-  /** The kubeconfig with one context per user (`admin` current). */
+  /** The kubeconfig with one context per user (`kubernetes-admin` current). */
   kubeconfigPath: string;
   /** The CA that signed the serving certificate. */
   caCertPem: string;
@@ -85,7 +107,10 @@ function loadCrds(sources: Array<string | JsonObject>): JsonObject[] {
  * trying policies with `kubectl`; see the package README for what is and is not covered.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const ca = await createCertificateAuthority();
+  const dataDir = options.dataDir;
+  if (dataDir !== undefined) secureDir(dataDir);
+  const credentials = await loadCredentials(dataDir);
+  const ca = credentials.ca;
   const serving = await ca.issue(["127.0.0.1", "localhost", "::1"]);
   const users = [
     DEFAULT_ADMIN,
@@ -93,9 +118,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   ];
   const adminOverride = options.users?.find((u) => u.username === DEFAULT_ADMIN.username);
   if (adminOverride !== undefined) users[0] = adminOverride;
-  const authenticator = createAuthenticator(users);
+  const withTokens = users.map((u) => {
+    const saved = credentials.savedTokens[u.username];
+    return u.token === undefined && saved !== undefined ? { ...u, token: saved } : u;
+  });
 
-  const dataDir = options.dataDir;
   const persisted = dataDir === undefined ? undefined : loadPersisted(dataDir);
   let store: ReturnType<typeof createStore> | undefined;
   const persistence =
@@ -136,6 +163,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     watches: new Set(),
   };
 
+  const tokens = createServiceAccountTokens({
+    signer: credentials.signer,
+    store,
+    now: env.now,
+    newId: env.newUid,
+  });
+  const authenticator = createAuthenticator(withTokens, tokens);
+  const rbac = options.authorization !== "AlwaysAllow";
+  const authorizer = rbac ? createRbacAuthorizer(store) : createAlwaysAllowAuthorizer();
+
   const stopCrdSync = syncCrds(store, registry);
   const crdResource = registry.byStorageKey(CRD_KEY);
   const nsResource = registry.byStorageKey("namespaces");
@@ -146,14 +183,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     validateCrd(crd);
     if (crdResource !== undefined) internalEnsure(env, crdResource, crd);
   }
+  for (const object of [...bootstrapRbacObjects(), ...userBindings(users)]) {
+    const resource = registry.byStorageKey(`rbac.authorization.k8s.io/${String(object.kind).toLowerCase()}s`);
+    if (resource !== undefined) internalEnsure(env, resource, object);
+  }
   const queue = createWorkQueue();
   const stopGc = startGarbageCollector(env, queue);
   const stopNs = startNamespaceController(env, queue);
+  const stopAggregation = startAggregationController(env, queue);
+  const stopTokenSecrets = startTokenSecretController(env, queue, tokens, ca.caCertPem);
 
   let address = "127.0.0.1:0";
   const server: Server = createServer(
     { cert: serving.certPem, key: serving.keyPem },
-    createHandler({ env, authenticator, serverAddress: () => address }),
+    createHandler({
+      env,
+      authenticator,
+      authorizer,
+      authorizeAnonymous: rbac,
+      tokens,
+      serverAddress: () => address,
+    }),
   );
   const sockets = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
@@ -170,9 +220,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const ownDir = dataDir === undefined ? mkdtempSync(join(tmpdir(), "kyverno-ts-sandbox-")) : undefined;
   const configDir = dataDir ?? (ownDir as string);
-  mkdirSync(configDir, { recursive: true });
+  secureDir(configDir);
   const kubeconfigPath = join(configDir, "kubeconfig");
   writeKubeconfig(kubeconfigPath, { server: url, caCertPem: ca.caCertPem, users: authenticator.users() });
+  credentials.saveTokens(Object.fromEntries(authenticator.users().map((u) => [u.user.username, u.token])));
 
   let stopped = false;
   return {
@@ -191,6 +242,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       queue.stop();
       stopGc();
       stopNs();
+      stopAggregation();
+      stopTokenSecrets();
       stopCrdSync();
       for (const watch of [...env.watches]) watch.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -82,6 +82,7 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   exec: ["create", "get"],
   attach: ["create", "get"],
   portforward: ["create", "get"],
+  token: ["create"],
 };
 
 function subresourceKind(r: ResourceType, sub: string): { group: string; version: string; kind: string } {
@@ -89,6 +90,7 @@ function subresourceKind(r: ResourceType, sub: string): { group: string; version
   if (sub === "exec") return { group: "", version: "v1", kind: "PodExecOptions" };
   if (sub === "attach") return { group: "", version: "v1", kind: "PodAttachOptions" };
   if (sub === "portforward") return { group: "", version: "v1", kind: "PodPortForwardOptions" };
+  if (sub === "token") return { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" };
   return { group: "", version: "", kind: r.kind };
 }
 

@@ -1,7 +1,14 @@
-/** The request handler: authentication, routing, discovery documents and verb dispatch. */
+/**
+ * The request handler, in kube-apiserver's filter order: authentication, impersonation, authorization,
+ * then routing, discovery documents and verb dispatch.
+ */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonObject } from "@kyverno-ts/api";
+import type { RequestUser } from "../admission/types.js";
 import type { Authenticator } from "../auth/authenticator.js";
+import { impersonate, wantsImpersonation } from "../auth/impersonation.js";
+import type { ServiceAccountTokens } from "../auth/service-account-tokens.js";
+import { handleTokenRequest } from "../auth/token-request.js";
 import {
   AGGREGATED_DISCOVERY,
   aggregatedDiscovery,
@@ -13,6 +20,10 @@ import {
   wantsAggregated,
 } from "../discovery/discovery.js";
 import { openApiDocument, openApiRoot } from "../discovery/openapi.js";
+import type { Authorizer } from "../rbac/authorizer.js";
+import { requestAttributes } from "../rbac/request-info.js";
+import { handleAccessReview } from "../reviews/access-reviews.js";
+import { handleIdentityReview } from "../reviews/identity-reviews.js";
 import type { ApiEnv, ResourceRequest } from "../verbs/context.js";
 import { handleCreate } from "../verbs/create.js";
 import { handleDelete, handleDeleteCollection } from "../verbs/delete.js";
@@ -23,21 +34,29 @@ import { handleUpdate } from "../verbs/update.js";
 import { handleWatch } from "../watch/watch.js";
 import { sendError, sendJson } from "./respond.js";
 import { type Route, route } from "./router.js";
-import { methodNotAllowed, resourceNotFound, unauthorized } from "./status.js";
+import { forbiddenRequest, methodNotAllowed, resourceNotFound, unauthorized } from "./status.js";
 
 /** Options of the handler. */
 export interface HandlerOptions {
   env: ApiEnv;
   authenticator: Authenticator;
+  authorizer: Authorizer;
+  /**
+   * Whether requests without credentials are authorized like any other (RBAC mode, as kube-apiserver
+   * with anonymous auth); otherwise they may only read the public paths (`/version`, health).
+   */
+  authorizeAnonymous: boolean;
+  tokens: ServiceAccountTokens;
   /** `host:port` reported in `/api`. */
   serverAddress: () => string;
 }
 
 const PUBLIC = new Set(["version", "health"]);
+const REVIEW_GROUPS = new Set(["authentication.k8s.io", "authorization.k8s.io"]);
 
 /** Creates the `(req, res)` function the HTTPS server calls. */
 export function createHandler(options: HandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { env, authenticator } = options;
+  const { env, authenticator, authorizer } = options;
   return (req, res) => {
     handle(req, res).catch((e: unknown) => sendError(res, e));
   };
@@ -45,14 +64,13 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "https://sandbox");
     const target = route(url.pathname, env.registry);
-    const user = authenticator.authenticate(req.headers.authorization);
-    if (user === undefined && !PUBLIC.has(target.kind)) throw unauthorized();
+    const user = authorize(req, url, target);
     if (target.kind !== "resource") {
       serveDocument(req, res, target);
       return;
     }
     const resource = env.registry.find(target.group, target.version, target.plural);
-    if (resource === undefined || user === undefined) throw resourceNotFound();
+    if (resource === undefined) throw resourceNotFound();
     if (target.namespaced !== resource.namespaced && (target.name !== "" || target.namespaced))
       throw resourceNotFound();
     if (target.subresource !== "" && !resource.subresources.includes(target.subresource))
@@ -70,12 +88,38 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
     await dispatch(request, req.method ?? "GET");
   }
 
+  /** Authenticates, applies impersonation and authorizes; returns the user the request acts as. */
+  function authorize(req: IncomingMessage, url: URL, target: Route): RequestUser {
+    const authentication = authenticator.authenticate(req.headers.authorization);
+    if (authentication.kind === "invalid") throw unauthorized();
+    if (authentication.kind === "anonymous" && !options.authorizeAnonymous) {
+      if (!PUBLIC.has(target.kind)) throw unauthorized();
+      return authentication.user;
+    }
+    let user = authentication.user;
+    if (wantsImpersonation(req.headers))
+      user = impersonate(user, req.headersDistinct, (u, a) => authorizer.authorize(u, a));
+    const attributes = requestAttributes(req.method ?? "GET", url);
+    const decision = authorizer.authorize(user, attributes);
+    if (!decision.allowed) throw forbiddenRequest(user.username, attributes, decision.reason);
+    return user;
+  }
+
   async function dispatch(request: ResourceRequest, method: string): Promise<void> {
     const verbs = request.resource.verbs;
     const allow = (verb: string): void => {
       if (!verbs.includes(verb)) throw methodNotAllowed();
     };
     const sub = request.subresource;
+    if (REVIEW_GROUPS.has(request.resource.group) && !request.resource.custom && request.name === "") {
+      if (method !== "POST") throw methodNotAllowed();
+      if (request.resource.group === "authorization.k8s.io") return handleAccessReview(request, authorizer);
+      return handleIdentityReview(request, authenticator);
+    }
+    if (sub === "token" && request.resource.kind === "ServiceAccount" && request.resource.group === "") {
+      if (method !== "POST") throw methodNotAllowed();
+      return handleTokenRequest(env, request, options.tokens);
+    }
     if (sub === "scale") return handleScale(env, request, method);
     if (sub === "exec" || sub === "attach" || sub === "portforward") {
       if (method !== "GET" && method !== "POST") throw methodNotAllowed();

@@ -6,6 +6,7 @@
  * Kinds without a schema get a 415 (the caller's job); a malformed body gets a 400.
  */
 import type { JsonObject } from "@kyverno-ts/api";
+import { AUTH_KINDS } from "./protobuf-auth.js";
 import { CORE_KINDS } from "./protobuf-core.js";
 import { GROUP_KINDS } from "./protobuf-groups.js";
 import { TYPE_META } from "./protobuf-meta.js";
@@ -15,7 +16,7 @@ import { type ApiError, badRequest } from "./status.js";
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-const KINDS: Readonly<Record<string, Schema>> = { ...CORE_KINDS, ...GROUP_KINDS };
+const KINDS: Readonly<Record<string, Schema>> = { ...CORE_KINDS, ...GROUP_KINDS, ...AUTH_KINDS };
 
 /** The `apiVersion/kind`s whose protobuf encoding is decoded. */
 export const PROTOBUF_KINDS: readonly string[] = Object.keys(KINDS);

@@ -214,3 +214,46 @@ export function internalError(message: string): ApiError {
 export function timeout(message: string): ApiError {
   return new ApiError(504, "Timeout", message, { retryAfterSeconds: 1 });
 }
+
+/** What a denied request asked for (kube-apiserver's authorization attributes). */
+export type DeniedRequest =
+  | {
+      kind: "resource";
+      verb: string;
+      group: string;
+      resource: string;
+      subresource: string;
+      namespace: string;
+      name: string;
+    }
+  | { kind: "nonResource"; verb: string; path: string };
+
+/**
+ * 403 for a request the authorizer denied, worded as kube-apiserver's `ForbiddenStatusError`:
+ * `pods "web" is forbidden: User "x" cannot get resource "pods" in API group "" in the namespace "prod"`,
+ * `forbidden: User "x" cannot get path "/metrics"`; `reason` (the authorizer's) is appended after `: `.
+ */
+export function forbiddenRequest(username: string, request: DeniedRequest, reason = ""): ApiError {
+  let why: string;
+  if (request.kind === "nonResource") {
+    why = `User ${JSON.stringify(username)} cannot ${request.verb} path ${JSON.stringify(request.path)}`;
+  } else {
+    const resource =
+      request.subresource === "" ? request.resource : `${request.resource}/${request.subresource}`;
+    const scope =
+      request.namespace === ""
+        ? "at the cluster scope"
+        : `in the namespace ${JSON.stringify(request.namespace)}`;
+    why = `User ${JSON.stringify(username)} cannot ${request.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(request.group)} ${scope}`;
+  }
+  if (reason !== "") why = `${why}: ${reason}`;
+  if (request.kind === "nonResource") return new ApiError(403, "Forbidden", `forbidden: ${why}`, {});
+  const gr = { group: request.group, resource: request.resource };
+  const subject =
+    request.name === "" ? qualifiedResource(gr) : `${qualifiedResource(gr)} ${JSON.stringify(request.name)}`;
+  const details: JsonObject = {};
+  if (request.name !== "") details.name = request.name;
+  if (request.group !== "") details.group = request.group;
+  if (request.resource !== "") details.kind = request.resource;
+  return new ApiError(403, "Forbidden", `${subject} is forbidden: ${why}`, details);
+}

@@ -17,7 +17,7 @@ export interface KubeconfigOptions {
 export function renderKubeconfig(options: KubeconfigOptions): string {
   const cluster = options.clusterName ?? "sandbox";
   const ca = Buffer.from(options.caCertPem).toString("base64");
-  const current = options.currentUser ?? options.users[0]?.user.username ?? "admin";
+  const current = options.currentUser ?? options.users[0]?.user.username ?? "kubernetes-admin";
   return stringify({
     apiVersion: "v1",
     kind: "Config",

@@ -103,7 +103,12 @@ export function builtinResources(): ResourceType[] {
       all: true,
       returnDeletedObject: true,
     }),
-    builtin({ kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"] }),
+    builtin({
+      kind: "ServiceAccount",
+      plural: "serviceaccounts",
+      shortNames: ["sa"],
+      subresources: ["token"],
+    }),
     builtin({
       kind: "ReplicationController",
       plural: "replicationcontrollers",
@@ -228,6 +233,7 @@ export function builtinResources(): ResourceType[] {
       all: true,
     }),
     ...rbac(),
+    ...reviews(),
     builtin({
       group: "admissionregistration.k8s.io",
       kind: "MutatingWebhookConfiguration",
@@ -267,5 +273,19 @@ function rbac(): ResourceType[] {
     }),
     builtin({ group, kind: "Role", plural: "roles", nameRule: "path" }),
     builtin({ group, kind: "RoleBinding", plural: "rolebindings", nameRule: "path" }),
+  ];
+}
+
+/** The create-only review kinds of authentication.k8s.io and authorization.k8s.io (never stored). */
+function reviews(): ResourceType[] {
+  const review = (group: string, kind: string, namespaced = false): ResourceType =>
+    builtin({ group, kind, plural: `${kind.toLowerCase()}s`, namespaced, verbs: ["create"] });
+  return [
+    review("authentication.k8s.io", "SelfSubjectReview"),
+    review("authentication.k8s.io", "TokenReview"),
+    review("authorization.k8s.io", "LocalSubjectAccessReview", true),
+    review("authorization.k8s.io", "SelfSubjectAccessReview"),
+    review("authorization.k8s.io", "SelfSubjectRulesReview"),
+    review("authorization.k8s.io", "SubjectAccessReview"),
   ];
 }

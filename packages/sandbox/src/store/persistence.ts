@@ -2,12 +2,13 @@
  * Optional persistence to a directory: a snapshot (`objects.json`, replaced atomically by write-to-temp
  * and rename) plus an append-only log of writes since (`writes.jsonl`). Replaying the log is idempotent,
  * a torn last line (crash mid-append) is ignored, and the log is folded into the snapshot at start and
- * every `compactEvery` writes.
+ * every `compactEvery` writes. Both hold Secrets and webhook keys: they are written 0600 in a 0700 directory.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonObject } from "@kyverno-ts/api";
 import type { StoreEvent } from "./history.js";
+import { secureDir, secureFile, writeSecretFile } from "./state-files.js";
 import type { StoredRef } from "./store.js";
 
 /** What a data directory held. */
@@ -39,7 +40,7 @@ const LOG = "writes.jsonl";
 
 /** Reads the state kept in `dir` (empty when there is none yet). */
 export function loadPersisted(dir: string): PersistedState {
-  mkdirSync(dir, { recursive: true });
+  secureDir(dir);
   const state = new Map<string, StoredRef>();
   let rv = 0;
   const snapshotPath = join(dir, SNAPSHOT);
@@ -49,6 +50,8 @@ export function loadPersisted(dir: string): PersistedState {
     for (const ref of snapshot.objects) state.set(`${ref.storageKey}|${keyOf(ref.object)}`, ref);
   }
   const logPath = join(dir, LOG);
+  secureFile(snapshotPath);
+  secureFile(logPath);
   if (existsSync(logPath)) {
     for (const line of readFileSync(logPath, "utf8").split("\n")) {
       const entry = parseLine(line);
@@ -97,7 +100,7 @@ export function createPersistence(
     record(event) {
       const entry: LogEntry = { rv: event.rv, storageKey: event.storageKey, key: event.key };
       if (event.type !== "DELETED") entry.object = event.object;
-      appendFileSync(logPath, `${JSON.stringify(entry)}\n`);
+      appendFileSync(logPath, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
       writes++;
       if (writes >= compactEvery) {
         const s = source();
@@ -106,9 +109,9 @@ export function createPersistence(
     },
     compact(objects, rv) {
       const tmp = join(dir, `${SNAPSHOT}.tmp`);
-      writeFileSync(tmp, JSON.stringify({ rv, objects } satisfies Snapshot));
+      writeSecretFile(tmp, JSON.stringify({ rv, objects } satisfies Snapshot));
       renameSync(tmp, join(dir, SNAPSHOT));
-      writeFileSync(logPath, "");
+      writeSecretFile(logPath, "");
       writes = 0;
     },
   };

@@ -42,8 +42,9 @@ export async function admit(
     namespaced: r.namespaced,
     namespace: input.namespace,
     name: input.name,
-    object: input.object === null ? null : toServedVersion(input.object, r),
-    oldObject: input.oldObject === null ? null : toServedVersion(input.oldObject, r),
+    // An object of its own kind (a Scale, PodExecOptions) is sent as it is, not as the resource's version.
+    object: input.object === null || input.kind ? input.object : toServedVersion(input.object, r),
+    oldObject: input.oldObject === null || input.kind ? input.oldObject : toServedVersion(input.oldObject, r),
     options: input.options,
     dryRun: isDryRun(request.query),
     user: request.user,

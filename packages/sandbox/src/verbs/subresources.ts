@@ -9,7 +9,7 @@ import { sendJson } from "../http/respond.js";
 import { badRequest, unsupportedMediaType } from "../http/status.js";
 import { applyMergePatch } from "../objects/merge-patch.js";
 import { asObject, metadataOf, metaString } from "../objects/meta.js";
-import { admit } from "./admit.js";
+import { admit, operationOptions } from "./admit.js";
 import type { ApiEnv, ResourceRequest } from "./context.js";
 import { readJson } from "./decode.js";
 import { currentObject, updateObject } from "./update.js";
@@ -54,6 +54,20 @@ export async function handleScale(env: ApiEnv, request: ResourceRequest, method:
       throw unsupportedMediaType(["application/merge-patch+json", "application/strategic-merge-patch+json"]);
     scale = asObject(applyMergePatch(scaleOf(existing), await readJson(request, "Scale"))) ?? {};
   }
+  // As kube-apiserver: the webhooks see an UPDATE of `<workload>/scale` carrying autoscaling/v1
+  // Scale objects (new and old), and the workload's own update is not admitted a second time.
+  const old = scaleOf(existing);
+  const requested: JsonObject = { ...scale, kind: "Scale", apiVersion: "autoscaling/v1" };
+  scale =
+    (await admit(env, request, {
+      operation: "UPDATE",
+      object: requested,
+      oldObject: old,
+      options: operationOptions(method === "PUT" ? "UpdateOptions" : "PatchOptions", request),
+      name: request.name,
+      namespace: request.resource.namespaced ? request.namespace : "",
+      kind: { group: "autoscaling", version: "v1", kind: "Scale" },
+    })) ?? requested;
   const replicas = asObject(scale.spec)?.replicas;
   if (typeof replicas !== "number" || replicas < 0)
     throw badRequest("spec.replicas must be a non-negative integer");
@@ -66,7 +80,10 @@ export async function handleScale(env: ApiEnv, request: ResourceRequest, method:
     },
     spec: { ...(asObject(existing.spec) ?? {}), replicas },
   };
-  const updated = await updateObject(env, { ...request, subresource: "" }, existing, next, { put: false });
+  const updated = await updateObject(env, { ...request, subresource: "" }, existing, next, {
+    put: false,
+    admitted: true,
+  });
   sendJson(request.res, 200, scaleOf(updated));
 }
 

@@ -39,7 +39,7 @@ export async function updateObject(
   request: ResourceRequest,
   existing: JsonObject,
   incoming: JsonObject,
-  options: { put: boolean },
+  options: { put: boolean /** Already admitted through a subresource (`scale`). */; admitted?: boolean },
 ): Promise<JsonObject> {
   const resource = request.resource;
   const gr = { group: resource.group, resource: resource.plural };
@@ -55,14 +55,17 @@ export async function updateObject(
   if (rv !== "" && rv !== metaString(existing, "resourceVersion"))
     throw conflict(gr, request.name, OBJECT_MODIFIED);
   let next = prepareUpdate(resource, request.subresource, existing, incoming);
-  const admitted = await admit(env, request, {
-    operation: "UPDATE",
-    object: next,
-    oldObject: existing,
-    options: operationOptions("UpdateOptions", request),
-    name: request.name,
-    namespace: resource.namespaced ? request.namespace : "",
-  });
+  const admitted =
+    options.admitted === true
+      ? null
+      : await admit(env, request, {
+          operation: "UPDATE",
+          object: next,
+          oldObject: existing,
+          options: operationOptions("UpdateOptions", request),
+          name: request.name,
+          namespace: resource.namespaced ? request.namespace : "",
+        });
   if (admitted !== null) next = prepareUpdate(resource, request.subresource, existing, admitted);
   validateObject(resource, next);
   checkFinalizers(request, existing, next);
