@@ -444,7 +444,7 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
       "Run a local Kubernetes API server (kubectl works against it) until Ctrl+C",
       async (args) => {
         const { runSandboxCommand } = await import("@kyverno-ts/sandbox");
-        return runSandboxCommand({ stdout: io.stdout as Writable, args });
+        return runSandboxCommand({ stdout: io.stdout as Writable, stderr: io.stderr as Writable, args });
       },
       done,
     ),

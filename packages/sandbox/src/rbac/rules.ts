@@ -37,8 +37,7 @@ export interface NonResourceAttributes {
   path: string;
 }
 
-const has = (list: readonly string[] | undefined, value: string): boolean =>
-  list?.includes(value) === true;
+const has = (list: readonly string[] | undefined, value: string): boolean => list?.includes(value) === true;
 
 function verbMatches(rule: PolicyRule, verb: string): boolean {
   return has(rule.verbs, "*") || has(rule.verbs, verb);
