@@ -245,6 +245,53 @@ describe("DELETE and subresource requests", () => {
     const bad = pod("bad", "nginx:latest");
     expect(run(p, { resource: bad, oldResource: bad, operation: "DELETE" }).rules).toEqual([]);
   });
+  it("gives a foreach over request.object no elements on DELETE (request.object is null), as upstream", () => {
+    const foreach = policy([
+      {
+        name: "no-latest",
+        match: matchPods,
+        validate: {
+          message: "no latest",
+          foreach: [{ list: "request.object.spec.containers", pattern: { image: "!*:latest" } }],
+        },
+      },
+      {
+        name: "deny-delete",
+        match: matchPods,
+        validate: {
+          message: "deleting {{ request.object.metadata.name }} is not allowed",
+          deny: {
+            conditions: { any: [{ key: "{{ request.operation }}", operator: "Equals", value: "DELETE" }] },
+          },
+        },
+      },
+    ]);
+    const bad = pod("bad", "nginx:latest");
+    const rules = run(foreach, { resource: bad, oldResource: bad, operation: "DELETE" }).rules;
+    expect(rules.map((r) => [r.name, r.status])).toEqual([
+      ["no-latest", "skip"],
+      ["deny-delete", "fail"],
+    ]);
+    // `{{ request.object }}` variables still read the old object on DELETE, as upstream substitutes them.
+    expect(rules[1]?.message).toContain("deleting bad is not allowed");
+    expect(run(foreach, { resource: bad }).rules[0]?.status).toBe("fail");
+  });
+
+  it("does not check Pod Security on a deleted Pod (deleting a non-compliant Pod is never denied)", () => {
+    const pss = policy([
+      {
+        name: "baseline",
+        match: matchPods,
+        validate: { podSecurity: { level: "baseline", version: "latest" } },
+      },
+    ]);
+    const privileged = pod("priv", "nginx:1", { securityContext: { privileged: true } });
+    expect(run(pss, { resource: privileged, oldResource: privileged, operation: "DELETE" }).rules).toEqual(
+      [],
+    );
+    expect(run(pss, { resource: privileged }).rules[0]?.status).toBe("fail");
+  });
+
   it("matches a subresource request by the addressed kind, not the options object", () => {
     const exec = policy([
       {

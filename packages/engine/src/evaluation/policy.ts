@@ -55,6 +55,9 @@ function validateOutcome(
   };
   const podSecurity = validation.podSecurity;
   if (podSecurity) {
+    // As pattern checks, Pod Security is not checked on a deleted resource (upstream skips it):
+    // deleting a non-compliant Pod is never denied by it.
+    if (scope.isDelete) return undefined;
     const exclude = [...(podSecurity.exclude ?? []), ...extraExcludes];
     validateEnv.handler = () => podSecurityOutcome(ruleName, podSecurity, object, exclude);
   }

@@ -53,8 +53,9 @@ export function requestContext(
     ctx.serviceAccountName = "";
     ctx.serviceAccountNamespace = "";
   }
-  if (withImages) {
-    const images = extractImages(asJson(subject));
+  // As upstream, `images` come from the new object: a DELETE request has none.
+  if (withImages && operation !== "DELETE") {
+    const images = extractImages(asJson(req.resource));
     if (images !== undefined) ctx.images = images;
   }
   return ctx;

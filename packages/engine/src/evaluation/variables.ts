@@ -97,10 +97,14 @@ export function substitute(
   return substituteAllWith(doc, basePath, resolve, scope, memo.holdsNoVariables, memo.findVariable);
 }
 
-/** Evaluates a bare JMESPath expression (a foreach `list`, a context `jmesPath`) in a scope. */
+/**
+ * Evaluates a bare JMESPath expression (a foreach `list`, a context `jmesPath`) in a scope. Unlike
+ * `{{ }}` variables, upstream does not read `request.object` as `request.oldObject` on DELETE here:
+ * `request.object` is null then, so a foreach over it has no elements and the rule does not apply
+ * (deleting a resource that violates a foreach rule is not denied).
+ */
 export function evaluateExpression(scope: Scope, expression: string): SubstituteResult {
-  let expr = expression;
-  if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
+  const expr = expression;
   const r = searchShared(scope.jp, scope.ctx, expr, scope.searches);
   return r.ok ? r : { ok: false, error: `failed to evaluate ${expression}: ${r.error}` };
 }
