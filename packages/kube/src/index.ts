@@ -4,6 +4,12 @@
  * leader election on a Lease. The public API is this list; nothing is re-exported wholesale.
  */
 
+export {
+  BUILTIN_RESOURCES,
+  type BuiltinResource,
+  builtinApiVersions,
+  builtinKindOf,
+} from "./client/builtin-resources.js";
 export { createKubeClient, type KubeClient, type KubeClientOptions } from "./client/client.js";
 export { isConflict, isNotFound } from "./client/failure.js";
 export type {

@@ -9,6 +9,7 @@ import type { Policy, PolicyException } from "@kyverno-ts/api";
 import { createEngine, type Engine } from "@kyverno-ts/engine";
 import type { KyvernoConfig } from "./admission/filters.js";
 import { type AdmissionHandler, createAdmissionHandler } from "./admission/handler.js";
+import type { ResourceKindOf } from "./admission/request.js";
 import type { AdmissionResultSink } from "./admission/results.js";
 import type { ServerClock } from "./clock.js";
 import type { ScanContext } from "./external-data/scan-context.js";
@@ -48,6 +49,8 @@ export interface AdmissionCoreOptions {
   version?: string;
   /** Loads a request's ConfigMap, API call and global context data (see `AdmissionHandlerOptions`). */
   externalData?: (timeoutMs: number) => ScanContext;
+  /** The kind of an addressed resource, for subresource requests; built-in kinds only when omitted. */
+  resourceKind?: ResourceKindOf;
 }
 
 /** Everything that answers admission requests, before any socket is opened. */
@@ -141,6 +144,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
     webhookTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
     ...(options.externalData ? { externalData: options.externalData } : {}),
+    ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
   });
   const validation = createPolicyValidation({ engine, exceptions: policyExceptions });
   return { engine, metrics, cache, handler, validation };

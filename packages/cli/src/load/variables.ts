@@ -14,6 +14,22 @@ export interface VariableSources {
   }>;
   namespaceSelector?: Array<{ name: string; labels?: Record<string, string> }>;
   namespaces?: KubeObject[];
+  /** Which kinds are subresources of which parents (`Scale` → `Deployment/scale`). */
+  subresources?: Array<{ subresource: ResourceDescription; parentResource: ResourceDescription }>;
+}
+
+/** The parts of a discovery `APIResource` the `subresources` values entries use. */
+interface ResourceDescription {
+  name: string;
+  kind: string;
+  group?: string;
+  version?: string;
+}
+
+/** How a resource is addressed when it is a subresource: the parent's kind and the subresource name. */
+export interface SubresourceRequest {
+  requestKind: { group: string; version: string; kind: string };
+  subresource: string;
 }
 
 /**
@@ -28,6 +44,19 @@ export interface Variables {
   forRule(policy: string, rule: string): Record<string, JsonValue> | undefined;
   /** Labels of a namespace, from `namespaceSelector` entries and `namespaces` objects. */
   namespaceLabels(namespace: string): Record<string, string> | undefined;
+  /**
+   * For a resource whose group/version/kind is a `subresources` entry's subresource (a `Scale`), the
+   * parent kind and subresource it is matched as (`Deployment/scale`), as upstream's CLI does; the
+   * first matching entry wins.
+   */
+  subresourceOf(resource: KubeObject): SubresourceRequest | undefined;
+}
+
+function groupVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.lastIndexOf("/");
+  return slash < 0
+    ? { group: "", version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /**
@@ -86,6 +115,23 @@ export function createVariables(
     },
     namespaceLabels(namespace) {
       return namespaces.get(namespace);
+    },
+    subresourceOf(resource) {
+      const { group, version } = groupVersion(
+        typeof resource.apiVersion === "string" ? resource.apiVersion : "",
+      );
+      for (const entry of values?.subresources ?? []) {
+        const sub = entry.subresource;
+        if (sub.kind !== resource.kind || (sub.group ?? "") !== group || (sub.version ?? "") !== version)
+          continue;
+        const parent = entry.parentResource;
+        const slash = sub.name.indexOf("/");
+        return {
+          requestKind: { group: parent.group ?? "", version: parent.version ?? "", kind: parent.kind },
+          subresource: slash < 0 ? sub.name : sub.name.slice(slash + 1),
+        };
+      }
+      return undefined;
     },
   };
 }

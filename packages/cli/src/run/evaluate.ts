@@ -53,6 +53,11 @@ export function buildRequest(
   };
   // Upstream evaluates UPDATE and DELETE with the resource as its own old object.
   if (operation === "UPDATE" || operation === "DELETE") request.oldResource = resource;
+  const sub = variables.subresourceOf(resource);
+  if (sub !== undefined) {
+    request.requestKind = sub.requestKind;
+    request.subresource = sub.subresource;
+  }
   if (info) {
     request.userInfo = info.userInfo;
     request.roles = info.roles;

@@ -92,6 +92,8 @@ export interface KubeClient {
   ): Promise<ApiResult<WatchStream>>;
   /** How the server serves a kind (discovery, cached). */
   resource(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ApiResult<ApiResourceInfo>>;
+  /** The kind of a resource (plural) of `apiVersion`, if its group-version was already discovered. */
+  cachedKind(apiVersion: string, resource: string): string | undefined;
   /** Closes idle connections; open watches are not affected. */
   close(): void;
 }
@@ -373,6 +375,7 @@ export function clientOver(transport: Transport, options: KubeClientOptions = {}
     },
 
     resource: (apiVersion, kind, signal) => discovery.resource(apiVersion, kind, signal),
+    cachedKind: (apiVersion, resource) => discovery.cachedKind(apiVersion, resource),
 
     close: () => transport.close(),
   };

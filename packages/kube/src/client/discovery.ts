@@ -9,6 +9,11 @@ import type { ApiResourceInfo, ApiResult } from "./types.js";
 /** Resolves kinds to resources; one per client. */
 export interface Discovery {
   resource(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ApiResult<ApiResourceInfo>>;
+  /**
+   * The kind of a resource (plural) of `apiVersion`, from what was already discovered; undefined when
+   * that group-version was never fetched (no request is made).
+   */
+  cachedKind(apiVersion: string, resource: string): string | undefined;
 }
 
 /** The URL prefix of a group-version: `/api/v1` or `/apis/<group>/<version>`. */
@@ -66,6 +71,12 @@ export function createDiscovery(
   };
 
   return {
+    cachedKind(apiVersion, resource) {
+      const byKind = cache.get(apiVersion);
+      if (byKind === undefined) return undefined;
+      for (const info of byKind.values()) if (info.name === resource) return info.kind;
+      return undefined;
+    },
     async resource(apiVersion, kind, signal) {
       const known = cache.get(apiVersion)?.get(kind);
       if (known !== undefined) return { ok: true, status: 200, value: known };

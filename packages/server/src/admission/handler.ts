@@ -15,7 +15,13 @@ import type { StepContext } from "./evaluation.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import { EvaluationMessages, ReviewMessages } from "./messages.js";
 import { runMutation } from "./mutate.js";
-import { engineRequest, type RequesterRoles, type RequestSubject, requestSubject } from "./request.js";
+import {
+  engineRequest,
+  type RequesterRoles,
+  type RequestSubject,
+  type ResourceKindOf,
+  requestSubject,
+} from "./request.js";
 import type { AdmissionResultSink } from "./results.js";
 import {
   type AdmissionReviewResponse,
@@ -52,6 +58,11 @@ export interface AdmissionHandlerOptions {
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   /** Roles and cluster roles of a requester (from RBAC informers). */
   resolveRoles?: (user: UserInfo) => RequesterRoles;
+  /**
+   * The kind of an addressed resource, for matching subresource requests (`deployments/scale` →
+   * `Deployment/scale`); built-in kinds only when omitted.
+   */
+  resourceKind?: ResourceKindOf;
   /** The webhook timeout the API server uses (default 10 s): the deadline is set below it. */
   webhookTimeoutSeconds?: number;
   /** Overrides the per-request budget in milliseconds (default: the timeout minus min(1 s, 20 %)). */
@@ -189,7 +200,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     };
     const labels =
       options.namespaceLabels && subject.namespace ? options.namespaceLabels(subject.namespace) : undefined;
-    const base = engineRequest(review, subject, roles, []);
+    const base = engineRequest(review, subject, roles, [], options.resourceKind);
     if (labels) base.namespaceLabels = labels;
     if (run.loader) base.contextLoader = run.loader;
     const requestFor = (policy: CachedPolicy, resource?: KubeObject): EngineRequest => {

@@ -22,6 +22,7 @@ import {
   type LeaderElector,
 } from "@kyverno-ts/kube";
 import { defaultKyvernoConfig } from "../admission/filters.js";
+import { builtinResourceKind } from "../admission/request.js";
 import { type BoundedResultQueue, createBoundedResultQueue } from "../admission/results.js";
 import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../admission-controller.js";
 import type { ServerClock } from "../clock.js";
@@ -156,6 +157,9 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
       ? { webhookTimeoutSeconds: options.webhookTimeoutSeconds }
       : {}),
     policyExceptions,
+    // Custom resources' kinds come from discovery, which resolving the policies' kinds filled.
+    resourceKind: (apiVersion, resource) =>
+      builtinResourceKind(apiVersion, resource) ?? client.cachedKind(apiVersion, resource),
   });
   const { cache } = core;
   const publisher = options.publishEphemeralReports

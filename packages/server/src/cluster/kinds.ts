@@ -1,12 +1,12 @@
 /**
  * From the `resources.kinds` entries of policies (`Pod`, `Pod/exec`, `apps/v1/Deployment`, `*`) to the
- * group / version / resource triples a webhook rule names. Bare kinds get their API group from a table
- * of the kinds Kubernetes serves, or from the cluster's CustomResourceDefinitions; the resource
+ * group / version / resource triples a webhook rule names. Bare kinds get their API group from the
+ * kube package's table of the kinds Kubernetes serves, or from the cluster's CustomResourceDefinitions; the resource
  * (plural) and the confirmation that the server serves the kind come from discovery.
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { hasWildcard, type KindSelector, parseKindSelector } from "@kyverno-ts/engine";
-import type { KubeClient } from "@kyverno-ts/kube";
+import { builtinApiVersions, type KubeClient } from "@kyverno-ts/kube";
 
 /** What a webhook rule names: `resource` is the plural, with `/subresource` when there is one. */
 export interface ResolvedResource {
@@ -27,52 +27,6 @@ export type Resolution =
 export interface KindResolver {
   resolve(selector: string, signal?: AbortSignal): Promise<Resolution>;
 }
-
-/** The apiVersions Kubernetes serves each built-in kind under (preferred first). */
-const BUILTIN_KINDS: Readonly<Record<string, readonly string[]>> = {
-  Binding: ["v1"],
-  ConfigMap: ["v1"],
-  Endpoints: ["v1"],
-  Event: ["v1", "events.k8s.io/v1"],
-  LimitRange: ["v1"],
-  Namespace: ["v1"],
-  Node: ["v1"],
-  PersistentVolume: ["v1"],
-  PersistentVolumeClaim: ["v1"],
-  Pod: ["v1"],
-  PodTemplate: ["v1"],
-  ReplicationController: ["v1"],
-  ResourceQuota: ["v1"],
-  Secret: ["v1"],
-  Service: ["v1"],
-  ServiceAccount: ["v1"],
-  ControllerRevision: ["apps/v1"],
-  DaemonSet: ["apps/v1"],
-  Deployment: ["apps/v1"],
-  ReplicaSet: ["apps/v1"],
-  StatefulSet: ["apps/v1"],
-  CronJob: ["batch/v1"],
-  Job: ["batch/v1"],
-  HorizontalPodAutoscaler: ["autoscaling/v2", "autoscaling/v1"],
-  Ingress: ["networking.k8s.io/v1"],
-  IngressClass: ["networking.k8s.io/v1"],
-  NetworkPolicy: ["networking.k8s.io/v1"],
-  PodDisruptionBudget: ["policy/v1"],
-  ClusterRole: ["rbac.authorization.k8s.io/v1"],
-  ClusterRoleBinding: ["rbac.authorization.k8s.io/v1"],
-  Role: ["rbac.authorization.k8s.io/v1"],
-  RoleBinding: ["rbac.authorization.k8s.io/v1"],
-  CSIDriver: ["storage.k8s.io/v1"],
-  StorageClass: ["storage.k8s.io/v1"],
-  PriorityClass: ["scheduling.k8s.io/v1"],
-  RuntimeClass: ["node.k8s.io/v1"],
-  Lease: ["coordination.k8s.io/v1"],
-  EndpointSlice: ["discovery.k8s.io/v1"],
-  CustomResourceDefinition: ["apiextensions.k8s.io/v1"],
-  CertificateSigningRequest: ["certificates.k8s.io/v1"],
-  TokenReview: ["authentication.k8s.io/v1"],
-  SubjectAccessReview: ["authorization.k8s.io/v1"],
-};
 
 function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.lastIndexOf("/");
@@ -118,7 +72,7 @@ export function createKindResolver(options: { client: KubeClient }): KindResolve
     if (!hasWildcard(sel.group) && !hasWildcard(sel.version)) {
       candidates = [sel.group === "" ? sel.version : `${sel.group}/${sel.version}`];
     } else {
-      const builtin = BUILTIN_KINDS[sel.kind];
+      const builtin = builtinApiVersions(sel.kind);
       const found = builtin ? [...builtin] : await fromCrds(sel.kind, signal);
       if (typeof found === "string") return { ok: false, reason: "ApiError", message: found };
       candidates = found.filter((apiVersion) => {

@@ -107,6 +107,7 @@ export function severableClient(client: KubeClient): SeverableClient {
     async resource(apiVersion, kind, signal) {
       return dead() ? severed() : tie(signal, (s) => client.resource(apiVersion, kind, s));
     },
+    cachedKind: (apiVersion, resource) => client.cachedKind(apiVersion, resource),
     close: () => client.close(),
   };
   return { client: wrapped, sever: () => lifetime.abort() };
