@@ -1,4 +1,9 @@
-/** The plain-HTTP metrics endpoint (`:8000/metrics` by default), separate from the webhook's TLS port. */
+/**
+ * The plain-HTTP metrics endpoint (`:8000/metrics` by default), separate from the webhook's TLS port,
+ * with the health probes of controllers that have no webhook server (the reports controller):
+ * `/health/liveness` answers while the process runs, `/health/readiness` while `ready()` holds and
+ * the server is not closing.
+ */
 import { fastify } from "fastify";
 import type { AdmissionMetrics } from "../metrics/metrics.js";
 
@@ -8,14 +13,25 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** Serves `GET /metrics` with the metrics' text exposition. */
-export function createMetricsServer(options: {
+/** Options of `createMetricsServer`. */
+export interface MetricsServerOptions {
   metrics: Pick<AdmissionMetrics, "render" | "contentType">;
-}): MetricsServer {
+  /** Readiness answer (e.g. caches synced); ready while listening when omitted. Never ready once closing. */
+  ready?: () => boolean;
+}
+
+/** Serves `GET /metrics` with the metrics' text exposition, and the health probes. */
+export function createMetricsServer(options: MetricsServerOptions): MetricsServer {
   const app = fastify({ logger: false });
+  let closing = false;
   app.get("/metrics", async (_request, reply) => {
     const text = await options.metrics.render();
     return reply.header("content-type", options.metrics.contentType).send(text);
+  });
+  app.get("/health/liveness", (_request, reply) => reply.code(200).send("ok"));
+  app.get("/health/readiness", (_request, reply) => {
+    const ready = !closing && (options.ready?.() ?? true);
+    return reply.code(ready ? 200 : 503).send(ready ? "ok" : "not ready");
   });
   return {
     async listen({ host = "0.0.0.0", port }) {
@@ -23,6 +39,9 @@ export function createMetricsServer(options: {
       const address = app.server.address();
       return { host, port: typeof address === "object" && address !== null ? address.port : port };
     },
-    close: () => app.close(),
+    close() {
+      closing = true;
+      return app.close();
+    },
   };
 }

@@ -3,7 +3,8 @@
  * (`/validate/fail`, `/validate/ignore`, `/mutate/fail`, `/mutate/ignore`, plus `/validate` and
  * `/mutate` for every policy), the policy and exception validation webhooks and the health probes.
  * The TLS certificate can be replaced while serving (`setCertificate`), so rotated certificates are
- * picked up by every replica without a restart.
+ * picked up by every replica without a restart. `close()` finishes the requests in flight and answers
+ * those still arriving on open connections, closing each connection after its answer.
  */
 import { createSecureContext, type Server as TlsServer } from "node:tls";
 import { type FastifyReply, fastify } from "fastify";
@@ -43,7 +44,7 @@ export interface WebhookServerOptions {
   tls: TlsMaterial;
   /** Largest request body accepted (default 3 MiB). */
   bodyLimit?: number;
-  /** Readiness probe answer (e.g. policies loaded); ready when omitted. */
+  /** Readiness probe answer (e.g. policies loaded); ready when omitted. Never ready once closing. */
   ready?: () => boolean;
   /** Closes requests whose body is still arriving after this long (default: handler deadline + 5 s). */
   requestTimeoutMs?: number;
@@ -80,11 +81,15 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const secure = { cert: options.tls.certPem, key: options.tls.keyPem, minVersion: "TLSv1.2" as const };
   createSecureContext(secure);
+  /** Set by `close()`: the Pod is going away (its preStop sleep is over and SIGTERM arrived). */
+  let closing = false;
   const app = fastify({
     https: secure,
     logger: false,
     requestTimeout: options.requestTimeoutMs ?? handler.deadlineMs + 5000,
-    return503OnClosing: true,
+    // Requests that reach a closing server are still answered (a 503 would reject them under a Fail
+    // webhook); the onSend hook below closes their connections.
+    return503OnClosing: false,
   });
 
   app.removeAllContentTypeParsers();
@@ -94,6 +99,12 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       if (error !== null || body === undefined) done(error ?? new Error("no body"), undefined);
       else done(null, { body, receivedAt } satisfies ReceivedBody);
     });
+  });
+  // Once closing, every answer closes its connection: the API server's next request opens a new one,
+  // which reaches a replica that stays, while this one finishes its in-flight reviews.
+  app.addHook("onSend", (_request, reply, payload, next) => {
+    if (closing) reply.header("connection", "close");
+    next(null, payload);
   });
   app.addHook("onResponse", (request, reply, next) => {
     metrics?.httpRequest(request.method, request.routeOptions.url ?? "unmatched", reply.elapsedTime / 1000);
@@ -154,7 +165,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   }
   app.get("/health/liveness", (_request, reply) => reply.code(200).send("ok"));
   app.get("/health/readiness", (_request, reply) => {
-    const ready = options.ready?.() ?? true;
+    const ready = !closing && (options.ready?.() ?? true);
     return reply.code(ready ? 200 : 503).send(ready ? "ok" : "not ready");
   });
 
@@ -170,6 +181,9 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       (app.server as TlsServer).setSecureContext(next);
       logger.info({}, "serving certificate replaced");
     },
-    close: () => app.close(),
+    close() {
+      closing = true;
+      return app.close();
+    },
   };
 }
