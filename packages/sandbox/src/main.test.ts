@@ -29,9 +29,38 @@ describe("kyverno-ts sandbox command", () => {
     expect(out.text()).toContain("Sandbox stopped.");
   });
 
-  it("rejects unknown arguments with usage", async () => {
+  it("rejects unknown arguments and bad values, naming them", async () => {
     const out = capture();
-    expect(await runSandboxCommand({ stdout: out.stream, args: ["--bogus"] })).toBe(2);
-    expect(out.text()).toContain("usage: kyverno-ts sandbox");
+    const err = capture();
+    expect(await runSandboxCommand({ stdout: out.stream, stderr: err.stream, args: ["--bogus"] })).toBe(2);
+    expect(err.text()).toContain("error: unknown option '--bogus'");
+    expect(
+      await runSandboxCommand({
+        stdout: out.stream,
+        stderr: err.stream,
+        args: ["--authorization-mode", "ABAC"],
+      }),
+    ).toBe(2);
+    expect(err.text()).toContain("'ABAC' is invalid. Allowed choices are RBAC, AlwaysAllow.");
+    expect(await runSandboxCommand({ stdout: out.stream, stderr: err.stream, args: ["--port"] })).toBe(2);
+    expect(err.text()).toContain("error: option '--port' argument missing");
+    expect(out.text()).toBe("");
+  });
+
+  it("prints commander-style help listing every flag with its default, and examples", async () => {
+    const out = capture();
+    expect(await runSandboxCommand({ stdout: out.stream, args: ["--help"] })).toBe(0);
+    const help = out.text();
+    expect(help).toMatch(/^Usage: kyverno-ts sandbox \[options\]\n\n/);
+    for (const flag of [
+      "--port <n>",
+      "--data-dir <path>",
+      "--crd <file>",
+      "--authorization-mode <mode>",
+      "-h, --help",
+    ])
+      expect(help).toContain(`  ${flag}`);
+    expect(help).toContain('(default: "RBAC")');
+    expect(help).toContain("\nExamples:\n  $ kyverno-ts sandbox");
   });
 });

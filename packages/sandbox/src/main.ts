@@ -36,8 +36,8 @@ Options:
   --crd <file>                 YAML file of CustomResourceDefinitions to install
                                at start (repeatable) (default: none)
   --authorization-mode <mode>  RBAC (as kube-apiserver) or AlwaysAllow (every
-                               authenticated user may do everything) (default:
-                               "RBAC")
+                               authenticated user may do everything)
+                               (default: "RBAC")
   -h, --help                   display help for command
 
 Examples:

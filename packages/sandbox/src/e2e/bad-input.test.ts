@@ -10,7 +10,7 @@ describe("bad input and discovery over raw HTTPS", () => {
     sandbox = await startSandbox({
       crds: [`${KYVERNO_CRDS}kyverno/kyverno.io_clusterpolicies.yaml`],
     });
-    token = sandbox.users.admin ?? "";
+    token = sandbox.users["kubernetes-admin"] ?? "";
   });
   afterAll(async () => {
     await sandbox?.stop();

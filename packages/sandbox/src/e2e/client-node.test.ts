@@ -38,7 +38,7 @@ describe("@kubernetes/client-node against the sandbox", () => {
   beforeAll(async () => {
     sandbox = await startSandbox({
       watchHistorySize: 20,
-      users: [{ username: "system:serviceaccount:argocd:controller" }],
+      users: [{ username: "system:serviceaccount:argocd:controller", clusterRoles: ["view"] }],
     });
     kc = new k8s.KubeConfig();
     kc.loadFromFile(sandbox.kubeconfigPath);

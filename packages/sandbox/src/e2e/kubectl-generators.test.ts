@@ -376,7 +376,7 @@ describe.skipIf(!hasKubectl)("kubectl generators (protobuf request bodies) again
             method: "POST",
             ca: sandbox.caCertPem,
             headers: {
-              authorization: `Bearer ${sandbox.users.admin ?? ""}`,
+              authorization: `Bearer ${sandbox.users["kubernetes-admin"] ?? ""}`,
               "content-type": "application/vnd.kubernetes.protobuf",
             },
           },

@@ -88,7 +88,10 @@ describe("admission hook", () => {
         },
       };
     };
-    const sandbox = await startSandbox({ admission: chain, users: [{ username: "jane", groups: ["devs"] }] });
+    const sandbox = await startSandbox({
+      admission: chain,
+      users: [{ username: "jane", groups: ["devs"], clusterRoles: ["cluster-admin"] }],
+    });
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(sandbox.kubeconfigPath);
     kc.setCurrentContext("jane");

@@ -21,7 +21,7 @@ describe("object semantics", () => {
   let sandbox: Sandbox;
   const call = async (method: string, path: string, body?: unknown, contentType = "application/json") => {
     const options: { token: string; body?: string; contentType: string } = {
-      token: sandbox.users.admin ?? "",
+      token: sandbox.users["kubernetes-admin"] ?? "",
       contentType,
     };
     if (body !== undefined) options.body = JSON.stringify(body);
@@ -114,7 +114,7 @@ describe("object semantics", () => {
       sandbox,
       "GET",
       `${ns}/configmaps?watch=true&labelSelector=watch%3Dyes&resourceVersion=${rv}&timeoutSeconds=1`,
-      { token: sandbox.users.admin ?? "" },
+      { token: sandbox.users["kubernetes-admin"] ?? "" },
     );
     await new Promise((r) => setTimeout(r, 50));
     await call(
@@ -141,7 +141,7 @@ describe("object semantics", () => {
       "GET",
       `${ns}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dw1`,
       {
-        token: sandbox.users.admin ?? "",
+        token: sandbox.users["kubernetes-admin"] ?? "",
       },
     );
     const types = initial.body

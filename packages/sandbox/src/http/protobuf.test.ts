@@ -118,9 +118,16 @@ describe("protobuf request bodies", () => {
     });
   });
 
-  it("covers every kind kubectl's typed generators create", () => {
+  it("covers every kind kubectl's typed generators create, and its auth commands' requests", () => {
     expect([...PROTOBUF_KINDS].sort()).toEqual([
       "apps/v1/Deployment",
+      "authentication.k8s.io/v1/SelfSubjectReview",
+      "authentication.k8s.io/v1/TokenRequest",
+      "authentication.k8s.io/v1/TokenReview",
+      "authorization.k8s.io/v1/LocalSubjectAccessReview",
+      "authorization.k8s.io/v1/SelfSubjectAccessReview",
+      "authorization.k8s.io/v1/SelfSubjectRulesReview",
+      "authorization.k8s.io/v1/SubjectAccessReview",
       "batch/v1/CronJob",
       "batch/v1/Job",
       "networking.k8s.io/v1/Ingress",
@@ -142,9 +149,7 @@ describe("protobuf request bodies", () => {
 
   it("leaves kinds without a schema to the caller (415)", () => {
     expect(decodeProtobuf(envelope("example.com/v1", "Widget", ld(1, ld(1, "w"))))).toBeUndefined();
-    expect(
-      decodeProtobuf(envelope("authentication.k8s.io/v1", "TokenRequest", Buffer.alloc(0))),
-    ).toBeUndefined();
+    expect(decodeProtobuf(envelope("apps/v1", "ReplicaSet", Buffer.alloc(0)))).toBeUndefined();
     const unsupported = apiError(() =>
       decodeBody(
         envelope("example.com/v1", "Widget", Buffer.alloc(0)),
