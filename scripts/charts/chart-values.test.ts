@@ -1,0 +1,140 @@
+/**
+ * The chart's values contract: unknown keys and unsupported settings fail `helm install` with a
+ * message naming them; accepted-but-not-effective values install and NOTES.txt names them; the
+ * generated schema, tables and CRD templates are up to date; the release fits Helm's Secret.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { dryRunRelease, PROFILES, releaseSecretBytes, template } from "./chart-tools.ts";
+import { staleOutputs } from "./values-schema.ts";
+import { CRD_SOURCE, CRD_TEMPLATES, renderCrdTemplates, staleTemplates } from "./vendor-crds.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "kyverno-ts-chart-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+/** A values file holding `text`. */
+const valuesFile = (name: string, text: string): string => {
+  const path = join(scratch, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe("values the chart does not support", { timeout: 60_000 }, () => {
+  const rejected: Array<[string, string, RegExp]> = [
+    [
+      "unknown key",
+      "admissionController:\n  replica: 3\n",
+      /at '\/admissionController': additional properties 'replica' not allowed/,
+    ],
+    ["unknown top-level key", "kyverno:\n  enabled: true\n", /additional properties 'kyverno' not allowed/],
+    [
+      "feature kyverno-ts lacks",
+      "features:\n  tuf:\n    enabled: true\n",
+      /at '\/features\/tuf\/enabled': value must be false/,
+    ],
+    [
+      "cert-manager",
+      "admissionController:\n  certManager:\n    enabled: true\n",
+      /at '\/admissionController\/certManager\/enabled': value must be false/,
+    ],
+    [
+      "a flag the admission command does not have",
+      "admissionController:\n  container:\n    extraArgs:\n      v: 4\n",
+      /at '\/admissionController\/container\/extraArgs': additional properties 'v' not allowed/,
+    ],
+    [
+      "failurePolicy Ignore",
+      "admissionController:\n  failurePolicy: Ignore\n",
+      /at '\/admissionController\/failurePolicy': value must be 'Fail'/,
+    ],
+    [
+      "webhook timeout above 30 s",
+      "admissionController:\n  webhookTimeout: 45\n",
+      /at '\/admissionController\/webhookTimeout'/,
+    ],
+    [
+      "match conditions",
+      "config:\n  matchConditions:\n    - name: x\n      expression: 'true'\n",
+      /at '\/config\/matchConditions'/,
+    ],
+    [
+      "a scan interval that is no Go duration",
+      "features:\n  backgroundScan:\n    backgroundScanInterval: 1 hour\n",
+      /backgroundScanInterval/,
+    ],
+  ];
+  for (const [what, text, message] of rejected)
+    it(`fails on ${what}, naming the value`, () => {
+      const run = template([valuesFile(`${what.replaceAll(" ", "-")}.yaml`, text)]);
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toMatch(message);
+    });
+
+  it("installs with accepted-but-not-effective values and NOTES.txt names them", () => {
+    const file = valuesFile(
+      "accepted.yaml",
+      [
+        "backgroundController:",
+        "  replicas: 2",
+        "features:",
+        "  omitEvents:",
+        "    eventTypes: [PolicyViolation]",
+        "config:",
+        "  webhookLabels:",
+        "    team: platform",
+      ].join("\n"),
+    );
+    const notes = (dryRunRelease([file]).info as { notes: string }).notes;
+    expect(notes).toContain("- backgroundController: the background controller is not built yet");
+    expect(notes).toContain("- features.omitEvents: no events are emitted yet");
+    expect(notes).toContain("- config.webhookLabels:");
+    const plain = (dryRunRelease().info as { notes: string }).notes;
+    expect(plain).not.toContain("does not act on yet");
+    expect(plain).toContain("kubectl -n kyverno rollout status deployment/kyverno-admission-controller");
+  });
+
+  it("uses the short forms over upstream's spellings", () => {
+    const file = valuesFile(
+      "short.yaml",
+      [
+        "admissionController:",
+        "  webhookTimeout: 20",
+        "  container:",
+        "    extraArgs:",
+        "      webhookTimeout: 12",
+        "      clientRateLimitQPS: 50",
+        "backgroundController:",
+        "  backgroundScanInterval: 30m",
+      ].join("\n"),
+    );
+    const out = template([file]).stdout;
+    expect(out).toContain("- --webhookTimeout=20");
+    expect(out).not.toContain("--webhookTimeout=12");
+    expect(out).toContain("- --clientRateLimitQPS=50");
+    expect(out).toContain("- --backgroundScanInterval=30m");
+  });
+});
+
+describe("generated files", { timeout: 60_000 }, () => {
+  it("values.schema.json, the README's tables and _accepted-values.tpl match values.yaml and values-spec.ts", () => {
+    expect(staleOutputs(), "run: node scripts/charts/values-schema.ts").toEqual([]);
+  });
+
+  it.skipIf(!existsSync(CRD_SOURCE))(
+    "the CRD templates match ../shared/reference/kyverno-crds (skipped when that folder is absent)",
+    () => {
+      expect(
+        staleTemplates(renderCrdTemplates(), CRD_TEMPLATES),
+        "run: node scripts/charts/vendor-crds.ts",
+      ).toEqual([]);
+    },
+  );
+});
+
+describe("Helm release Secret", { timeout: 60_000 }, () => {
+  it("stays under Kubernetes' 1 MiB limit with every CRD installed (production values)", () => {
+    const bytes = releaseSecretBytes(dryRunRelease(PROFILES.production));
+    expect(bytes).toBeLessThan(1024 * 1024);
+  });
+});
