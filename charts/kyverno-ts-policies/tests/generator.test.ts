@@ -35,10 +35,10 @@ beforeEach(() => {
   root = copyRepository();
   // policies/ may have changed since the chart was last generated: start from a consistent copy.
   writeGeneratedFiles(root);
-});
+}, 60_000);
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-describe("out of date with policies/", () => {
+describe("out of date with policies/", { timeout: 60_000 }, () => {
   it("names the template of a changed policy, and is up to date again after generating", () => {
     expect(outdatedFiles(root)).toEqual([]);
     const file = join(root, "policies/require-probes.yaml");

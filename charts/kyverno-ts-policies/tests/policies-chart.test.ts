@@ -72,7 +72,7 @@ function applyToExamples(policies: string): { status: number; summary: Record<st
   return { status: run.status, summary: report.summary };
 }
 
-describe("generated from policies/", () => {
+describe("generated from policies/", { timeout: 30_000 }, () => {
   it("is up to date with policies/*.yaml (run node scripts/charts/generate.ts after changing a policy)", () => {
     expect(outdatedFiles()).toEqual([]);
   });
@@ -92,7 +92,7 @@ describe("generated from policies/", () => {
   });
 });
 
-describe("helm lint --strict", () => {
+describe("helm lint --strict", { timeout: 30_000 }, () => {
   it.each([
     ["default values", []],
     ["staging values", [STAGING]],
@@ -104,14 +104,19 @@ describe("helm lint --strict", () => {
   });
 });
 
-describe("staging and production", () => {
-  it("staging audits every policy: the examples' violations are warnings, nothing is refused", () => {
+describe("staging and production", { timeout: 30_000 }, () => {
+  // What the sources (Audit) report for the examples: the rendered sets must report the same results.
+  const fromSources = () => applyToExamples(join(REPO_ROOT, "policies"));
+
+  it("staging audits every policy: the examples' violations are warnings, as with the sources", () => {
     const objects = render(CHART, { valuesFiles: [STAGING] });
     expect(objects).toHaveLength(sources.length);
     for (const o of objects) expect(spec(o).validationFailureAction).toBe("Audit");
+    const expected = fromSources();
+    expect(expected.summary.warn).toBeGreaterThan(0);
+    expect(expected.summary.fail).toBe(0);
     const { status, summary } = applyToExamples(renderToFile("staging", [STAGING]));
-    expect(summary).toMatchObject({ fail: 0, warn: 8, error: 0 });
-    expect(summary.pass).toBeGreaterThan(0);
+    expect(summary).toEqual(expected.summary);
     expect(status).toBe(0);
   });
 
@@ -119,8 +124,9 @@ describe("staging and production", () => {
     const objects = render(CHART, { valuesFiles: [PRODUCTION] });
     expect(objects).toHaveLength(sources.length);
     for (const o of objects) expect(spec(o).validationFailureAction).toBe("Enforce");
+    const expected = fromSources().summary;
     const { status, summary } = applyToExamples(renderToFile("production", [PRODUCTION]));
-    expect(summary).toMatchObject({ fail: 8, warn: 0, error: 0 });
+    expect(summary).toEqual({ ...expected, fail: expected.warn, warn: 0 });
     expect(status).toBe(1);
   });
 
@@ -136,12 +142,12 @@ describe("staging and production", () => {
       writeFileSync(join(root, `${name}.yaml`), text);
     }
     const run = cli(["test", join(root, "tests")]);
-    expect(run.stdout + run.stderr).not.toMatch(/\bFail\b|error/i);
+    expect(run.stdout).toMatch(/tests passed and 0 tests failed/);
     expect(run.status).toBe(0);
   });
 });
 
-describe("values", () => {
+describe("values", { timeout: 30_000 }, () => {
   it("sets the failure action per policy over the chart-wide one", () => {
     const objects = render(CHART, {
       set: { validationFailureAction: "Enforce", "validationFailureActionByPolicy.require-probes": "Audit" },
@@ -193,7 +199,10 @@ describe("values", () => {
     const protect = spec(find(objects, "ClusterPolicy", "protect-critical-namespaces")).rules[0];
     const own = sources.find((s) => s.metadata.name === "protect-critical-namespaces").spec.rules[0].exclude
       .any;
-    expect(protect?.exclude?.any).toEqual([...own, { subjects: [{ kind: "User", name: "break-glass" }] }]);
+    expect(protect?.exclude?.any).toEqual([
+      ...(own ?? []),
+      { subjects: [{ kind: "User", name: "break-glass" }] },
+    ]);
     const probes = spec(find(objects, "ClusterPolicy", "require-probes")).rules[0];
     expect(probes?.exclude).toEqual({ any: [extra] });
     expect(spec(find(objects, "ClusterPolicy", "disallow-latest-tag")).rules[0]?.exclude).toBeUndefined();
@@ -258,7 +267,7 @@ describe("values", () => {
   });
 });
 
-describe("values.schema.json", () => {
+describe("values.schema.json", { timeout: 30_000 }, () => {
   it("rejects a key the chart does not have, naming it", () => {
     const path = join(work, "typo.yaml");
     writeFileSync(path, "validationFailureActon: Enforce\n");
