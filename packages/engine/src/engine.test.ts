@@ -315,6 +315,38 @@ describe("DELETE and subresource requests", () => {
   });
 });
 
+describe("rules the engine does not evaluate yet", () => {
+  it("answers verifyImages and validate.cel with an error and lists them on the compiled policy", () => {
+    const engine = createEngine({ clock });
+    const compiled = engine.compile(
+      policy([
+        { name: "verify", match: matchPods, verifyImages: [{ imageReferences: ["*"], attestors: [] }] },
+        { name: "cel", match: matchPods, validate: { cel: { expressions: [{ expression: "true" }] } } },
+      ]),
+    );
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.issues));
+    expect(compiled.policy.unsupported.filter((u) => !u.rule.startsWith("autogen-"))).toEqual([
+      {
+        rule: "verify",
+        feature: "verifyImages",
+        message:
+          "verifyImages is not supported by kyverno-ts yet (image signatures and attestations are not verified): the rule reports an error instead of a result",
+      },
+      {
+        rule: "cel",
+        feature: "validate.cel",
+        message:
+          "validate.cel is not supported by kyverno-ts yet (its CEL expressions are not evaluated): the rule reports an error instead of a result",
+      },
+    ]);
+    const rules = engine.validate(compiled.policy, { resource: pod("a", "nginx:1") }).rules;
+    expect(rules.map((r) => [r.name, r.type, r.status])).toEqual([
+      ["verify", "ImageVerify", "error"],
+      ["cel", "Validation", "error"],
+    ]);
+  });
+});
+
 describe("background scans", () => {
   it("skip rules that read admission-only data such as request.userInfo", () => {
     const p = policy([

@@ -12,6 +12,7 @@ export type {
   EngineRequest,
   LoadResult,
   Operation,
+  UnsupportedRule,
   UserInfo,
 } from "./engine-types.js";
 export { createRequestCache, type RequestCache } from "./evaluation/request-cache.js";

@@ -1,7 +1,7 @@
 import type { FailureAction, FailureActionOverride, Policy, Rule } from "@kyverno-ts/api";
-import type { CompiledPolicy } from "../engine-types.js";
+import type { CompiledPolicy, UnsupportedRule } from "../engine-types.js";
 import type { RequestKind } from "../match/index.js";
-import { passMessage } from "../response/messages.js";
+import { passMessage, unsupportedRuleMessage } from "../response/messages.js";
 import type { Outcome, ValidationBlock } from "../validate/validate-rule.js";
 import { buildKindIndex, kindPrecheck, type RuleKinds, ruleKinds } from "./kind-index.js";
 
@@ -48,8 +48,12 @@ export interface CompiledValidation {
 
 type PodSecurity = NonNullable<NonNullable<Rule["validate"]>["podSecurity"]>;
 
+/**
+ * The validation of a validate rule, and of a `verifyImages` rule, which the validate pass answers
+ * with an `error` until image verification exists (never a silent pass).
+ */
 function compileValidation(rule: Rule): CompiledValidation | undefined {
-  const validation = rule.validate;
+  const validation = rule.validate ?? ((rule.verifyImages ?? []).length > 0 ? {} : undefined);
   if (!validation) return undefined;
   // Every field the block evaluator reads, present (possibly undefined) in one fixed order.
   const block: ValidationBlock = {
@@ -63,7 +67,7 @@ function compileValidation(rule: Rule): CompiledValidation | undefined {
   return {
     block,
     message: validation.message,
-    unsupported: validation.cel ? "validate.cel" : validation.manifests ? "validate.manifests" : undefined,
+    unsupported: unsupportedFeature(rule),
     podSecurity: validation.podSecurity,
     passed: Object.freeze({ status: "pass", message: passMessage(rule.name) }),
   };
@@ -88,7 +92,8 @@ function compileRule(policy: Policy, rule: Rule, autogen: boolean): CompiledRule
     autogen,
     mayMatchKind: kindPrecheck(kinds),
     kinds,
-    failureAction: rule.validate?.failureAction ?? spec.validationFailureAction,
+    failureAction:
+      rule.validate?.failureAction ?? verifyImagesFailureAction(rule) ?? spec.validationFailureAction,
     failureActionOverrides: rule.validate?.failureActionOverrides ?? spec.validationFailureActionOverrides,
     validation: compileValidation(rule),
     admissionOnly: ADMISSION_ONLY.test(JSON.stringify(rule)) || ruleUsesSubjects(rule),
@@ -141,6 +146,32 @@ function readsExternalContext(value: unknown): boolean {
   return false;
 }
 
+/** `verifyImages[].failureAction` (the first entry's), which overrides the policy's for that rule. */
+function verifyImagesFailureAction(rule: Rule): FailureAction | undefined {
+  const first = rule.verifyImages?.[0];
+  if (first === null || typeof first !== "object" || Array.isArray(first)) return undefined;
+  const action = first.failureAction;
+  return action === "Enforce" || action === "Audit" ? action : undefined;
+}
+
+/** The feature of a rule this engine does not evaluate yet, or undefined. */
+export function unsupportedFeature(rule: Rule): string | undefined {
+  if ((rule.verifyImages ?? []).length > 0) return "verifyImages";
+  if (rule.validate?.cel) return "validate.cel";
+  if (rule.validate?.manifests) return "validate.manifests";
+  return undefined;
+}
+
+function unsupportedRules(rules: readonly Rule[]): UnsupportedRule[] {
+  const out: UnsupportedRule[] = [];
+  for (const rule of rules) {
+    const feature = unsupportedFeature(rule);
+    if (feature !== undefined)
+      out.push({ rule: rule.name, feature, message: unsupportedRuleMessage(feature) });
+  }
+  return out;
+}
+
 /** Builds the compiled form of a policy from its (already expanded) rules. */
 export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl {
   const original = new Set(policy.spec.rules.map((r) => r.name));
@@ -154,6 +185,7 @@ export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl 
     rulesFor: index.rulesFor,
     usesImages: JSON.stringify(rules).includes("images"),
     readsExternalData: rules.some((rule) => readsExternalContext(rule)),
+    unsupported: unsupportedRules(rules),
     category: annotations[CATEGORY_ANNOTATION],
     severity: annotations[SEVERITY_ANNOTATION],
     namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : undefined,

@@ -41,7 +41,7 @@ function validateOutcome(
   if (validation === undefined) return undefined;
   const ruleName = compiled.rule.name;
   if (validation.unsupported !== undefined) {
-    return { status: "error", message: unsupportedRuleMessage(ruleName, validation.unsupported) };
+    return { status: "error", message: unsupportedRuleMessage(validation.unsupported) };
   }
   const object = (scope.isDelete ? (req.oldResource ?? req.resource) : req.resource) as unknown as JsonValue;
   const validateEnv: ValidateEnv = {
@@ -178,7 +178,8 @@ export function evaluatePolicy(
   const isDelete = req.operation === "DELETE";
   for (const compiled of policy.rulesFor(matchReq.kind)) {
     const { rule, mayMatchKind } = compiled;
-    if (rule[ruleKind] === undefined) continue;
+    // verifyImages rules have a validation too: it reports them as unsupported (see compileValidation).
+    if (ruleKind === "validate" ? compiled.validation === undefined : rule[ruleKind] === undefined) continue;
     if (req.background && compiled.admissionOnly) continue;
     if (!mayMatchKind(matchReq)) continue;
     if (!matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors)) continue;
@@ -210,7 +211,7 @@ export function evaluatePolicy(
         const keys = found.skipping.map((e) => `${e.namespace}/${e.name}`);
         const skipped: RuleResponse = {
           name: rule.name,
-          type: ruleType,
+          type: rule.verifyImages === undefined ? ruleType : "ImageVerify",
           status: "skip",
           message: exceptionSkipMessage(keys),
           failureAction: action,
@@ -241,7 +242,7 @@ export function evaluatePolicy(
     const props = properties(rule, base, env);
     const r: RuleResponse = {
       name: rule.name,
-      type: ruleType,
+      type: rule.verifyImages === undefined ? ruleType : "ImageVerify",
       status: outcome.status,
       message: outcome.message,
       failureAction: action,

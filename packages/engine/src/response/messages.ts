@@ -64,9 +64,17 @@ export function substitutionErrorMessage(what: string, error: string): string {
   return `${what}: ${error}`;
 }
 
-/** Message for a rule whose type this version does not evaluate yet. */
-export function unsupportedRuleMessage(rule: string, feature: string): string {
-  return `rule ${rule}: ${feature} is not supported by this engine yet`;
+/** What happens instead, per unsupported feature, for the message below. */
+const UNSUPPORTED_CONSEQUENCE: Readonly<Record<string, string>> = {
+  verifyImages: "image signatures and attestations are not verified",
+  "validate.cel": "its CEL expressions are not evaluated",
+  "validate.manifests": "manifest signatures are not verified",
+};
+
+/** The result message of a rule whose feature this version does not evaluate yet: never a pass. */
+export function unsupportedRuleMessage(feature: string): string {
+  const consequence = UNSUPPORTED_CONSEQUENCE[feature];
+  return `${feature} is not supported by kyverno-ts yet${consequence ? ` (${consequence})` : ""}: the rule reports an error instead of a result`;
 }
 
 /** A PolicyException matched: `rule is skipped due to policy exception: ns/name`. */

@@ -207,6 +207,24 @@ describe("validate webhook", () => {
     );
   });
 
+  it("answers an image verification rule with an error under its failure policy: never a silent pass", () => {
+    const verify = (failurePolicy: "Fail" | "Ignore"): Policy => {
+      const base = podValidatePolicy({ name: `verify-${failurePolicy.toLowerCase()}`, failurePolicy });
+      const rule = { ...(base.spec.rules[0] as Policy["spec"]["rules"][0]) };
+      delete rule.validate;
+      rule.verifyImages = [{ imageReferences: ["*"], attestors: [] }];
+      return { ...base, spec: { ...base.spec, rules: [rule] } };
+    };
+    const { call, cache } = setup([]);
+    for (const p of [verify("Fail"), verify("Ignore")]) expect(cache.set(p).ready).toBe(false);
+    const denied = call(VALIDATE_FAIL, review({ object: pod({}) }));
+    expect(denied.allowed).toBe(false);
+    expect(denied.status?.message).toContain(
+      "verify-fail:\n  check-privileged: 'verifyImages is not supported by kyverno-ts yet",
+    );
+    expect(call(VALIDATE_IGNORE, review({ object: pod({}) })).allowed).toBe(true);
+  });
+
   it("turns an engine crash into a policy error instead of throwing", () => {
     const clock = fakeClock();
     const real = createEngine({ clock });

@@ -79,7 +79,7 @@ export interface AdmissionRequestLabels {
 export interface RuleInfoLabels {
   policy: PolicyLabels;
   rule: string;
-  ruleType: "validate" | "mutate" | "generate";
+  ruleType: "validate" | "mutate" | "generate" | "imageVerify";
   ready: boolean;
 }
 

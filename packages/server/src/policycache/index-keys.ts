@@ -130,7 +130,8 @@ export function indexKeys(policy: Policy, compiled: CompiledPolicy): IndexKeys {
     const ops = ruleOperations(rule);
     if (ops === undefined) allOperations = true;
     else for (const op of ops) operations.add(op);
-    if (rule.validate) types.validate = true;
+    // verifyImages rules are answered by the validate webhook (an `error` until image verification exists).
+    if (rule.validate || (rule.verifyImages ?? []).length > 0) types.validate = true;
     if (rule.mutate) {
       if ((rule.mutate.targets ?? []).length > 0) types.mutateExisting = true;
       else types.mutate = true;

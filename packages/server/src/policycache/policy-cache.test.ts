@@ -150,6 +150,43 @@ describe("policy cache index", () => {
     expect(await metrics.render()).not.toContain("kyverno_policy_rule_info_total{");
   });
 
+  it("keeps a policy with verifyImages or validate.cel rules evaluated but not ready, naming the rules", async () => {
+    const metrics = createAdmissionMetrics({ version: "test" });
+    const cache = createPolicyCache({ engine, metrics });
+    const status = cache.set(
+      policy({
+        apiVersion: "kyverno.io/v1",
+        kind: "ClusterPolicy",
+        metadata: { name: "verify-signed" },
+        spec: {
+          validationFailureAction: "Enforce",
+          rules: [
+            {
+              name: "verify-signature",
+              match: { any: [{ resources: { kinds: ["Pod"] } }] },
+              verifyImages: [{ imageReferences: ["ghcr.io/acme/*"], attestors: [] }],
+            },
+            {
+              name: "cel",
+              match: { any: [{ resources: { kinds: ["Pod"] } }] },
+              validate: { cel: { expressions: [{ expression: "true" }] } },
+            },
+          ],
+        },
+      }),
+    );
+    expect(status.ready).toBe(false);
+    expect(status.message).toBe(
+      "rule verify-signature: verifyImages is not supported by kyverno-ts yet (image signatures and attestations are not verified): the rule reports an error instead of a result; " +
+        "rule cel: validate.cel is not supported by kyverno-ts yet (its CEL expressions are not evaluated): the rule reports an error instead of a result",
+    );
+    // Still evaluated by the validate webhook, where its rules answer `error`, never a pass.
+    expect(cache.select(query("Pod")).map((p) => p.key)).toEqual(["verify-signed"]);
+    const info = (await metrics.render()).split("\n").find((l) => l.includes('rule_name="verify-signature"'));
+    expect(info).toContain('status_ready="false"');
+    expect(info).toContain('rule_type="imageVerify"');
+  });
+
   it("pre-selects the PolicyExceptions naming a policy (wildcards included)", () => {
     const cache = createPolicyCache({ engine });
     cache.set(podValidatePolicy({ name: "disallow-privileged" }));

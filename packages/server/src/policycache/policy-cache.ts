@@ -135,7 +135,13 @@ function ruleInfo(policy: Policy, ruleNames: readonly string[], ready: boolean):
   const byName = new Map(policy.spec.rules.map((r) => [r.name, r]));
   return ruleNames.map((name) => {
     const rule = byName.get(name.replace(/^autogen-(cronjob-)?/, "")) ?? byName.get(name);
-    const ruleType = rule?.mutate ? "mutate" : rule?.generate ? "generate" : "validate";
+    const ruleType = rule?.mutate
+      ? "mutate"
+      : rule?.generate
+        ? "generate"
+        : (rule?.verifyImages ?? []).length > 0
+          ? "imageVerify"
+          : "validate";
     return { policy: labels, rule: name, ruleType, ready };
   });
 }
@@ -212,13 +218,25 @@ export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
           types: keys.types,
           labels,
         });
+        // A rule using a feature the engine does not evaluate yet (verifyImages, validate.cel) is
+        // evaluated (it answers `error`, honouring the failure policy) but keeps the policy not ready.
+        const unsupported = compiled.unsupported.filter((u) => !u.rule.startsWith("autogen-"));
         status = {
-          ready: true,
-          message: "Ready",
+          ready: unsupported.length === 0,
+          message:
+            unsupported.length === 0
+              ? "Ready"
+              : unsupported.map((u) => `rule ${u.rule}: ${u.message}`).join("; "),
           autogenRules: compiled.ruleNames.filter((n) => n.startsWith("autogen-")),
           issues: [],
         };
-        metrics?.setRuleInfo(key, ruleInfo(policy, compiled.ruleNames, true));
+        const notReady = new Set(compiled.unsupported.map((u) => u.rule));
+        metrics?.setRuleInfo(
+          key,
+          ruleInfo(policy, compiled.ruleNames, true).map((r) =>
+            notReady.has(r.rule) ? { ...r, ready: false } : r,
+          ),
+        );
       } else {
         entries.delete(key);
         status = {
