@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { forbiddenRequest } from "../http/status.js";
 import { createStore } from "../store/store.js";
 import { createRbacAuthorizer } from "./authorizer.js";
-import type { RequestAttributes } from "./rules.js";
+import type { ResourceAttributes } from "./rules.js";
 
 const RBAC = "rbac.authorization.k8s.io";
 const meta = (name: string, namespace?: string): JsonObject =>
@@ -47,7 +47,7 @@ const bot = {
   groups: ["system:serviceaccounts", "system:authenticated"],
 };
 const jane = { username: "jane", groups: ["devs", "system:authenticated"] };
-const pods = (verb: string, namespace: string): RequestAttributes => ({
+const pods = (verb: string, namespace: string): ResourceAttributes => ({
   kind: "resource",
   verb,
   group: "",
@@ -73,7 +73,7 @@ describe("RBAC authorizer", () => {
   });
 
   it("matches Group subjects and Roles of the binding's namespace", () => {
-    const cm: RequestAttributes = { ...pods("create", "prod"), resource: "configmaps" };
+    const cm: ResourceAttributes = { ...pods("create", "prod"), resource: "configmaps" };
     expect(authorizer.authorize(jane, cm).allowed).toBe(true);
     expect(authorizer.authorize(bot, cm).allowed).toBe(false);
   });
