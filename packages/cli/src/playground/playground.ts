@@ -178,6 +178,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         {
           username: ARGOCD_USER,
           groups: ["system:serviceaccounts", "system:serviceaccounts:argocd"],
+          // As a default Argo CD install binds its application controller (the sandbox enforces RBAC).
+          clusterRoles: ["cluster-admin"],
         },
       ],
     });
