@@ -71,7 +71,10 @@ describe.skipIf(!hasKubectl)("kyverno-ts admission in a cluster, through kubectl
   let kubectl: ReturnType<typeof kubectlFor>;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ crds: KYVERNO_CRDS, users: [{ username: ARGOCD }] });
+    sandbox = await startSandbox({
+      crds: KYVERNO_CRDS,
+      users: [{ username: ARGOCD, clusterRoles: ["cluster-admin"] }],
+    });
     client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
     kubectl = kubectlFor(sandbox.kubeconfigPath);
     for (const name of ["kyverno", "team-a", "team-b", "team-c", "staging", "production"])
