@@ -281,7 +281,7 @@ export function policyReporterSchema(): Schema {
         podDisruptionBudget: noEffect(any(), "the PodDisruptionBudget is policy/v1"),
       }),
       image: obj({
-        registry: str(),
+        registry: optionalStr(),
         repository: str(),
         pullPolicy: oneOf(["Always", "IfNotPresent", "Never"]),
         tag: optionalStr(),
@@ -320,7 +320,7 @@ export function policyReporterSchema(): Schema {
       reportFilter: obj({ namespaces: includeExclude(), disableClusterReports: bool() }),
       sourceConfig: unsupportedList("custom result IDs per source (sourceConfig)"),
       sourceFilters: list(sourceFilter()),
-      global: openObj({ labels: strMap() }),
+      global: openObj({ labels: strMap(), image: openObj({ registry: optionalStr() }) }),
       basicAuth: obj({ username: str(), password: str(), secretRef: secretName() }),
       emailReports: emailReportsSchema(),
       existingTargetConfig: openObj({

@@ -60,12 +60,16 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 {{- end -}}
 
+{{/* The image: global.image.registry (the kyverno-ts chart's), else image.registry; the tag defaults to the appVersion, a `sha256:` tag is a digest. */}}
 {{- define "policy-reporter.image" -}}
-{{- $tag := .Values.image.tag | default .Chart.AppVersion -}}
-{{- if .Values.image.registry -}}
-{{- printf "%s/%s:%s" .Values.image.registry .Values.image.repository $tag -}}
+{{- $registry := coalesce ((.Values.global | default dict).image | default dict).registry .Values.image.registry -}}
+{{- $tag := toString (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- $ref := .Values.image.repository -}}
+{{- if $registry -}}{{- $ref = printf "%s/%s" $registry $ref -}}{{- end -}}
+{{- if hasPrefix "sha256:" $tag -}}
+{{- printf "%s@%s" $ref $tag -}}
 {{- else -}}
-{{- printf "%s:%s" .Values.image.repository $tag -}}
+{{- printf "%s:%s" $ref $tag -}}
 {{- end -}}
 {{- end -}}
 

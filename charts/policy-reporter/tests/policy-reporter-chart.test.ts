@@ -61,7 +61,7 @@ function loadedConfig(objects: RenderedObject[], env: Record<string, string> = {
   });
 }
 
-describe("helm lint --strict", () => {
+describe("helm lint --strict", { timeout: 30_000 }, () => {
   it.each([
     ["the default values", []],
     ["the production example (PostgreSQL, Redis, two replicas)", [HA]],
@@ -77,11 +77,12 @@ describe("helm lint --strict", () => {
   });
 });
 
-describe("default values: one replica on SQLite", () => {
+describe("default values: one replica on SQLite", { timeout: 30_000 }, () => {
   const objects = render(CHART);
 
   it("runs our CLI's reporter with the configuration file, the API port and the SQLite file", () => {
-    const c = container(objects);
+    const c = container(objects) as Container & { image: string };
+    expect(c.image).toBe("kyverno-ts:0.1.0");
     expect(c.args).toEqual([
       "reporter",
       "--config",
@@ -160,7 +161,9 @@ describe("default values: one replica on SQLite", () => {
   });
 });
 
-describe("the production example: PostgreSQL, Redis, two replicas, OIDC, monitoring", () => {
+describe("the production example: PostgreSQL, Redis, two replicas, OIDC, monitoring", {
+  timeout: 30_000,
+}, () => {
   const objects = render(CHART, { valuesFiles: [HA], namespace: "policy-reporter" });
 
   it("runs two replicas with leader election on the Lease named after the release, and a PDB", () => {
@@ -264,7 +267,7 @@ describe("the production example: PostgreSQL, Redis, two replicas, OIDC, monitor
   });
 });
 
-describe("refused values", () => {
+describe("refused values", { timeout: 30_000 }, () => {
   it("a key the chart does not know, naming it", () => {
     const file = values("typo.yaml", "replicas: 2\n");
     expect(renderError(CHART, { valuesFiles: [file] })).toContain(
@@ -303,7 +306,7 @@ describe("refused values", () => {
   });
 });
 
-describe("accepted values without effect", () => {
+describe("accepted values without effect", { timeout: 30_000 }, () => {
   it("the Kyverno plugin switches and the separate UI deployment keys change nothing but are accepted", () => {
     const base = render(CHART, { set: { "ui.enabled": "true" } });
     const file = values(
@@ -312,6 +315,14 @@ describe("accepted values without effect", () => {
     );
     const rendered = render(CHART, { valuesFiles: [file] });
     expect(JSON.stringify(rendered)).toBe(JSON.stringify(base));
+  });
+
+  it("takes the registry of the kyverno-ts chart (global.image.registry) over its own", () => {
+    const objects = render(CHART, {
+      set: { "global.image.registry": "registry.example.com", "image.registry": "other.example.com" },
+    });
+    const c = container(objects) as Container & { image: string };
+    expect(c.image).toBe("registry.example.com/kyverno-ts:0.1.0");
   });
 
   it("installs as a subchart of kyverno-ts, whose condition sets `enabled`", () => {
