@@ -21,8 +21,6 @@ export interface AppSummary {
   bytes: number;
 }
 
-const TEST_FILE = /\.(test|spec)\.[mc]?js$/;
-
 /** Copies our code into `stage` (copied to `/app/` in the image); `workspaces` maps package names to repo-relative folders. */
 export function stageApp(root: string, workspaces: ReadonlyMap<string, string>, stage: Stage): AppSummary {
   const summary: AppSummary = { files: 0, bytes: 0 };
@@ -32,7 +30,7 @@ export function stageApp(root: string, workspaces: ReadonlyMap<string, string>, 
     )) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) copyTree(path);
-      else if (entry.isFile() && !isPrunedFile(entry.name) && !TEST_FILE.test(entry.name)) {
+      else if (entry.isFile() && !isPrunedFile(entry.name)) {
         summary.bytes += stage.copyFile(path, relative(root, path));
         summary.files++;
       }

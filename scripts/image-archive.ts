@@ -4,9 +4,9 @@
  * input); its index then gets both names containerd looks for:
  *
  * - `io.containerd.image.name` — the full reference (`docker.io/library/kyverno-ts:<version>`), which
- *   containerd's importer takes as is. Without it, `ctr images import` (and kind, which calls it) only
- *   names an image after `org.opencontainers.image.ref.name` when that is a bare tag it can prefix, and
- *   drops the name of a full reference that does not start with its prefix.
+ *   containerd's importer takes as is. With the OCI tag alone, `ctr images import` (and kind, which
+ *   calls it) names the image `import-<date>:<version>`, which no Pod spec asks for (checked with
+ *   containerd 1.6.20; see image/README.md).
  * - `org.opencontainers.image.ref.name` — the tag, as the OCI spec and `docker save` write it.
  *
  * The tar itself is written with sorted names, a fixed mtime and owner, so the same image gives the
@@ -36,7 +36,8 @@ export interface ArchiveSummary {
   bytes: number;
   /** The manifest digest in the archive (what containerd reports as the image digest). */
   manifestDigest: string;
-  /** Compressed size of each layer in the archive, in image order. */
+  /** Digest and compressed size of each layer blob in the archive, in image order. */
+  layerDigests: string[];
   layerBytes: number[];
 }
 
@@ -45,7 +46,7 @@ interface OciIndex {
 }
 
 interface OciManifest {
-  layers: Array<{ size: number }>;
+  layers: Array<{ digest: string; size: number }>;
 }
 
 /** Writes the OCI archive of `source` to `file`, named `name`. */
@@ -93,6 +94,7 @@ export async function exportArchive(options: ArchiveOptions): Promise<ArchiveSum
     file: options.file,
     bytes: statSync(options.file).size,
     manifestDigest: entry.digest,
+    layerDigests: manifest.layers.map((l) => l.digest),
     layerBytes: manifest.layers.map((l) => l.size),
   };
 }

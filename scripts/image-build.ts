@@ -22,15 +22,49 @@ export function imageNames(root: string): { version: string; local: string; arch
   };
 }
 
+/** A staged build context (`<dir>/{runtime,deps,app}`) and what went into it. */
+export interface StagedContext {
+  dir: string;
+  /** Digest of each layer's folder, in layer order (see `Stage.digest`). */
+  contextDigests: string[];
+  seconds: number;
+  runtime: RuntimeSummary;
+  dependencies: DependencySummary;
+  app: AppSummary;
+}
+
+/** Stages the build context into `dir` (emptied first) from the repository at `root`. */
+export function stageContext(options: {
+  root: string;
+  dir: string;
+  epoch: number;
+  updateLock?: boolean;
+}): StagedContext {
+  const { root, dir, epoch } = options;
+  const started = performance.now();
+  rmSync(dir, { recursive: true, force: true });
+  const runtimeStage = createStage(join(dir, "runtime"), epoch);
+  const runtime = stageRuntime({ root, stage: runtimeStage, updateLock: options.updateLock ?? false });
+  const packages = resolvePackages(root);
+  const depsStage = createStage(join(dir, "deps"), epoch);
+  const dependencies = stageDependencies(root, packages.dependencies, depsStage);
+  const appStage = createStage(join(dir, "app"), epoch);
+  const app = stageApp(root, packages.workspaces, appStage);
+  const stages = [runtimeStage, depsStage, appStage];
+  for (const stage of stages) stage.finish();
+  const contextDigests = stages.map((stage) => stage.digest());
+  return { dir, contextDigests, seconds: (performance.now() - started) / 1000, runtime, dependencies, app };
+}
+
 /** Options of `buildImage`. */
 export interface BuildOptions {
   root: string;
   tools: ContainerTools;
+  staged: StagedContext;
   /** The tag to give the result (default: `imageNames(root).local`). */
   tag?: string;
-  /** Fixed timestamp (seconds) of the image and every file in it. */
+  /** Fixed timestamp (seconds) of the image (and, through the staged files, of every file in it). */
   epoch: number;
-  updateLock?: boolean;
   /** Echo buildah's progress to stderr. */
   echo?: boolean;
 }
@@ -66,26 +100,12 @@ interface StoredManifest {
   layers: Array<{ digest: string; size: number }>;
 }
 
-/** Stages the context and builds the image. */
+/** Builds the image from a staged context with buildah. */
 export async function buildImage(options: BuildOptions): Promise<BuildResult> {
-  const { root, tools, epoch } = options;
+  const { root, tools, epoch, staged } = options;
   const names = imageNames(root);
   const tag = options.tag ?? names.local;
   const started = performance.now();
-  const context = join(root, ".artifacts", "image", "context");
-  rmSync(context, { recursive: true, force: true });
-  const runtimeStage = createStage(join(context, "runtime"), epoch);
-  const runtime = stageRuntime({ root, stage: runtimeStage, updateLock: options.updateLock ?? false });
-  const packages = resolvePackages(root);
-  const depsStage = createStage(join(context, "deps"), epoch);
-  const dependencies = stageDependencies(root, packages.dependencies, depsStage);
-  const appStage = createStage(join(context, "app"), epoch);
-  const app = stageApp(root, packages.workspaces, appStage);
-  const stages = [runtimeStage, depsStage, appStage];
-  for (const stage of stages) stage.finish();
-  const contextDigests = stages.map((stage) => stage.digest());
-  const staged = performance.now();
-
   await tools.check(
     "buildah",
     [
@@ -100,7 +120,7 @@ export async function buildImage(options: BuildOptions): Promise<BuildResult> {
       `--build-arg=VERSION=${names.version}`,
       `--file=${join(root, "Containerfile")}`,
       `--tag=${tag}`,
-      context,
+      staged.dir,
     ],
     { echo: options.echo ?? false },
   );
@@ -122,11 +142,11 @@ export async function buildImage(options: BuildOptions): Promise<BuildResult> {
       content: LAYER_CONTENTS[i] ?? "?",
       digest: l.digest,
       bytes: l.size,
-      contextDigest: contextDigests[i] ?? "",
+      contextDigest: staged.contextDigests[i] ?? "",
     })),
-    seconds: { stage: (staged - started) / 1000, build: (built - staged) / 1000 },
-    runtime,
-    dependencies,
-    app,
+    seconds: { stage: staged.seconds, build: (built - started) / 1000 },
+    runtime: staged.runtime,
+    dependencies: staged.dependencies,
+    app: staged.app,
   };
 }

@@ -40,12 +40,12 @@ const KEPT_TEXT = /^(licen[cs]e|notice|copying|authors)/i;
 
 /**
  * Files that a running Node.js never reads: source maps, type declarations, TypeScript sources,
- * markdown (except license/notice files), and `.bare` addons (prebuilt for the Bare runtime, which
- * Node cannot load).
+ * markdown (except license/notice files), tests (`*.test.js`, `*.spec.js`) and `.bare` addons
+ * (prebuilt for the Bare runtime, which Node cannot load).
  */
 export function isPrunedFile(name: string): boolean {
   if (KEPT_TEXT.test(name)) return false;
-  return /\.(map|[mc]?ts|md|markdown|bare|tsbuildinfo)$/i.test(name);
+  return /\.(map|[mc]?ts|md|markdown|bare|tsbuildinfo)$/i.test(name) || /\.(test|spec)\.[mc]?js$/.test(name);
 }
 
 /** The resolved set of packages the image ships. */
