@@ -27,8 +27,19 @@ describe("kyverno-ts playground", { timeout: 60_000 }, () => {
       /\[6\/6\] example manifests \(8 requests\) … ready in .*: 6 admitted, 2 blocked/,
     );
     expect(run.stdout).toContain("BLOCKED (Enforce): admission webhook");
-    expect(run.stdout).toContain("Policy reports written and stored: 6 fail, 28 pass");
-    expect(run.stdout).toMatch(/Dashboard: {3}http:\/\/127\.0\.0\.1:\d+\//);
+    expect(run.stdout).toContain("Policy reports written and stored: 7 fail, 28 pass");
+    // The summary names every endpoint.
+    for (const line of [
+      /Dashboard: +http:\/\/127\.0\.0\.1:\d+\//,
+      /Policy Reporter API: +http:\/\/127\.0\.0\.1:\d+\/v2\/findings/,
+      /Policy Reporter metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics/,
+      /Kubernetes API server: +https:\/\/127\.0\.0\.1:\d+/,
+      /Kubeconfig: +state\/cluster\/kubeconfig/,
+      /Admission webhooks: +https:\/\/127\.0\.0\.1:\d+/,
+      /Admission metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics/,
+      /Reports metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics/,
+    ])
+      expect(run.stdout).toMatch(line);
     // The kubeconfig is shown relative to the working directory, ready to paste.
     expect(run.stdout).toContain("kubectl --kubeconfig state/cluster/kubeconfig get policyreports -A");
     expect(run.stdout).toContain("Stopped (--setup-only).");

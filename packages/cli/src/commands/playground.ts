@@ -63,11 +63,18 @@ function nextSteps(p: Playground, cwd: string): string {
   const kubeconfig = p.kubeconfigPath.startsWith(`${cwd}/`)
     ? p.kubeconfigPath.slice(cwd.length + 1)
     : p.kubeconfigPath;
+  const e = p.endpoints;
   return [
     "",
-    `Dashboard:   ${p.dashboardUrl}${p.portTaken ? "   (the requested port was taken; this one was free)" : ""}`,
-    `API server:  ${p.apiServerUrl}`,
-    `Logs:        ${p.logFile}`,
+    `Dashboard:                ${e.dashboard}${p.portTaken ? "   (the requested port was taken; this one was free)" : ""}`,
+    `Policy Reporter API:      ${e.reporterApi}   (and the other /v1, /v2 routes)`,
+    `Policy Reporter metrics:  ${e.reporterMetrics}`,
+    `Kubernetes API server:    ${e.apiServer}`,
+    `Kubeconfig:               ${kubeconfig}`,
+    `Admission webhooks:       ${e.admissionWebhooks}`,
+    `Admission metrics:        ${e.admissionMetrics}`,
+    `Reports metrics:          ${e.reportsMetrics}`,
+    `Logs:                     ${p.logFile}`,
     "",
     "Try more with kubectl (in another terminal):",
     `  kubectl --kubeconfig ${kubeconfig} get policyreports -A`,

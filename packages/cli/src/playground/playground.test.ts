@@ -85,6 +85,7 @@ describe("playground", { timeout: 60_000 }, () => {
       "policy disallow-privileged-containers.autogen-privileged-containers",
     ]);
     expect(warned("cache-warmer-pod-no-limits.yaml")).toEqual([
+      "policy require-argocd-management.require-argocd-tracking",
       "policy require-requests-limits.validate-resources",
     ]);
   });
@@ -113,7 +114,7 @@ describe("playground", { timeout: 60_000 }, () => {
     const checkout = await reportFor(playground, "production", "checkout");
     expect(checkout?.summary?.fail).toBe(0);
     const counts = await playground.reporter.store.countBy(["status"], {});
-    expect(Object.fromEntries(counts.map((c) => [c.status, c.count]))).toEqual({ pass: 28, fail: 6 });
+    expect(Object.fromEntries(counts.map((c) => [c.status, c.count]))).toEqual({ pass: 28, fail: 7 });
   });
 
   it("serves the dashboard and the API on one local port", async () => {

@@ -14,7 +14,9 @@ import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import {
   acceptedExceptionNamespaces,
   type ClusterAdmission,
+  createMetricsServer,
   createReportsController,
+  createReportsMetrics,
   type ReportsController,
   StartAborted,
   startClusterAdmission,
@@ -74,6 +76,8 @@ export interface Playground {
   /** The kubeconfig context of Argo CD's service account (for `kubectl --context`). */
   argocdContext: string;
   apiServerUrl: string;
+  /** Every endpoint the playground serves, for its summary. */
+  endpoints: PlaygroundEndpoints;
   logFile: string;
   outcomes: ExampleOutcome[];
   /** Client as `admin` (cluster administrator). */
@@ -84,6 +88,18 @@ export interface Playground {
   reportsWritten(timeoutMs?: number): Promise<void>;
   /** Stops everything, in reverse order. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+/** The URLs of everything the playground runs. */
+export interface PlaygroundEndpoints {
+  apiServer: string;
+  admissionWebhooks: string;
+  admissionMetrics: string;
+  reportsMetrics: string;
+  dashboard: string;
+  /** Policy Reporter's REST API (`/v1/…`, `/v2/…` on the dashboard's origin), as one example URL. */
+  reporterApi: string;
+  reporterMetrics: string;
 }
 
 const noProgress: PlaygroundProgress = { begin: () => () => {} };
@@ -251,7 +267,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     done(`Audit, Enforce in namespace production`);
 
     done = progress.begin("reports controller");
+    const reportsMetrics = createReportsMetrics();
     const reports = createReportsController({
+      metrics: reportsMetrics,
       client: createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, clientType: "reports-controller" }),
       engine: createEngine({ exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions) }),
       exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions),
@@ -261,10 +279,20 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     });
     await reports.start();
     stops.push(() => reports.stop({ drain: false }));
-    done();
+    const reportsMetricsServer = createMetricsServer({
+      metrics: {
+        render: () => reportsMetrics.registry.metrics(),
+        contentType: reportsMetrics.registry.contentType,
+      },
+    });
+    const reportsMetricsPort = (await reportsMetricsServer.listen({ host, port: 0 })).port;
+    stops.push(() => reportsMetricsServer.close());
+    done(`metrics on :${reportsMetricsPort}`);
 
     done = progress.begin("Policy Reporter and dashboard");
-    const { config } = loadReporterConfig({ env: {}, hostname: "playground" });
+    const loaded = loadReporterConfig({ env: {}, hostname: "playground" });
+    // Metrics on, so the summary can name every endpoint (served on the dashboard's port).
+    const config = { ...loaded.config, metrics: { ...loaded.config.metrics, enabled: true } };
     const reporterOptions = {
       config,
       client: admin,
@@ -283,7 +311,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     }
     stops.push(() => reporter.stop());
     await reporter.synced;
-    const dashboardUrl = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${reporter.port}/`;
+    const shownHost = host === "0.0.0.0" ? "127.0.0.1" : host;
+    const dashboardUrl = `http://${shownHost}:${reporter.port}/`;
     done(dashboardUrl);
 
     const outcomes: ExampleOutcome[] = [];
@@ -321,6 +350,15 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       kubeconfigPath: sandbox.kubeconfigPath,
       argocdContext: ARGOCD_USER,
       apiServerUrl: sandbox.url,
+      endpoints: {
+        apiServer: sandbox.url,
+        admissionWebhooks: `https://${shownHost}:${admission.port}`,
+        admissionMetrics: `http://${shownHost}:${admission.metricsPort}/metrics`,
+        reportsMetrics: `http://${shownHost}:${reportsMetricsPort}/metrics`,
+        dashboard: dashboardUrl,
+        reporterApi: `${dashboardUrl}v2/findings`,
+        reporterMetrics: `${dashboardUrl}metrics`,
+      },
       logFile,
       outcomes,
       admin,
