@@ -2,7 +2,8 @@
  * What the image runs: the workspace packages the CLI loads in a cluster, and the closure of their
  * production dependencies as npm installed them (the same versions, the same nesting), found by
  * walking `dependencies`, `optionalDependencies` and installed `peerDependencies` from
- * `@kyverno-ts/cli` the way Node resolves packages. devDependencies are never reached.
+ * `@kyverno-ts/cli` the way Node resolves packages. devDependencies are never reached, and `@types/*`
+ * packages (declared by a few dependencies, but declarations only) are skipped.
  *
  * `@kyverno-ts/sandbox` (the local API server behind `kyverno-ts sandbox` and `playground`) is left
  * out: those are development commands the CLI imports only when they run, and the sandbox brings
@@ -103,6 +104,7 @@ export function resolvePackages(root: string): PackageSet {
     for (const dep of Object.keys(manifest.peerDependencies ?? {}))
       if (!wanted.has(dep)) wanted.set(dep, false);
     for (const [dep, required] of wanted) {
+      if (dep.startsWith("@types/")) continue; // type declarations only: nothing Node loads
       const found = resolveFrom(real, dep);
       if (found !== undefined) visit(found, name);
       else if (required)

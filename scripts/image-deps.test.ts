@@ -1,0 +1,62 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { EXCLUDED_WORKSPACES, isPrunedFile, resolvePackages } from "./image-deps.ts";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+describe("isPrunedFile", () => {
+  it("drops what Node never reads and keeps code, data and license texts", () => {
+    const pruned = [
+      "index.d.ts",
+      "index.d.mts",
+      "index.js.map",
+      "src.ts",
+      "README.md",
+      "x.test.js",
+      "y.spec.mjs",
+    ];
+    const kept = [
+      "index.js",
+      "index.mjs",
+      "index.cjs",
+      "package.json",
+      "LICENSE",
+      "LICENSE.md",
+      "NOTICE.md",
+      "x.wasm",
+    ];
+    expect(pruned.filter((name) => !isPrunedFile(name))).toEqual([]);
+    expect(kept.filter((name) => isPrunedFile(name))).toEqual([]);
+  });
+});
+
+describe("resolvePackages", () => {
+  const packages = resolvePackages(ROOT);
+  const installed = (rel: string) =>
+    JSON.parse(readFileSync(join(ROOT, rel, "package.json"), "utf8")).name as string;
+  const names = new Set(packages.dependencies.map(installed));
+
+  it("takes the CLI's workspaces, without the ones the image leaves out", () => {
+    expect([...packages.workspaces.keys()]).toContain("@kyverno-ts/cli");
+    expect([...packages.workspaces.keys()]).toContain("@kyverno-ts/server");
+    expect([...packages.workspaces.keys()]).toContain("@kyverno-ts/reporter");
+    for (const name of EXCLUDED_WORKSPACES.keys()) expect(packages.workspaces.has(name)).toBe(false);
+  });
+
+  it("reaches the production dependencies of the servers and none of the devDependencies", () => {
+    for (const name of ["@kubernetes/client-node", "fastify", "pino", "yaml", "kysely"])
+      expect(names).toContain(name);
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
+    expect(Object.keys(root.devDependencies).filter((name) => names.has(name))).toEqual([]);
+  });
+
+  it("leaves out what only the dashboard's build or the left-out sandbox needs", () => {
+    // react is bundled into packages/reporter-ui/dist by Vite; the CEL interpreter is the sandbox's.
+    expect(names.has("react")).toBe(false);
+    expect(names.has("@bufbuild/cel")).toBe(false);
+  });
+});
