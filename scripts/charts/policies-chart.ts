@@ -106,6 +106,20 @@ nameOverride: ""
 `;
 }
 
+/** An object whose keys are some of `keys` (an unknown one is refused by name), each value `value`. */
+function keyedBy(
+  keys: readonly string[],
+  value: Record<string, unknown>,
+  description: string,
+): Record<string, unknown> {
+  return {
+    type: "object",
+    description,
+    additionalProperties: false,
+    properties: Object.fromEntries(keys.map((k) => [k, value])),
+  };
+}
+
 function valuesSchema(policies: PolicyFacts[]): Record<string, unknown> {
   const names = policies.map((f) => f.name);
   const rules = [...new Set(policies.flatMap((f) => f.rules))].filter((r) => !names.includes(r)).sort();
@@ -128,29 +142,22 @@ function valuesSchema(policies: PolicyFacts[]): Record<string, unknown> {
     additionalProperties: false,
     properties: {
       validationFailureAction: { ...action, description: "Failure action of every policy." },
-      validationFailureActionByPolicy: {
-        type: "object",
-        description: "Failure action per policy name.",
-        propertyNames: policyName,
-        additionalProperties: action,
-      },
-      validationFailureActionOverrides: {
-        type: "object",
-        description: "Namespace-scoped failure actions: `all` or a policy name, each a list.",
-        propertyNames: { type: "string", enum: ["all", ...names] },
-        additionalProperties: { type: ["array", "null"], items: override },
-      },
-      policyExclude: {
-        type: "object",
-        description: "Extra `exclude.any` entries, keyed by policy or rule name.",
-        propertyNames: { type: "string", enum: [...names, ...rules] },
-        additionalProperties: {
+      validationFailureActionByPolicy: keyedBy(names, action, "Failure action per policy name."),
+      validationFailureActionOverrides: keyedBy(
+        ["all", ...names],
+        { type: ["array", "null"], items: override },
+        "Namespace-scoped failure actions: `all` or a policy name, each a list.",
+      ),
+      policyExclude: keyedBy(
+        [...names, ...rules],
+        {
           type: "object",
           additionalProperties: false,
           required: ["any"],
           properties: { any: { type: "array", items: { type: "object" } } },
         },
-      },
+        "Extra `exclude.any` entries, keyed by policy or rule name.",
+      ),
       includePolicies: { type: "array", items: policyName, uniqueItems: true },
       excludePolicies: { type: "array", items: policyName, uniqueItems: true },
       background: { type: "boolean" },

@@ -283,6 +283,14 @@ describe("values.schema.json", { timeout: 30_000 }, () => {
     const policy = renderError(CHART, { set: { "includePolicies[0]": "require-everything" } });
     expect(policy).toContain("/includePolicies/0");
     expect(policy).toContain("'require-probes'");
+    expect(
+      renderError(CHART, { set: { "validationFailureActionByPolicy.require-everything": "Enforce" } }),
+    ).toContain(
+      "at '/validationFailureActionByPolicy': additional properties 'require-everything' not allowed",
+    );
+    expect(
+      renderError(CHART, { set: { "policyExclude.no-such-rule.any[0].resources.namespaces[0]": "x" } }),
+    ).toContain("at '/policyExclude': additional properties 'no-such-rule' not allowed");
   });
 
   it("refuses an empty critical namespace list (it would match every namespace)", () => {
