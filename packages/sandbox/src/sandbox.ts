@@ -161,6 +161,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       ).join(""),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60000,
     watches: new Set(),
+    appliedConfigurations: new Map(),
   };
 
   const tokens = createServiceAccountTokens({

@@ -1,5 +1,6 @@
 /** The environment every verb handler works in, and the parsed request it serves. */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { JsonObject } from "@kyverno-ts/api";
 import type { AdmissionChain, RequestUser } from "../admission/types.js";
 import type { ResourceRegistry } from "../registry/registry.js";
 import type { ResourceType } from "../registry/types.js";
@@ -19,6 +20,12 @@ export interface ApiEnv {
   bookmarkIntervalMs: number;
   /** Open watches: ended gracefully when the sandbox stops, or their connection destroyed (tests). */
   watches: Set<OpenWatch>;
+  /**
+   * The configuration each field manager last applied to an object (server-side apply), by object uid
+   * and manager, so a later apply removes what it no longer sets. In memory only; without it, apply
+   * only merges.
+   */
+  appliedConfigurations?: Map<string, JsonObject>;
 }
 
 /** A request addressed to a resource (collection or object, maybe a subresource). */
