@@ -354,7 +354,8 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
 
     const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
     return {
-      url: `http://127.0.0.1:${port}`,
+      // The address it listens on; a wildcard address is reached through the loopback one.
+      url: `http://${urlHost(options.host ?? "0.0.0.0")}:${port}`,
       port,
       metricsPort,
       store,
@@ -394,4 +395,11 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
     await cleanup();
     throw error;
   }
+}
+
+/** How a listen address is written in a URL: wildcards as loopback, IPv6 in brackets. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
 }

@@ -128,11 +128,23 @@ describe("kyverno-ts reporter", { timeout: 20_000 }, () => {
 
     const flagErr = output();
     expect(await runReporterCommand({ args: ["--bogus"], stdout: output(), stderr: flagErr })).toBe(2);
-    expect(flagErr.text()).toContain("usage: kyverno-ts reporter");
+    expect(flagErr.text()).toContain('error: unknown flag "--bogus"');
+    expect(flagErr.text()).toContain("Usage: kyverno-ts reporter [flags]");
 
+    // Full help in the other server commands' layout: description, every flag with its default.
     const help = output();
     expect(await runReporterCommand({ args: ["--help"], stdout: help, stderr: output() })).toBe(0);
-    expect(help.text()).toContain("--metrics-port");
+    for (const flag of [
+      "--config",
+      "--kubeconfig",
+      "--host",
+      "--port",
+      "--metrics-port",
+      "--sqlite",
+      "--lease-name",
+    ])
+      expect(help.text()).toMatch(new RegExp(`\\n  ${flag} <[a-z]+> +\\S.*default`));
+    expect(help.text()).toContain("Options:");
   });
 
   it("fails with a clear message when a referenced Secret is missing", async () => {

@@ -45,19 +45,34 @@ export interface ReporterCommandOptions {
 /** Exit statuses: 0 after a clean stop, 1 when the reporter could not run, 2 for unusable flags or configuration. */
 export const ReporterExit = { Ok: 0, Failed: 1, InputError: 2 } as const;
 
-/** Usage text of the command. */
-export const REPORTER_USAGE = `usage: kyverno-ts reporter [flags]
+/** Usage text of the command, in the layout of the other server commands' `--help`. */
+export const REPORTER_USAGE = `Usage: kyverno-ts reporter [flags]
 
-  --config FILE        configuration (Policy Reporter's values: database, metrics, target, redis, …)
-  --kubeconfig FILE    cluster credentials (default: KUBECONFIG, ~/.kube/config, then in-cluster)
-  --port N             API port (default: api.port, else 8080)
-  --metrics-port N     serve /metrics on its own port (default: on the API port)
-  --sqlite FILE        SQLite database file or :memory: (default: dbfile, else :memory:)
-  --lease-name NAME    leader election Lease (default: leaderElection.lockName, policy-reporter)
+Runs Policy Reporter: ingests PolicyReports and ClusterPolicyReports (wgpolicyk8s.io) from the cluster
+into a store (SQLite, PostgreSQL or MariaDB), serves its REST API (/v1, /v2), the dashboard, /metrics,
+/healthz and /ready, and sends notifications to the configured targets. It reads Policy Reporter's Helm
+values file (--config) for database, metrics, target, redis, leaderElection, ui and emailReports; the
+environment variables Policy Reporter knows (e.g. METRICS_ENABLED) override it. With leaderElection
+enabled and a shared database, only the replica holding the Lease writes; every replica serves the API.
+
+Options:
+  --config <file>        configuration: Policy Reporter's values (default: none, every setting at its default)
+  --kubeconfig <file>    cluster credentials (default: KUBECONFIG, ~/.kube/config, then in-cluster)
+  --host <address>       address the API (and --metrics-port) listen on (default 0.0.0.0)
+  --port <n>             API and dashboard port (default: api.port of --config, else 8080; 0 picks a free port)
+  --metrics-port <n>     serve /metrics on its own port (default: on the API port, when metrics.enabled)
+  --sqlite <file>        SQLite database file, or :memory: (default: dbfile of --config, else :memory:)
+  --lease-name <name>    leader election Lease (default: leaderElection.lockName, else policy-reporter)
+  -h, --help             this help
+
+Examples:
+  kyverno-ts reporter --kubeconfig ~/.kube/config --sqlite /tmp/reports.db
+  kyverno-ts reporter --config values.yaml --port 8080 --metrics-port 8081
 `;
 
 interface Flags {
   config?: string;
+  host?: string;
   kubeconfig?: string;
   port?: number;
   metricsPort?: number;
@@ -68,6 +83,7 @@ interface Flags {
 
 const VALUE_FLAGS: Readonly<Record<string, keyof Flags>> = {
   "--config": "config",
+  "--host": "host",
   "-c": "config",
   "--kubeconfig": "kubeconfig",
   "-k": "kubeconfig",
@@ -97,7 +113,7 @@ export function parseReporterArgs(args: readonly string[]): Flags | string {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 0 || n > 65535) return `${name}: not a port: ${JSON.stringify(value)}`;
       flags[key] = n;
-    } else flags[key as "config" | "kubeconfig" | "sqlite" | "leaseName"] = value;
+    } else flags[key as "config" | "host" | "kubeconfig" | "sqlite" | "leaseName"] = value;
   }
   return flags;
 }
@@ -124,7 +140,7 @@ export async function runReporterCommand(options: ReporterCommandOptions): Promi
   const { stdout, stderr } = options;
   const flags = parseReporterArgs(options.args);
   if (typeof flags === "string") {
-    stderr.write(`${flags}\n${REPORTER_USAGE}`);
+    stderr.write(`error: ${flags}\n\n${REPORTER_USAGE}`);
     return ReporterExit.InputError;
   }
   if (flags.help) {
@@ -164,6 +180,7 @@ export async function runReporterCommand(options: ReporterCommandOptions): Promi
       config,
       client,
       logger,
+      ...(flags.host !== undefined ? { host: flags.host } : {}),
       ...(flags.port !== undefined ? { port: flags.port } : {}),
       ...(flags.metricsPort !== undefined ? { metricsPort: flags.metricsPort } : {}),
       ...(flags.sqlite !== undefined ? { sqlitePath: flags.sqlite } : {}),

@@ -62,7 +62,7 @@ The reviews read in one event-loop turn are evaluated back to back after it. Unl
 or NODE_OPTIONS set --max-semi-space-size, the command re-executes itself (same pid) with
 --max-semi-space-size=4 --no-allocation-site-pretenuring, which keeps the heap near what it holds.
 
-Flags:
+Options:
   --policies <path>            standalone: file or directory of ClusterPolicy / Policy / PolicyException (repeatable)
   --standalone                 no cluster: policies from files, self-signed CA and serving certificate
   --host <address>             address to listen on (default 0.0.0.0)
@@ -76,7 +76,7 @@ ${exceptionFlagsHelp(31)}
   --tls-key-file <file>        standalone: its private key (PEM)
   --log-level <level>          debug, info (default), warn, error or silent
 
-Cluster flags:
+Options in a cluster:
   --kubeconfig <file>          kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)
   --namespace <ns>             Kyverno's namespace (default: KYVERNO_NAMESPACE or kyverno)
   --serviceName <name>         webhook Service (default: KYVERNO_SVC or kyverno-svc)

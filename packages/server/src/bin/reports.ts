@@ -35,7 +35,7 @@ Unless node's flags or NODE_OPTIONS set
 --max-semi-space-size, the command re-executes itself (same pid) with --max-semi-space-size=4, which
 keeps the heap of a large scan near what it holds.
 
-Flags:
+Options:
   --kubeconfig <file>               kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)
   --backgroundScanInterval <dur>    full rescan period, a Go duration (default 1h)
   --backgroundScanWorkers <n>       concurrent reconciles (default 2)
