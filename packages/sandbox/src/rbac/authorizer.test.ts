@@ -61,6 +61,20 @@ const pods = (verb: string, namespace: string): ResourceAttributes => ({
 describe("RBAC authorizer", () => {
   const authorizer = createRbacAuthorizer(setup());
 
+  it("sees bindings and role rules change at once", () => {
+    const store = setup();
+    const fresh = createRbacAuthorizer(store);
+    expect(fresh.authorize(bot, pods("delete", "prod")).allowed).toBe(false);
+    const role = store.get(`${RBAC}/clusterroles`, "", "pod-reader") as JsonObject;
+    store.update(`${RBAC}/clusterroles`, {
+      ...role,
+      rules: [{ verbs: ["*"], apiGroups: [""], resources: ["pods"] }],
+    });
+    expect(fresh.authorize(bot, pods("delete", "prod")).allowed).toBe(true);
+    store.remove(`${RBAC}/rolebindings`, "prod", "bot-reads-pods");
+    expect(fresh.authorize(bot, pods("get", "prod")).allowed).toBe(false);
+  });
+
   it("allows through a RoleBinding to a ClusterRole, only in the binding's namespace", () => {
     expect(authorizer.authorize(bot, pods("list", "prod"))).toEqual({
       allowed: true,

@@ -95,28 +95,85 @@ function describeSubject(s: Subject, bindingNamespace: string): string {
 
 /** A binding that applies to the user, with the rules of the role it refers to. */
 interface Grant {
-  source: string;
+  binding: ParsedBinding;
+  subject: Subject;
   rules: PolicyRule[];
 }
 
-/** The RBAC authorizer over the roles and bindings in `store`, behind the privileged group. */
+/** How RBAC names the grant that allowed a request (`RoleBinding "b/ns" of ClusterRole "r" to …`). */
+function describeGrant({ binding, subject }: Grant): string {
+  const kind = binding.namespace === "" ? "ClusterRoleBinding" : "RoleBinding";
+  const name = binding.namespace === "" ? binding.name : `${binding.name}/${binding.namespace}`;
+  return `${kind} ${JSON.stringify(name)} of ${binding.roleKind} ${JSON.stringify(binding.roleName)} to ${describeSubject(subject, binding.namespace)}`;
+}
+
+interface ParsedBinding {
+  name: string;
+  /** `""` for ClusterRoleBindings. */
+  namespace: string;
+  subjects: Subject[];
+  roleKind: string;
+  roleName: string;
+}
+
+function parseBinding(binding: JsonObject, namespace: string): ParsedBinding {
+  const ref = asObject(binding.roleRef) ?? {};
+  return {
+    name: metaString(binding, "name"),
+    namespace,
+    subjects: subjectsOf(binding),
+    roleKind: typeof ref.kind === "string" ? ref.kind : "",
+    roleName: typeof ref.name === "string" ? ref.name : "",
+  };
+}
+
+/**
+ * The RBAC authorizer over the roles and bindings in `store`, behind the privileged group. Parsed
+ * bindings and role rules are cached until the next write to any RBAC object.
+ */
 export function createRbacAuthorizer(store: ObjectStore): Authorizer {
-  const roleRules = (
-    ref: JsonObject,
-    bindingNamespace: string,
-  ): { rules: PolicyRule[]; kind: string; name: string } | string => {
-    const kind = typeof ref.kind === "string" ? ref.kind : "";
-    const name = typeof ref.name === "string" ? ref.name : "";
-    if (kind === "ClusterRole") {
-      const role = store.get(STORAGE.clusterRoles, "", name);
-      if (role === undefined) return `clusterrole.${RBAC} ${JSON.stringify(name)} not found`;
-      return { rules: rulesOf(role), kind, name };
+  let clusterBindings: ParsedBinding[] | undefined;
+  const bindingsByNamespace = new Map<string, ParsedBinding[]>();
+  const rulesByRole = new Map<string, PolicyRule[] | undefined>();
+  store.subscribe((event) => {
+    if (!event.storageKey.startsWith(`${RBAC}/`)) return;
+    clusterBindings = undefined;
+    bindingsByNamespace.clear();
+    rulesByRole.clear();
+  });
+  const clusterBindingsNow = (): ParsedBinding[] => {
+    clusterBindings ??= store.list(STORAGE.clusterRoleBindings).map((b) => parseBinding(b, ""));
+    return clusterBindings;
+  };
+  const bindingsIn = (namespace: string): ParsedBinding[] => {
+    let list = bindingsByNamespace.get(namespace);
+    if (list === undefined) {
+      list = store.list(STORAGE.roleBindings, namespace).map((b) => parseBinding(b, namespace));
+      bindingsByNamespace.set(namespace, list);
     }
-    if (kind === "Role" && bindingNamespace !== "") {
-      const role = store.get(STORAGE.roles, bindingNamespace, name);
-      if (role === undefined) return `role.${RBAC} ${JSON.stringify(name)} not found`;
-      return { rules: rulesOf(role), kind, name };
+    return list;
+  };
+  const storedRules = (
+    kind: "ClusterRole" | "Role",
+    namespace: string,
+    name: string,
+  ): PolicyRule[] | undefined => {
+    const key = `${kind}|${namespace}/${name}`;
+    if (!rulesByRole.has(key)) {
+      const role =
+        kind === "ClusterRole"
+          ? store.get(STORAGE.clusterRoles, "", name)
+          : store.get(STORAGE.roles, namespace, name);
+      rulesByRole.set(key, role === undefined ? undefined : rulesOf(role));
     }
+    return rulesByRole.get(key);
+  };
+  const roleRules = (binding: ParsedBinding): PolicyRule[] | string => {
+    const { roleKind: kind, roleName: name, namespace } = binding;
+    if (kind === "ClusterRole")
+      return storedRules(kind, "", name) ?? `clusterrole.${RBAC} ${JSON.stringify(name)} not found`;
+    if (kind === "Role" && namespace !== "")
+      return storedRules(kind, namespace, name) ?? `role.${RBAC} ${JSON.stringify(name)} not found`;
     return `unsupported role reference kind: ${JSON.stringify(kind)}`;
   };
 
@@ -127,25 +184,18 @@ export function createRbacAuthorizer(store: ObjectStore): Authorizer {
     visit: (grant: Grant) => boolean,
     errors: string[],
   ): void => {
-    const bindings: Array<{ binding: JsonObject; namespace: string }> = [
-      ...store.list(STORAGE.clusterRoleBindings).map((binding) => ({ binding, namespace: "" })),
-      ...(namespace === ""
-        ? []
-        : store.list(STORAGE.roleBindings, namespace).map((binding) => ({ binding, namespace }))),
-    ];
-    for (const { binding, namespace: ns } of bindings) {
-      const subject = subjectFor(user, subjectsOf(binding), ns);
-      if (subject === undefined) continue;
-      const role = roleRules(asObject(binding.roleRef) ?? {}, ns);
-      if (typeof role === "string") {
-        errors.push(role);
-        continue;
+    const lists = namespace === "" ? [clusterBindingsNow()] : [clusterBindingsNow(), bindingsIn(namespace)];
+    for (const list of lists)
+      for (const binding of list) {
+        const subject = subjectFor(user, binding.subjects, binding.namespace);
+        if (subject === undefined) continue;
+        const rules = roleRules(binding);
+        if (typeof rules === "string") {
+          errors.push(rules);
+          continue;
+        }
+        if (visit({ binding, subject, rules })) return;
       }
-      const kind = ns === "" ? "ClusterRoleBinding" : "RoleBinding";
-      const bindingName = ns === "" ? metaString(binding, "name") : `${metaString(binding, "name")}/${ns}`;
-      const source = `${kind} ${JSON.stringify(bindingName)} of ${role.kind} ${JSON.stringify(role.name)} to ${describeSubject(subject, ns)}`;
-      if (visit({ source, rules: role.rules })) return;
-    }
   };
 
   return {
@@ -159,7 +209,7 @@ export function createRbacAuthorizer(store: ObjectStore): Authorizer {
         namespace,
         (grant) => {
           if (!grant.rules.some((rule) => ruleAllows(attributes, rule))) return false;
-          reason = `RBAC: allowed by ${grant.source}`;
+          reason = `RBAC: allowed by ${describeGrant(grant)}`;
           return true;
         },
         errors,
