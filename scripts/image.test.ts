@@ -187,6 +187,12 @@ describe.skipIf(skipReason !== "")(`the kyverno-ts image${skipReason}`, () => {
     expect([result.code, result.stdout.trim(), result.stderr]).toEqual([0, VERSION, ""]);
   }, 60_000);
 
+  it("says that the development sandbox is not in the image instead of failing on a missing package", async () => {
+    const result = await runPodLike(tools, IMAGE, ["sandbox"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("not part of the container image");
+  }, 60_000);
+
   it("applies a bundled policy to a mounted manifest: exit 1 for a privileged Pod, 0 once it is fixed", async () => {
     const dir = join(work, "manifests");
     mkdirSync(dir);
