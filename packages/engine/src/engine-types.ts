@@ -70,6 +70,12 @@ export interface EngineRequest {
    * subresource request such as `pods/exec` carries a `PodExecOptions` object but matches `Pod/exec`).
    */
   requestKind?: { group: string; version: string; kind: string };
+  /**
+   * The admission request's namespace and name (`request.namespace`, `request.name`), when they differ
+   * from the object's: the options object of a CONNECT request (`kubectl exec`) carries neither.
+   */
+  requestNamespace?: string;
+  requestName?: string;
   dryRun?: boolean;
   /**
    * Variables set before context entries are evaluated, with dotted keys (`request.operation`,

@@ -38,6 +38,8 @@ interface Built {
   clusterRoles: unknown;
   subresource: unknown;
   dryRun: unknown;
+  requestNamespace: unknown;
+  requestName: unknown;
   group: string;
   version: string;
   kind: string;
@@ -90,6 +92,8 @@ function matches(b: Built, req: EngineRequest, kind: Kind, withImages: boolean):
     b.clusterRoles === req.clusterRoles &&
     b.subresource === req.subresource &&
     b.dryRun === req.dryRun &&
+    b.requestNamespace === req.requestNamespace &&
+    b.requestName === req.requestName &&
     b.group === kind.group &&
     b.version === kind.version &&
     b.kind === kind.kind
@@ -120,6 +124,8 @@ export function sharedSearches(
     clusterRoles: req.clusterRoles,
     subresource: req.subresource,
     dryRun: req.dryRun,
+    requestNamespace: req.requestNamespace,
+    requestName: req.requestName,
     group: kind.group,
     version: kind.version,
     kind: kind.kind,

@@ -37,8 +37,8 @@ export function requestContext(
     userInfo,
     roles: req.roles ?? [],
     clusterRoles: req.clusterRoles ?? [],
-    namespace: subject.metadata?.namespace ?? "",
-    name: subject.metadata?.name ?? "",
+    namespace: subject.metadata?.namespace || (req.requestNamespace ?? ""),
+    name: subject.metadata?.name || (req.requestName ?? ""),
     kind: { group: kind.group, version: kind.version, kind: kind.kind },
     dryRun: req.dryRun ?? false,
   };

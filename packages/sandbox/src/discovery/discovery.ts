@@ -78,6 +78,7 @@ export function groupInfo(registry: ResourceRegistry, name: string): JsonObject 
 const SUBRESOURCE_VERBS: Record<string, string[]> = {
   status: ["get", "patch", "update"],
   scale: ["get", "patch", "update"],
+  ephemeralcontainers: ["get", "patch", "update"],
   finalize: ["update"],
   exec: ["create", "get"],
   attach: ["create", "get"],

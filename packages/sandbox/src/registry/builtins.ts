@@ -78,7 +78,7 @@ export function builtinResources(): ResourceType[] {
       kind: "Pod",
       plural: "pods",
       shortNames: ["po"],
-      subresources: ["status", "exec", "attach", "portforward"],
+      subresources: ["status", "ephemeralcontainers", "exec", "attach", "portforward"],
       all: true,
       returnDeletedObject: true,
       selectableFields: [

@@ -97,6 +97,13 @@ export function prepareUpdate(
     next = { ...old };
     if (incoming.status === undefined) delete next.status;
     else next.status = incoming.status;
+  } else if (subresource === "ephemeralcontainers") {
+    // `kubectl debug`: only spec.ephemeralContainers changes, as kube-apiserver's subresource does.
+    const ephemeral = asObject(incoming.spec)?.ephemeralContainers;
+    const spec: JsonObject = { ...(asObject(old.spec) ?? {}) };
+    if (ephemeral === undefined) delete spec.ephemeralContainers;
+    else spec.ephemeralContainers = ephemeral;
+    next = { ...old, spec };
   } else {
     next = { ...incoming };
     if (resource.subresources.includes("status") && resource.kind !== "CustomResourceDefinition") {

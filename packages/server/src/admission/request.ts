@@ -84,6 +84,9 @@ export function engineRequest(
     if (requestKind !== undefined) req.requestKind = requestKind;
   }
   if (request.dryRun === true) req.dryRun = true;
+  // `request.namespace` / `request.name` of an options object (CONNECT) come from the request.
+  if (request.namespace) req.requestNamespace = request.namespace;
+  if (request.name) req.requestName = request.name;
   if (roles) {
     req.roles = roles.roles;
     req.clusterRoles = roles.clusterRoles;

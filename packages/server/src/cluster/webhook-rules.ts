@@ -66,9 +66,10 @@ function needsOf(
   type: "validate" | "mutate",
   defaults: readonly Operation[],
 ): KindOperations[] {
+  // verifyImages rules are answered by the validating webhook (an error until images are verified).
   const rules = policy.policy.spec.rules.filter((r) =>
     type === "validate"
-      ? r.validate !== undefined
+      ? r.validate !== undefined || (r.verifyImages ?? []).length > 0
       : r.mutate !== undefined && !(r.mutate.targets ?? []).length,
   );
   const out = rules.flatMap((r) => ruleNeeds(r, defaults));
