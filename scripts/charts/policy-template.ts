@@ -7,7 +7,18 @@
  * policy says (match, patterns, messages, annotations) comes through unchanged, so a change to
  * `policies/` reaches the chart by re-running the generator.
  */
-import { isMap, isPair, isScalar, isSeq, type Node, type Pair, parseDocument, type YAMLMap } from "yaml";
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type Node,
+  type Pair,
+  parseDocument,
+  visit,
+  type YAMLMap,
+} from "yaml";
 
 /** What the chart's values and schema need to know about one policy. */
 export interface PolicyFacts {
@@ -210,21 +221,31 @@ function namespaceLists(rule: YAMLMap): Node[] {
   return lists;
 }
 
-function criticalNamespaceEdits(ctx: Context, rules: YAMLMap[], parameters: PolicyParameters): void {
-  for (const rule of rules) {
-    for (const list of namespaceLists(rule)) {
-      const values = list.toJSON() as unknown[];
-      const names = values.map((v) => str(v, "a namespaces entry", ctx.file));
-      parameters.criticalNamespaces ??= names;
-      if (names.join() !== parameters.criticalNamespaces.join()) continue;
-      const [start, end] = range(list, "namespaces", ctx.file);
+/**
+ * The critical namespaces: the first `namespaces` list of a match/exclude filter gives the default;
+ * every block list in the policy with the same items (filters, or a condition's `value` such as
+ * `request.namespace AnyIn [...]`) becomes `criticalNamespaces`.
+ */
+function criticalNamespaceEdits(
+  ctx: Context,
+  doc: Document,
+  rules: YAMLMap[],
+  parameters: PolicyParameters,
+): void {
+  const first = rules.flatMap(namespaceLists)[0];
+  if (!first)
+    throw new PolicySourceError(ctx.file, "no match namespaces list to take the critical namespaces from");
+  const critical = (first.toJSON() as unknown[]).map((v) => str(v, "a namespaces entry", ctx.file));
+  parameters.criticalNamespaces = critical;
+  visit(doc, {
+    Seq: (_key, list) => {
+      const items = list.items.map((i) => (isScalar(i) ? i.value : undefined));
+      if (items.join("\u0000") !== critical.join("\u0000") || list.flow) return;
+      const [start, end] = range(list, "a critical namespaces list", ctx.file);
       const col = columnOf(ctx.source, start);
       ctx.edits.push({ start, end, text: `{{- toYaml $.Values.criticalNamespaces | nindent ${col} }}\n` });
-    }
-  }
-  if (!parameters.criticalNamespaces) {
-    throw new PolicySourceError(ctx.file, "no match namespaces list to take the critical namespaces from");
-  }
+    },
+  });
   const identity = SERVICE_ACCOUNT.exec(ctx.source);
   if (!identity) {
     throw new PolicySourceError(ctx.file, "no system:serviceaccount:<namespace>:<name> identity for Argo CD");
@@ -287,7 +308,7 @@ export function policyTemplate(file: string, source: string): PolicyTemplate {
     excludeEdits(ctx, rule, ruleNames[i] ?? "");
   });
   const parameters: PolicyParameters = {};
-  if (name === CRITICAL_NAMESPACES_POLICY) criticalNamespaceEdits(ctx, rules, parameters);
+  if (name === CRITICAL_NAMESPACES_POLICY) criticalNamespaceEdits(ctx, doc, rules, parameters);
 
   const body = applyEdits(source, ctx.edits, file);
   const header =

@@ -242,6 +242,12 @@ describe("values", { timeout: 30_000 }, () => {
       match: { any: { resources: { namespaces: string[] } }[] };
     };
     expect(rule.match.any[0]?.resources.namespaces).toEqual(["payments"]);
+    // No rule keeps a default namespace anywhere (filters, or conditions on request.namespace).
+    const defaults = find(render(CHART), "ClusterPolicy", "protect-critical-namespaces");
+    const defaultRule = spec(defaults).rules[0] as unknown as typeof rule;
+    const defaultNamespaces = defaultRule.match.any[0]?.resources.namespaces ?? [];
+    expect(defaultNamespaces.length).toBeGreaterThan(0);
+    for (const ns of defaultNamespaces) expect(JSON.stringify(spec(policy))).not.toContain(`"${ns}"`);
     // Behaviour: the CLI, sending the request as that identity, is admitted in the protected namespace.
     const policyFile = join(work, "protect.yaml");
     writeFileSync(
