@@ -140,7 +140,7 @@ Image pull secrets: global.imagePullSecrets when set, else the component's. Entr
 {{- toJson (mergeOverwrite (deepCopy .root.Values.features) (deepCopy (default (dict) .values.featuresOverride))) -}}
 {{- end -}}
 
-{{/* Metadata of a vendored CRD (see scripts/charts/vendor-crds.ts), as JSON. */}}
+{{/* Metadata of a vendored CRD (see scripts/charts/kyverno-ts-crds.ts), as JSON. */}}
 {{- define "kyverno-ts.crd.metadata" -}}
 {{- $root := .root -}}
 {{- $labels := merge (dict) (include "kyverno-ts.commonLabels" $root | fromYaml) $root.Values.crds.customLabels .labels -}}

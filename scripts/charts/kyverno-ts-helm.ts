@@ -1,5 +1,5 @@
 // Running Helm on the kyverno-ts chart and reading what it renders, for the chart tests and
-// scripts/charts/measure.ts: `helm template` / `helm lint` / `helm install --dry-run`, the rendered
+// scripts/charts/kyverno-ts-measure.ts: `helm template` / `helm lint` / `helm install --dry-run`, the rendered
 // objects, the size of the release Secret Helm would store, and a small RBAC evaluator.
 //
 // Plain Node 24 type stripping: erasable TypeScript only.

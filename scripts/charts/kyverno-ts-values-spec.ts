@@ -1,4 +1,4 @@
-// What kyverno-ts does with each of the chart's values: the table values-schema.ts turns, together
+// What kyverno-ts does with each of the chart's values: the table kyverno-ts-schema.ts turns, together
 // with the chart's values.yaml (keys, defaults and `# --` descriptions), into values.schema.json,
 // the README's value tables and the list NOTES.txt checks.
 //

@@ -2,12 +2,12 @@
 // fastest and slowest), the bytes it renders, and the release Secret Helm would store (the chart,
 // values and manifest, JSON + gzip + base64) against Kubernetes' 1 MiB limit.
 //
-//   node scripts/charts/measure.ts [--runs 10]
+//   node scripts/charts/kyverno-ts-measure.ts [--runs 10]
 //
 // Plain Node 24 type stripping: erasable TypeScript only.
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { dryRunRelease, PROFILES, releaseSecretBytes, template } from "./chart-tools.ts";
+import { dryRunRelease, PROFILES, releaseSecretBytes, template } from "./kyverno-ts-helm.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "10" } } });
 const runs = Math.max(1, Number(values.runs));

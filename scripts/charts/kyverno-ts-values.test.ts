@@ -7,9 +7,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { dryRunRelease, PROFILES, releaseSecretBytes, template } from "./chart-tools.ts";
-import { staleOutputs } from "./values-schema.ts";
-import { CRD_SOURCE, CRD_TEMPLATES, renderCrdTemplates, staleTemplates } from "./vendor-crds.ts";
+import { CRD_SOURCE, CRD_TEMPLATES, renderCrdTemplates, staleTemplates } from "./kyverno-ts-crds.ts";
+import { dryRunRelease, PROFILES, releaseSecretBytes, template } from "./kyverno-ts-helm.ts";
+import { staleOutputs } from "./kyverno-ts-schema.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "kyverno-ts-chart-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -117,8 +117,8 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
 });
 
 describe("generated files", { timeout: 60_000 }, () => {
-  it("values.schema.json, the README's tables and _accepted-values.tpl match values.yaml and values-spec.ts", () => {
-    expect(staleOutputs(), "run: node scripts/charts/values-schema.ts").toEqual([]);
+  it("values.schema.json, the README's tables and _accepted-values.tpl match values.yaml and kyverno-ts-values-spec.ts", () => {
+    expect(staleOutputs(), "run: node scripts/charts/kyverno-ts-schema.ts").toEqual([]);
   });
 
   it.skipIf(!existsSync(CRD_SOURCE))(
@@ -126,7 +126,7 @@ describe("generated files", { timeout: 60_000 }, () => {
     () => {
       expect(
         staleTemplates(renderCrdTemplates(), CRD_TEMPLATES),
-        "run: node scripts/charts/vendor-crds.ts",
+        "run: node scripts/charts/kyverno-ts-crds.ts",
       ).toEqual([]);
     },
   );

@@ -5,7 +5,7 @@
  * controllers/reports/, reports/, external-data/) and packages/kube (informers, leader election).
  */
 import { describe, expect, it } from "vitest";
-import { type Access, can, type Obj, render } from "./chart-tools.ts";
+import { type Access, can, type Obj, render } from "./kyverno-ts-helm.ts";
 
 const ADMISSION = { namespace: "kyverno", name: "kyverno-admission-controller" };
 const REPORTS = { namespace: "kyverno", name: "kyverno-reports-controller" };

@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { CHART_DIR, find, helm, type Obj, PROFILES, render } from "./chart-tools.ts";
-import { CRD_SOURCE, SERVED } from "./vendor-crds.ts";
+import { CRD_SOURCE, SERVED } from "./kyverno-ts-crds.ts";
+import { CHART_DIR, find, helm, type Obj, PROFILES, render } from "./kyverno-ts-helm.ts";
 
 type Container = Record<string, unknown> & {
   args: string[];
