@@ -343,7 +343,10 @@ spec:
         "staging/log-shipper-privileged.yaml",
         ["disallow-privileged-containers/autogen-privileged-containers"],
       ],
-      ["staging/cache-warmer-pod-no-limits.yaml", ["require-requests-limits/validate-resources"]],
+      [
+        "staging/cache-warmer-pod-no-limits.yaml",
+        ["require-argocd-management/require-argocd-tracking", "require-requests-limits/validate-resources"],
+      ],
       [
         "staging/nightly-report-cronjob-missing-labels.yaml",
         [

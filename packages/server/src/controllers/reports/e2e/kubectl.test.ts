@@ -84,6 +84,7 @@ describe.skipIf(!kubectlAvailable())(TITLE, { timeout: 30_000 }, () => {
       "disallow-latest-tag",
       "disallow-privileged-containers",
       "require-argocd-management",
+      "require-argocd-management",
       "require-probes",
       "require-requests-limits",
       "require-standard-labels",
