@@ -219,8 +219,11 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     ephemeralReports: true,
     leaderElection: { namespace: args.namespace, identity: args.identity },
   });
+  // Ready once the informers have synced (`controller.start()` resolved), as a readiness probe expects.
+  let started = false;
   const server: MetricsServer = createMetricsServer({
     metrics: { render: () => metrics.registry.metrics(), contentType: metrics.registry.contentType },
+    ready: () => started,
   });
   const stop = stopSignal(options.signal);
   try {
@@ -230,6 +233,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
       new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true })),
     ]);
     if (!stop.signal.aborted) {
+      started = true;
       stdout.write(
         `kyverno-ts reports: scanning every ${args.scanIntervalMs / 1000}s with ${args.workers} workers; ` +
           `metrics: http://0.0.0.0:${port}/metrics\n`,
