@@ -93,6 +93,19 @@ describe("bad input and discovery over raw HTTPS", () => {
     expect(JSON.parse(big.body).reason).toBe("RequestEntityTooLarge");
   });
 
+  it("measures a Secret's data limit (1 MiB) in decoded bytes, as Helm's release Secrets need", async () => {
+    const secret = (name: string, bytes: number) =>
+      JSON.stringify({
+        metadata: { name },
+        data: { release: Buffer.alloc(bytes, 7).toString("base64") },
+      });
+    // 900 KiB of data is 1.2 MB of base64: stored.
+    expect((await post("/api/v1/namespaces/default/secrets", secret("fits", 900 * 1024))).status).toBe(201);
+    const over = await post("/api/v1/namespaces/default/secrets", secret("over", 1024 * 1024 + 1));
+    expect(over.status).toBe(422);
+    expect(JSON.parse(over.body).message).toContain("Too long: may not be more than 1048576 bytes");
+  });
+
   it("answers unknown resources and methods like kube-apiserver", async () => {
     expect((await raw(sandbox, "GET", "/api/v1/widgets", { token })).status).toBe(404);
     expect((await raw(sandbox, "GET", "/apis/nope.io/v1", { token })).body).toBe("404 page not found\n");

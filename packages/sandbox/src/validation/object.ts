@@ -116,7 +116,7 @@ function dataCauses(kind: string, object: JsonObject): StatusCause[] {
             "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
           ),
         );
-      total += typeof value === "string" ? value.length : 0;
+      total += typeof value === "string" ? dataBytes(kind, field, value) : 0;
     }
   }
   if (total > MAX_CONFIG_DATA_BYTES)
@@ -126,6 +126,15 @@ function dataCauses(kind: string, object: JsonObject): StatusCause[] {
       field: "",
     });
   return causes;
+}
+
+/**
+ * The bytes a data value counts for against the 1 MiB limit, as kube-apiserver measures them: the
+ * decoded bytes of base64 fields (Secret `data`, ConfigMap `binaryData`), the UTF-8 bytes of text.
+ */
+function dataBytes(kind: string, field: string, value: string): number {
+  const base64 = (kind === "Secret" && field === "data") || field === "binaryData";
+  return Buffer.byteLength(value, base64 ? "base64" : "utf8");
 }
 
 /** Throws a 413 when the stored form of the object would exceed etcd's request limit. */
