@@ -66,3 +66,15 @@ export const CONDITION: Schema = {
   5: str("reason", "keep"),
   6: str("message", "keep"),
 };
+
+/** meta/v1 Preconditions. */
+export const PRECONDITIONS: Schema = { 1: str("uid"), 2: str("resourceVersion") };
+
+/** meta/v1 DeleteOptions, the body client-go sends with a DELETE when it speaks protobuf (Helm does). */
+export const DELETE_OPTIONS: Schema = {
+  1: i64("gracePeriodSeconds", "keep"),
+  2: msg("preconditions", () => PRECONDITIONS),
+  3: bool("orphanDependents", "keep"),
+  4: str("propagationPolicy"),
+  5: str("dryRun", "list"),
+};

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { decodeBody } from "./body.js";
-import { decodeProtobuf, isProtobufEnvelope, PROTOBUF_KINDS } from "./protobuf.js";
+import {
+  decodeDeleteOptionsProtobuf,
+  decodeProtobuf,
+  isProtobufEnvelope,
+  PROTOBUF_KINDS,
+} from "./protobuf.js";
 import { ApiError } from "./status.js";
 
 // Request bodies kubectl 1.32 sent, and what `--dry-run=client -o json` prints for the same command.
@@ -208,5 +213,39 @@ describe("protobuf request bodies", () => {
     }
     expect(seen).toContain("400");
     expect(seen).toContain("decoded");
+  });
+});
+
+/** A length-delimited protobuf field (wire type 2) with a one-byte length. */
+function lenField(num: number, value: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([(num << 3) | 2, value.length]), value]);
+}
+
+describe("protobuf DeleteOptions bodies", () => {
+  it("decodes the DeleteOptions client-go sends with a DELETE (Helm's release Secret purge)", () => {
+    const typeMeta = Buffer.concat([
+      lenField(1, Buffer.from("v1")),
+      lenField(2, Buffer.from("DeleteOptions")),
+    ]);
+    const options = Buffer.concat([
+      Buffer.from([0x08, 30]), // gracePeriodSeconds: 30
+      lenField(2, lenField(1, Buffer.from("uid-1"))), // preconditions.uid
+      lenField(4, Buffer.from("Foreground")),
+      lenField(5, Buffer.from("All")),
+    ]);
+    const body = Buffer.concat([Buffer.from("k8s\0", "latin1"), lenField(1, typeMeta), lenField(2, options)]);
+    expect(isProtobufEnvelope(body)).toBe(true);
+    expect(decodeDeleteOptionsProtobuf(body)).toEqual({
+      kind: "DeleteOptions",
+      gracePeriodSeconds: 30,
+      preconditions: { uid: "uid-1" },
+      propagationPolicy: "Foreground",
+      dryRun: ["All"],
+    });
+  });
+
+  it("answers a truncated DeleteOptions body with a 400", () => {
+    const body = Buffer.concat([Buffer.from("k8s\0", "latin1"), Buffer.from([0x12, 0x20, 0x22])]);
+    expect(() => decodeDeleteOptionsProtobuf(body)).toThrow(ApiError);
   });
 });

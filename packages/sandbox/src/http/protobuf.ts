@@ -9,7 +9,7 @@ import type { JsonObject } from "@kyverno-ts/api";
 import { AUTH_KINDS } from "./protobuf-auth.js";
 import { CORE_KINDS } from "./protobuf-core.js";
 import { GROUP_KINDS } from "./protobuf-groups.js";
-import { TYPE_META } from "./protobuf-meta.js";
+import { DELETE_OPTIONS, TYPE_META } from "./protobuf-meta.js";
 import { decodeMessage, type Schema } from "./protobuf-schema.js";
 import { readFields, WireError, wireTypeOf } from "./protobuf-wire.js";
 import { type ApiError, badRequest } from "./status.js";
@@ -53,6 +53,22 @@ export function decodeProtobuf(body: Buffer, expected?: string): JsonObject | un
     const version = apiVersion.slice(apiVersion.indexOf("/") + 1);
     const target = expected ?? kind;
     throw malformed(e, (why) => `${kind} in version "${version}" cannot be handled as a ${target}: ${why}`);
+  }
+}
+
+/**
+ * Decodes a protobuf DeleteOptions body (the envelope's TypeMeta is `meta.k8s.io/v1` or the resource's
+ * group version, depending on the client, so it is not checked). A malformed body is a 400.
+ */
+export function decodeDeleteOptionsProtobuf(body: Buffer): JsonObject {
+  try {
+    const envelope = readEnvelope(body.subarray(MAGIC.length));
+    return { kind: "DeleteOptions", ...decodeMessage(envelope.raw, DELETE_OPTIONS) };
+  } catch (e) {
+    throw malformed(
+      e,
+      (why) => `the object provided is unrecognized (must be of type DeleteOptions): ${why}`,
+    );
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
 import { readBody } from "../http/body.js";
+import { decodeDeleteOptionsProtobuf, isProtobufEnvelope } from "../http/protobuf.js";
 import { sendJson } from "../http/respond.js";
 import { badRequest, conflict } from "../http/status.js";
 import {
@@ -99,7 +100,8 @@ function deleteAdmission(request: ResourceRequest, existing: JsonObject, raw: Js
 async function deleteOptions(request: ResourceRequest): Promise<{ options: DeleteOptions; raw: JsonObject }> {
   const body = await readBody(request.req);
   let raw: JsonObject = {};
-  if (body.length > 0) {
+  if (isProtobufEnvelope(body)) raw = decodeDeleteOptionsProtobuf(body);
+  else if (body.length > 0) {
     let parsed: JsonValue;
     try {
       parsed = JSON.parse(body.toString("utf8")) as JsonValue;
