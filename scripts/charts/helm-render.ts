@@ -4,7 +4,7 @@
  * the outcome of a failing run (its message), without a cluster.
  */
 import { spawnSync } from "node:child_process";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { ensureHelm } from "../cluster-tools.ts";
 import { REPO_ROOT } from "./generate.ts";
@@ -44,7 +44,7 @@ function renderArgs(chart: string, options: RenderOptions): string[] {
   return [
     "template",
     options.release ?? "test",
-    join(REPO_ROOT, chart),
+    resolve(REPO_ROOT, chart),
     "--namespace",
     options.namespace ?? "platform",
     ...(options.valuesFiles ?? []).flatMap((f) => ["-f", resolve(REPO_ROOT, f)]),
@@ -53,7 +53,7 @@ function renderArgs(chart: string, options: RenderOptions): string[] {
   ];
 }
 
-/** `helm template` of `chart` (a path relative to the repository root): the raw output. Throws with Helm's message on failure. */
+/** `helm template` of `chart` (a path relative to the repository root, or absolute): the raw output. Throws with Helm's message on failure. */
 export function renderText(chart: string, options: RenderOptions = {}): string {
   const out = helm(renderArgs(chart, options));
   if (out.status !== 0) throw new Error(`helm template ${chart} failed: ${out.stderr.trim()}`);
@@ -79,7 +79,7 @@ export function lint(chart: string, valuesFiles: readonly string[] = []): HelmOu
   return helm([
     "lint",
     "--strict",
-    join(REPO_ROOT, chart),
+    resolve(REPO_ROOT, chart),
     ...valuesFiles.flatMap((f) => ["-f", resolve(REPO_ROOT, f)]),
   ]);
 }

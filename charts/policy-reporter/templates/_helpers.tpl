@@ -1,7 +1,8 @@
 {{/* Helpers of the policy-reporter chart (kyverno-ts). */}}
 
+{{/* The app name: "policy-reporter" also as a subchart under an alias (policyReporter), so selectors and dashboards see one name. */}}
 {{- define "policy-reporter.name" -}}
-{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- default "policy-reporter" .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{/* The name of every resource and of the Lease (fullnameOverride, as upstream: "policy-reporter"). */}}

@@ -4,13 +4,20 @@
  * file; assertions on the rendered objects, and the rendered configuration read by the reporter's own
  * configuration loader.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadReporterConfig } from "@kyverno-ts/reporter";
 import { afterAll, describe, expect, it } from "vitest";
-import { outdatedFiles } from "../../../scripts/charts/generate.ts";
-import { find, lint, type RenderedObject, render, renderError } from "../../../scripts/charts/helm-render.ts";
+import { outdatedFiles, REPO_ROOT } from "../../../scripts/charts/generate.ts";
+import {
+  find,
+  helm,
+  lint,
+  type RenderedObject,
+  render,
+  renderError,
+} from "../../../scripts/charts/helm-render.ts";
 
 const CHART = "charts/policy-reporter";
 const HA = "examples/helm/values-policy-reporter.yaml";
@@ -325,9 +332,42 @@ describe("accepted values without effect", { timeout: 30_000 }, () => {
     expect(c.image).toBe("registry.example.com/kyverno-ts:0.1.0");
   });
 
-  it("installs as a subchart of kyverno-ts, whose condition sets `enabled`", () => {
-    expect(find(render(CHART, { set: { enabled: "true" } }), "Deployment").metadata.name).toBe(
-      "policy-reporter",
+  it("installs as a dependency of another chart under policyReporter, switched by policyReporter.enabled", () => {
+    // The kyverno-ts chart's way: alias policyReporter, condition policyReporter.enabled, global.image.registry.
+    const parent = join(work, "parent");
+    mkdirSync(join(parent, "templates"), { recursive: true });
+    writeFileSync(
+      join(parent, "Chart.yaml"),
+      [
+        "apiVersion: v2",
+        "name: parent",
+        "version: 0.1.0",
+        "dependencies:",
+        "  - name: policy-reporter",
+        "    version: 0.1.0",
+        `    repository: file://${join(REPO_ROOT, CHART)}`,
+        "    alias: policyReporter",
+        "    condition: policyReporter.enabled",
+      ].join("\n"),
     );
+    writeFileSync(
+      join(parent, "values.yaml"),
+      "global:\n  image:\n    registry: registry.example.com\npolicyReporter:\n  enabled: false\n",
+    );
+    const built = helm(["dependency", "build", parent]);
+    expect(built.status, built.stderr).toBe(0);
+    expect(render(parent)).toEqual([]);
+    const objects = render(parent, {
+      set: { "policyReporter.enabled": "true", "policyReporter.ui.enabled": "true" },
+    });
+    expect((container(objects) as Container & { image: string }).image).toBe(
+      "registry.example.com/kyverno-ts:0.1.0",
+    );
+    expect(find(objects, "Deployment").metadata.labels?.["app.kubernetes.io/name"]).toBe("policy-reporter");
+    expect(loadedConfig(objects).config.ui.enabled).toBe(true);
+    const refused = renderError(parent, {
+      set: { "policyReporter.enabled": "true", "policyReporter.replicas": "2" },
+    });
+    expect(refused).toContain("additional properties 'replicas' not allowed");
   });
 });
