@@ -162,7 +162,7 @@ describe("the chart's RBAC is what kyverno-ts reporter needs", { timeout: 60_000
       exit.then((code) => Promise.reject(new Error(`reporter exited ${code}: ${stderr.text()}`))),
     ]);
     await info.reporter.synced;
-  });
+  }, 60_000);
 
   afterAll(async () => {
     stop.abort();
@@ -171,7 +171,7 @@ describe("the chart's RBAC is what kyverno-ts reporter needs", { timeout: 60_000
     admin?.close();
     await sandbox?.stop();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   it("syncs, reads the report's owner, and serves it behind the basic auth of the Secret", async () => {
     const created = await admin.create(
