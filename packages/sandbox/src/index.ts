@@ -19,3 +19,4 @@ export {
   type CertificateAuthority,
   createCertificateAuthority,
 } from "./tls/certificates.js";
+export type { PodLogRequest, PodLogSource } from "./verbs/pod-log.js";

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import { type AddressInfo, isIPv6, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
@@ -25,6 +25,7 @@ import { asObject } from "./objects/meta.js";
 import { startAggregationController } from "./rbac/aggregation.js";
 import { createAlwaysAllowAuthorizer, createRbacAuthorizer } from "./rbac/authorizer.js";
 import { bootstrapRbacObjects, userBindings } from "./rbac/bootstrap.js";
+import { createEscalationGuard } from "./rbac/escalation.js";
 import { syncCrds } from "./registry/crd-sync.js";
 import { createRegistry } from "./registry/registry.js";
 import { createPersistence, loadPersisted } from "./store/persistence.js";
@@ -33,6 +34,7 @@ import { createStore } from "./store/store.js";
 import type { ApiEnv } from "./verbs/context.js";
 import { validateCrd } from "./verbs/crd-rules.js";
 import { internalEnsure } from "./verbs/internal.js";
+import type { PodLogSource } from "./verbs/pod-log.js";
 
 /** Options of `startSandbox`. */
 export interface SandboxOptions {
@@ -55,8 +57,17 @@ export interface SandboxOptions {
    * the kubeconfig to), mode 0700 with 0600 files; state is in memory only without it.
    */
   dataDir?: string;
-  /** Port on 127.0.0.1 (default 0: a free port). */
+  /** Port to listen on (default 0: a free port). */
   port?: number;
+  /**
+   * Address to listen on (default `127.0.0.1`), e.g. a bridge address that Pods in network namespaces
+   * reach; the serving certificate names it and `url` uses it.
+   */
+  listenHost?: string;
+  /** More IP addresses or DNS names for the serving certificate (besides 127.0.0.1, localhost, ::1). */
+  extraSans?: string[];
+  /** The containers' output behind `pods/log` (`kubectl logs`), from whatever runs them (a test kubelet). */
+  podLogs?: PodLogSource;
   /**
    * The admission chain, or a factory given read access to the stored webhook configurations.
    * Default: kube-apiserver's webhook admission (`createAdmissionChain`) over the stored
@@ -73,7 +84,7 @@ export interface SandboxOptions {
 
 /** A running sandbox. */
 export interface Sandbox {
-  /** `https://127.0.0.1:<port>`. */
+  /** `https://<listenHost>:<port>` (`https://127.0.0.1:<port>` by default). */
   url: string;
   /** The kubeconfig with one context per user (`kubernetes-admin` current). */
   kubeconfigPath: string;
@@ -111,7 +122,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (dataDir !== undefined) secureDir(dataDir);
   const credentials = await loadCredentials(dataDir);
   const ca = credentials.ca;
-  const serving = await ca.issue(["127.0.0.1", "localhost", "::1"]);
+  const listenHost = options.listenHost ?? "127.0.0.1";
+  const sans = [...new Set(["127.0.0.1", "localhost", "::1", listenHost, ...(options.extraSans ?? [])])];
+  const serving = await ca.issue(sans);
   const users = [
     DEFAULT_ADMIN,
     ...(options.users ?? []).filter((u) => u.username !== DEFAULT_ADMIN.username),
@@ -173,6 +186,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const authenticator = createAuthenticator(withTokens, tokens);
   const rbac = options.authorization !== "AlwaysAllow";
   const authorizer = rbac ? createRbacAuthorizer(store) : createAlwaysAllowAuthorizer();
+  if (rbac) {
+    const guard = createEscalationGuard(authorizer, store);
+    env.checkWrite = (request, object, old) =>
+      guard(request.user, { group: request.resource.group, plural: request.resource.plural }, object, old);
+  }
 
   const stopCrdSync = syncCrds(store, registry);
   const crdResource = registry.byStorageKey(CRD_KEY);
@@ -204,6 +222,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       authorizeAnonymous: rbac,
       tokens,
       serverAddress: () => address,
+      ...(options.podLogs === undefined ? {} : { podLogs: options.podLogs }),
     }),
   );
   const sockets = new Set<Socket>();
@@ -213,10 +232,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, listenHost, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  address = `127.0.0.1:${port}`;
+  address = `${isIPv6(listenHost) ? `[${listenHost}]` : listenHost}:${port}`;
   const url = `https://${address}`;
 
   const ownDir = dataDir === undefined ? mkdtempSync(join(tmpdir(), "kyverno-ts-sandbox-")) : undefined;

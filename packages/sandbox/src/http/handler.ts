@@ -28,6 +28,7 @@ import type { ApiEnv, ResourceRequest } from "../verbs/context.js";
 import { handleCreate } from "../verbs/create.js";
 import { handleDelete, handleDeleteCollection } from "../verbs/delete.js";
 import { handlePatch } from "../verbs/patch.js";
+import { handlePodLog, type PodLogSource } from "../verbs/pod-log.js";
 import { handleGet, handleList } from "../verbs/read.js";
 import { handleConnect, handleScale } from "../verbs/subresources.js";
 import { handleUpdate } from "../verbs/update.js";
@@ -49,6 +50,8 @@ export interface HandlerOptions {
   tokens: ServiceAccountTokens;
   /** `host:port` reported in `/api`. */
   serverAddress: () => string;
+  /** Containers' output for `pods/log` (none: every container is "waiting to start"). */
+  podLogs?: PodLogSource;
 }
 
 const PUBLIC = new Set(["version", "health"]);
@@ -121,6 +124,10 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
       return handleTokenRequest(env, request, options.tokens);
     }
     if (sub === "scale") return handleScale(env, request, method);
+    if (sub === "log") {
+      if (method !== "GET") throw methodNotAllowed();
+      return handlePodLog(env, request, options.podLogs);
+    }
     if (sub === "exec" || sub === "attach" || sub === "portforward") {
       if (method !== "GET" && method !== "POST") throw methodNotAllowed();
       return handleConnect(env, request);

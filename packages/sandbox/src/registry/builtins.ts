@@ -78,7 +78,7 @@ export function builtinResources(): ResourceType[] {
       kind: "Pod",
       plural: "pods",
       shortNames: ["po"],
-      subresources: ["status", "ephemeralcontainers", "exec", "attach", "portforward"],
+      subresources: ["status", "ephemeralcontainers", "exec", "attach", "portforward", "log"],
       all: true,
       returnDeletedObject: true,
       selectableFields: [
@@ -132,6 +132,7 @@ export function builtinResources(): ResourceType[] {
     }),
     builtin({ kind: "LimitRange", plural: "limitranges", shortNames: ["limits"] }),
     builtin({ kind: "Endpoints", plural: "endpoints", shortNames: ["ep"] }),
+    builtin({ group: "discovery.k8s.io", kind: "EndpointSlice", plural: "endpointslices" }),
     builtin({
       kind: "Event",
       plural: "events",
