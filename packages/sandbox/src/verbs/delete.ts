@@ -30,6 +30,8 @@ export interface DeleteOptions {
   propagationPolicy: "Orphan" | "Background" | "Foreground";
   preconditions: { uid?: string; resourceVersion?: string };
   dryRun: boolean;
+  /** `gracePeriodSeconds` of the request (Pods on a node: how long the kubelet has to stop them). */
+  gracePeriodSeconds?: number;
 }
 
 /** What a delete did: removed the object, or marked it for deletion (finalizers pending). */
@@ -130,7 +132,12 @@ async function deleteOptions(request: ResourceRequest): Promise<{ options: Delet
   if (typeof pre.uid === "string") preconditions.uid = pre.uid;
   if (typeof pre.resourceVersion === "string") preconditions.resourceVersion = pre.resourceVersion;
   const dryRun = isDryRun(q) || (Array.isArray(raw.dryRun) && raw.dryRun.includes("All"));
-  return { options: { propagationPolicy, preconditions, dryRun }, raw };
+  const grace =
+    q.get("gracePeriodSeconds") ??
+    (typeof raw.gracePeriodSeconds === "number" ? String(raw.gracePeriodSeconds) : null);
+  const options: DeleteOptions = { propagationPolicy, preconditions, dryRun };
+  if (grace !== null && /^-?\d+$/.test(grace)) options.gracePeriodSeconds = Math.max(0, Number(grace));
+  return { options, raw };
 }
 
 function checkPreconditions(
@@ -167,7 +174,10 @@ export function performDelete(
 ): DeleteOutcome {
   const namespace = metaString(existing, "namespace");
   const name = metaString(existing, "name");
-  if (metaString(existing, "deletionTimestamp") !== "") return { object: existing, removed: false };
+  const grace = podGracePeriod(resource, existing, options);
+  if (grace !== undefined && grace > 0) return markPodTerminating(env, resource, existing, grace, options);
+  if (metaString(existing, "deletionTimestamp") !== "" && grace === undefined)
+    return { object: existing, removed: false };
   const isNamespace = resource.kind === "Namespace" && resource.group === "";
   const finalizers = finalizersOf(existing);
   if (options.propagationPolicy === "Foreground" && !isNamespace) finalizers.push("foregroundDeletion");
@@ -189,4 +199,54 @@ export function performDelete(
   if (options.dryRun) return { object: existing, removed: true };
   const last = env.store.remove(resource.storageKey, namespace, name);
   return { object: last ?? existing, removed: true };
+}
+
+/**
+ * kube-apiserver's graceful deletion of Pods: a Pod bound to a node (`spec.nodeName`) that has not
+ * finished is kept with `deletionTimestamp` + `deletionGracePeriodSeconds` until its kubelet, having
+ * stopped the containers, deletes it with grace 0. `undefined` for every other object (and unbound
+ * or finished Pods), which are deleted at once.
+ */
+function podGracePeriod(
+  resource: ResourceType,
+  existing: JsonObject,
+  options: DeleteOptions,
+): number | undefined {
+  if (resource.kind !== "Pod" || resource.group !== "") return undefined;
+  const spec = asObject(existing.spec) ?? {};
+  const phase = asObject(existing.status)?.phase;
+  if (
+    typeof spec.nodeName !== "string" ||
+    spec.nodeName === "" ||
+    phase === "Succeeded" ||
+    phase === "Failed"
+  )
+    return undefined;
+  const fromSpec =
+    typeof spec.terminationGracePeriodSeconds === "number" ? spec.terminationGracePeriodSeconds : 30;
+  return options.gracePeriodSeconds ?? fromSpec;
+}
+
+function markPodTerminating(
+  env: ApiEnv,
+  resource: ResourceType,
+  existing: JsonObject,
+  grace: number,
+  options: DeleteOptions,
+): DeleteOutcome {
+  const meta = metadataOf(existing);
+  const previous =
+    typeof meta.deletionGracePeriodSeconds === "number" ? meta.deletionGracePeriodSeconds : undefined;
+  // A later delete may shorten the grace period, never lengthen it.
+  if (previous !== undefined && previous <= grace) return { object: existing, removed: false };
+  const marked: JsonObject = {
+    ...existing,
+    metadata: {
+      ...meta,
+      deletionTimestamp: timestamp(new Date(env.now().getTime() + grace * 1000)),
+      deletionGracePeriodSeconds: grace,
+    },
+  };
+  if (options.dryRun) return { object: marked, removed: false };
+  return { object: env.store.update(resource.storageKey, marked), removed: false };
 }
