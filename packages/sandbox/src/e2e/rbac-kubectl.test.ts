@@ -199,6 +199,44 @@ describe.skipIf(!hasKubectl)("RBAC, tokens and access reviews with kubectl", () 
     );
   });
 
+  it("refuses to grant permissions the granter does not hold (escalation prevention)", async () => {
+    // jane holds ClusterRole admin everywhere (bound in the test above), not cluster-admin.
+    const role = await jane([
+      "create",
+      "role",
+      "node-reader",
+      "--verb=get",
+      "--resource=nodes",
+      "-n",
+      "team-a",
+    ]);
+    expect(role.code).toBe(1);
+    expect(role.stderr).toContain(
+      'roles.rbac.authorization.k8s.io "node-reader" is forbidden: user "jane" (groups=["devs" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}',
+    );
+    const bind = [
+      "create",
+      "rolebinding",
+      "bob-admin",
+      "--clusterrole=cluster-admin",
+      "--user=bob",
+      "-n",
+      "team-a",
+    ];
+    expect((await jane(bind)).stderr).toContain(
+      'rolebindings.rbac.authorization.k8s.io "bob-admin" is forbidden: user "jane"',
+    );
+    expect(
+      (await jane(["create", "role", "pod-reader", "--verb=get,list", "--resource=pods", "-n", "team-a"]))
+        .code,
+    ).toBe(0);
+    expect(
+      (await jane(["create", "rolebinding", "bob-view", "--clusterrole=view", "--user=bob", "-n", "team-a"]))
+        .code,
+    ).toBe(0);
+    expect((await kubectl(bind)).code).toBe(0);
+  });
+
   it("lets anonymous requests read /version and health only", async () => {
     expect((await raw(sandbox, "GET", "/version")).status).toBe(200);
     expect((await raw(sandbox, "GET", "/readyz")).status).toBe(200);

@@ -26,6 +26,11 @@ export interface ApiEnv {
    * only merges.
    */
   appliedConfigurations?: Map<string, JsonObject>;
+  /**
+   * Checks a create or update of `object` (the existing `old` one on update) by the request's user just
+   * before it is stored, and throws the ApiError that refuses it (RBAC escalation prevention).
+   */
+  checkWrite?: (request: ResourceRequest, object: JsonObject, old: JsonObject | undefined) => void;
 }
 
 /** A request addressed to a resource (collection or object, maybe a subresource). */

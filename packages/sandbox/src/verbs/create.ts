@@ -78,6 +78,7 @@ export async function createObject(
     else metadataOf(object).generation = fixed.generation;
   }
   validateObject(resource, object);
+  env.checkWrite?.(request, object, undefined);
   if (resource.kind === "CustomResourceDefinition" && resource.group === "apiextensions.k8s.io")
     validateCrd(object);
   if (resource.custom) object = validateCustomResource(resource, object, request);

@@ -68,6 +68,7 @@ export async function updateObject(
         });
   if (admitted !== null) next = prepareUpdate(resource, request.subresource, existing, admitted);
   validateObject(resource, next);
+  env.checkWrite?.(request, next, existing);
   checkFinalizers(request, existing, next);
   if (resource.kind === "CustomResourceDefinition" && resource.group === "apiextensions.k8s.io")
     validateCrd(next);
