@@ -1,6 +1,13 @@
 import type { JsonValue, KubeObject, LabelSelector, Policy, PolicyException } from "@kyverno-ts/api";
-import type { RequestCache } from "./evaluation/request-cache.js";
 import type { PolicyResponse } from "./response/types.js";
+
+/**
+ * An opaque per-request cache (`createRequestCache`): put the same one in every `EngineRequest` of one
+ * admission request and the policies share its context and lookups.
+ */
+export interface RequestCache {
+  readonly kind: "RequestCache";
+}
 
 /** Source of the current time; injected so evaluation is deterministic in tests. */
 export interface Clock {

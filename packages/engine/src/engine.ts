@@ -3,12 +3,23 @@ import { compilePolicy } from "./compile/compile.js";
 import { internalView } from "./compile/compiled.js";
 import type { CompiledPolicy, CompileResult, Engine, EngineOptions, EngineRequest } from "./engine-types.js";
 import { createEngineMemo, precompilePatterns } from "./evaluation/memo.js";
-import { mutateExistingPolicy } from "./evaluation/mutate-existing.js";
-import { mutatePolicy } from "./evaluation/mutate-policy.js";
-import { evaluatePolicy } from "./evaluation/policy.js";
 import { requestTimestamp } from "./evaluation/request-cache.js";
+import { generateHandler } from "./handlers/generate.js";
+import { mutateHandler } from "./handlers/mutate.js";
+import { mutateExistingHandler } from "./handlers/mutate-existing.js";
+import { validateHandler } from "./handlers/validate.js";
 import { createJmespath } from "./jmespath/index.js";
+import type { RuleHandler } from "./pipeline/handler.js";
+import { runRules } from "./pipeline/rule-loop.js";
 import type { PolicyResponse } from "./response/types.js";
+
+/** The handler of each of the engine's passes: one rule loop, one handler per rule type. */
+const HANDLERS: Readonly<Record<"validate" | "generate" | "mutate" | "mutateExisting", RuleHandler>> = {
+  validate: validateHandler,
+  generate: generateHandler,
+  mutate: mutateHandler,
+  mutateExisting: mutateExistingHandler,
+};
 
 /**
  * Creates a policy engine. Compile each policy once with `compile` when it changes, then call
@@ -61,8 +72,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
       exceptionNamespaces,
       memo,
     };
-    if (kind === "mutate") return mutatePolicy(policy, request, env);
-    if (kind === "mutateExisting") return mutateExistingPolicy(policy, request, env);
-    return evaluatePolicy(policy, request, env, kind);
+    return runRules(policy, request, env, HANDLERS[kind]);
   }
 }

@@ -12,11 +12,11 @@ export type {
   EngineRequest,
   LoadResult,
   Operation,
+  RequestCache,
   UnsupportedRule,
   UserInfo,
 } from "./engine-types.js";
-export { createRequestCache, type RequestCache } from "./evaluation/request-cache.js";
-export type { GeneratedResource } from "./generate/generate.js";
+export { createRequestCache } from "./evaluation/request-cache.js";
 export type { ImageInfo } from "./images/images.js";
 export { parseImage } from "./images/images.js";
 export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath/index.js";
@@ -33,6 +33,7 @@ export {
   SCORED_ANNOTATION,
 } from "./report/report.js";
 export type {
+  GeneratedResource,
   PolicyResponse,
   ResourceRef,
   RuleResponse,

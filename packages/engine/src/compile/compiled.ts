@@ -35,7 +35,7 @@ const ADMISSION_ONLY = /request\.(?:userInfo|roles|clusterRoles)|serviceAccountN
 
 /** What evaluating a validate rule reads, with one object shape for every rule. */
 export interface CompiledValidation {
-  /** `validate` joined with the rule's context entries and preconditions, as the block evaluator takes it. */
+  /** `validate`'s deny, pattern, anyPattern and foreach, as the block evaluator takes them. */
   readonly block: ValidationBlock;
   /** `validate.message`, unsubstituted. */
   readonly message: string | undefined;
@@ -55,10 +55,11 @@ type PodSecurity = NonNullable<NonNullable<Rule["validate"]>["podSecurity"]>;
 function compileValidation(rule: Rule): CompiledValidation | undefined {
   const validation = rule.validate ?? ((rule.verifyImages ?? []).length > 0 ? {} : undefined);
   if (!validation) return undefined;
-  // Every field the block evaluator reads, present (possibly undefined) in one fixed order.
+  // Every field the block evaluator reads, present (possibly undefined) in one fixed order. The rule's
+  // own context and preconditions are the rule pipeline's, loaded before the block.
   const block: ValidationBlock = {
-    context: rule.context,
-    preconditions: rule.preconditions,
+    context: undefined,
+    preconditions: undefined,
     pattern: validation.pattern,
     anyPattern: validation.anyPattern,
     deny: validation.deny,

@@ -37,6 +37,8 @@ export interface EngineMemo {
   readonly noNames: ReadonlySet<string>;
   /** The pointers of a rule's `validate` block and of its parts, shared by every rule (filled as met). */
   readonly validatePaths: BlockPaths;
+  /** The pointers of a rule's own `context` and `preconditions` (`/context`, `/preconditions`). */
+  readonly rulePaths: BlockPaths;
 }
 
 const VARIABLE_CACHE_SIZE = 1000;
@@ -80,6 +82,7 @@ export function createEngineMemo(): EngineMemo {
   return {
     noNames: new Set(),
     validatePaths: blockPaths("/validate"),
+    rulePaths: blockPaths(""),
     holdsNoVariables: (doc) => !containsVariables(doc),
     containsVariables,
     findVariable(s) {

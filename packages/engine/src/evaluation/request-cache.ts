@@ -5,15 +5,39 @@
  * and puts it in every `EngineRequest` of that request; the context is then built once, not once per
  * policy, and `{{ request.operation }}` is looked up once for all rules.
  */
-import type { EngineRequest } from "../engine-types.js";
+import type { EngineRequest, RequestCache } from "../engine-types.js";
 import type { Jmespath, JmespathResult } from "../jmespath/index.js";
+import type { MatchRequest, RequestKind } from "../match/index.js";
+import type { ResourceRef } from "../response/types.js";
 import type { JsonContext } from "./json-context.js";
 import { requestContext } from "./request-context.js";
-import type { CachedFacts } from "./request-facts.js";
 
-/** An opaque per-request cache; see `createRequestCache`. */
-export interface RequestCache {
-  readonly kind: "RequestCache";
+/** Namespace labels by namespace name (the engine's `namespaceLabels` option). */
+export type NamespaceLabelLookup = (namespace: string) => Record<string, string> | undefined;
+
+/** The per-request facts; shared by the policies of a request, so never modified. */
+export interface RequestFacts {
+  readonly gvk: RequestKind;
+  readonly namespaceLabels: Record<string, string> | undefined;
+  /** The request matched against, without a policy namespace (see `matchRequestFor`). */
+  readonly matchReq: MatchRequest;
+  /** The object's reference; each response gets its own copy (`copyRef`). */
+  readonly resource: ResourceRef;
+}
+
+/** Facts remembered in a request cache, with the request fields they came from. */
+export interface CachedFacts {
+  readonly resource: unknown;
+  readonly oldResource: unknown;
+  readonly operation: unknown;
+  readonly subresource: unknown;
+  readonly requestKind: unknown;
+  readonly namespaceLabels: unknown;
+  readonly userInfo: unknown;
+  readonly roles: unknown;
+  readonly clusterRoles: unknown;
+  readonly lookup: NamespaceLabelLookup;
+  readonly facts: RequestFacts;
 }
 
 /** Searches remembered for one context (only read while `scope.ctx` is this `ctx`). */

@@ -8,35 +8,12 @@ import type { KubeObject } from "@kyverno-ts/api";
 import type { EngineRequest } from "../engine-types.js";
 import { type MatchRequest, type RequestKind, resourceGvk } from "../match/index.js";
 import type { ResourceRef } from "../response/types.js";
-import { cacheState } from "./request-cache.js";
-
-/** Namespace labels by namespace name (the engine's `namespaceLabels` option). */
-export type NamespaceLabelLookup = (namespace: string) => Record<string, string> | undefined;
-
-/** The per-request facts; shared by the policies of a request, so never modified. */
-export interface RequestFacts {
-  readonly gvk: RequestKind;
-  readonly namespaceLabels: Record<string, string> | undefined;
-  /** The request matched against, without a policy namespace (see `matchRequestFor`). */
-  readonly matchReq: MatchRequest;
-  /** The object's reference; each response gets its own copy (`copyRef`). */
-  readonly resource: ResourceRef;
-}
-
-/** Facts remembered in a request cache, with the request fields they came from. */
-export interface CachedFacts {
-  readonly resource: unknown;
-  readonly oldResource: unknown;
-  readonly operation: unknown;
-  readonly subresource: unknown;
-  readonly requestKind: unknown;
-  readonly namespaceLabels: unknown;
-  readonly userInfo: unknown;
-  readonly roles: unknown;
-  readonly clusterRoles: unknown;
-  readonly lookup: NamespaceLabelLookup;
-  readonly facts: RequestFacts;
-}
+import {
+  type CachedFacts,
+  cacheState,
+  type NamespaceLabelLookup,
+  type RequestFacts,
+} from "./request-cache.js";
 
 /** The reference of the resource a request is about (the old object on DELETE). */
 export function resourceRef(req: EngineRequest): ResourceRef {

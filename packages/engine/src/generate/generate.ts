@@ -10,15 +10,9 @@ import type { ContextLoader } from "../engine-types.js";
 import { evaluateConditions } from "../evaluation/conditions.js";
 import { loadContext } from "../evaluation/context-entries.js";
 import { evaluateExpression, type Scope, substitute } from "../evaluation/variables.js";
-import type { RuleStatus } from "../response/types.js";
+import type { GeneratedResource, RuleStatus } from "../response/types.js";
 
 /** One object a generate rule wants to exist, plus the labels a controller puts on it. */
-export interface GeneratedResource {
-  /** The desired object, without Kyverno's bookkeeping labels. */
-  object: KubeObject;
-  /** `generate.kyverno.io/*` and managed-by labels tying the object to its policy, rule and trigger. */
-  labels: Record<string, string>;
-}
 
 /** Outcome of a generate rule. */
 export interface GenerateOutcome {

@@ -4,9 +4,11 @@
  * `check_hostNamespaces.go`, `check_hostPathVolumes.go`, `check_hostPorts.go`, `check_privileged.go`,
  * `check_procMount.go`, `check_sysctls.go`, `check_windowsHostProcess.go`).
  */
+
+import type { CheckDefinition } from "./check-definition.js";
 import { containerFinding, containersPhrase, joinQuote, pluralize, podFinding, sortedSet } from "./format.js";
 import type { PodView } from "./pod-view.js";
-import type { CheckDefinition, CheckOutcome, PssFinding } from "./types.js";
+import type { CheckOutcome, PssFinding } from "./types.js";
 
 /** `spec.hostNetwork`, `spec.hostPID`, `spec.hostIPC` must be unset or false. */
 export const hostNamespacesCheck: CheckDefinition = {

@@ -3,6 +3,8 @@
  * `check_appArmorProfile.go`, `check_seLinuxOptions.go`, `check_seccompProfile_baseline.go`,
  * `check_seccompProfile_restricted.go`).
  */
+
+import type { CheckDefinition } from "./check-definition.js";
 import {
   containerFinding,
   containersPhrase,
@@ -13,7 +15,7 @@ import {
   sortedSet,
 } from "./format.js";
 import { type ContainerView, containerRef, type PodView, type SeLinuxView } from "./pod-view.js";
-import type { CheckDefinition, CheckOutcome, PssFinding } from "./types.js";
+import type { CheckOutcome, PssFinding } from "./types.js";
 
 const APPARMOR_ANNOTATION_PREFIX = "container.apparmor.security.beta.kubernetes.io/";
 const APPARMOR_ANNOTATION_FIELD = `metadata.annotations["${APPARMOR_ANNOTATION_PREFIX}*"]`;

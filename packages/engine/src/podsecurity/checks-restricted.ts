@@ -4,9 +4,11 @@
  * `check_capabilities_restricted.go`, `check_allowPrivilegeEscalation.go`, `check_runAsNonRoot.go`,
  * `check_runAsUser.go`, `check_restrictedVolumes.go`).
  */
+
+import type { CheckDefinition } from "./check-definition.js";
 import { containerFinding, containersPhrase, joinQuote, pluralize, podFinding, sortedSet } from "./format.js";
 import type { ContainerView, PodView } from "./pod-view.js";
-import type { CheckDefinition, CheckOutcome, PssFinding } from "./types.js";
+import type { CheckOutcome, PssFinding } from "./types.js";
 
 /** From 1.25 upstream exempts Windows pods from the restricted checks that Windows cannot honour. */
 function exemptWindows(

@@ -1,3 +1,4 @@
+import type { CheckDefinition, VersionedCheck } from "./check-definition.js";
 import {
   hostNamespacesCheck,
   hostPathVolumesCheck,
@@ -21,7 +22,6 @@ import {
   runAsNonRootCheck,
   runAsUserCheck,
 } from "./checks-restricted.js";
-import type { CheckDefinition, VersionedCheck } from "./types.js";
 
 /**
  * Every Pod Security Standards check, in upstream's registration order (the order of its

@@ -1,5 +1,4 @@
 import type { JsonValue, PodSecurityExclude } from "@kyverno-ts/api";
-import type { PodView } from "./pod-view.js";
 
 /** A Pod Security Standards profile, from least to most restrictive. */
 export type PssLevel = "privileged" | "baseline" | "restricted";
@@ -61,18 +60,4 @@ export interface CheckOutcome {
   forbiddenReason: string;
   forbiddenDetail: string;
   findings: PssFinding[];
-}
-
-/** One implementation of a check, in force from Kubernetes `v1.<minMinor>` on. */
-export interface VersionedCheck {
-  minMinor: number;
-  run: (pod: PodView) => CheckOutcome | undefined;
-}
-
-/** A Pod Security Standards check as upstream defines it, with every versioned implementation. */
-export interface CheckDefinition {
-  id: string;
-  controlName: string;
-  level: "baseline" | "restricted";
-  versions: readonly VersionedCheck[];
 }

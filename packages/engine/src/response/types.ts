@@ -1,5 +1,4 @@
 import type { FailureAction, JsonValue, KubeObject } from "@kyverno-ts/api";
-import type { GeneratedResource } from "../generate/generate.js";
 
 /**
  * Outcome of one rule, exactly as upstream defines it:
@@ -12,6 +11,12 @@ import type { GeneratedResource } from "../generate/generate.js";
  */
 export type RuleStatus = "pass" | "fail" | "warn" | "error" | "skip";
 
+/** Status and message of one evaluation (a rule, or a foreach element of it). */
+export interface Outcome {
+  status: RuleStatus;
+  message: string;
+}
+
 /** Kind of rule a response comes from, with upstream's spelling. */
 export type RuleType = "Validation" | "Mutation" | "Generation" | "ImageVerify";
 
@@ -22,6 +27,14 @@ export interface ResourceRef {
   name: string;
   namespace: string;
   uid: string;
+}
+
+/** An object a generate rule wants to exist. */
+export interface GeneratedResource {
+  /** The desired object, without Kyverno's bookkeeping labels. */
+  object: KubeObject;
+  /** `generate.kyverno.io/*` and managed-by labels tying the object to its policy, rule and trigger. */
+  labels: Record<string, string>;
 }
 
 /** A target of a mutate-existing rule and how the rule changes it. */

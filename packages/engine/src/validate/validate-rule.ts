@@ -1,20 +1,15 @@
 import type { Conditions, ContextEntry, JsonValue, ValidateForeach } from "@kyverno-ts/api";
 import type { ContextLoader } from "../engine-types.js";
 import { evaluateConditionsAt } from "../evaluation/conditions.js";
-import { loadContext } from "../evaluation/context-entries.js";
-import { withValues } from "../evaluation/json-context.js";
+import { ended, prepare } from "../evaluation/prepare.js";
 import { evaluateExpression, isConstant, type Scope, substitute } from "../evaluation/variables.js";
 import { type CompiledPattern, compilePattern, validateCompiled } from "../pattern/index.js";
 import * as messages from "../response/messages.js";
-import type { RuleStatus } from "../response/types.js";
+import type { Outcome } from "../response/types.js";
 import { hasVariables } from "../variables/substitute.js";
 import type { BlockPaths } from "./block-paths.js";
 
-/** Status and message of one evaluation of a validate block (rule or foreach element). */
-export interface Outcome {
-  status: RuleStatus;
-  message: string;
-}
+export type { Outcome } from "../response/types.js";
 
 /** The parts of a validate rule or of a foreach entry that are evaluated the same way. */
 export interface ValidationBlock {
@@ -38,10 +33,6 @@ export interface ValidateEnv {
   preset: ReadonlySet<string>;
   /** The object patterns are checked against when no foreach element is in scope. */
   resource: JsonValue;
-  /** Per-rule values applied after context entries are loaded (as `kyverno test` does). */
-  values?: Record<string, JsonValue> | undefined;
-  /** Evaluates a rule type handled elsewhere (podSecurity) once context and preconditions allow it. */
-  handler?: () => Outcome;
 }
 
 function substitutedMessage(scope: Scope, env: ValidateEnv): string | undefined {
@@ -52,8 +43,9 @@ function substitutedMessage(scope: Scope, env: ValidateEnv): string | undefined 
 }
 
 /**
- * Evaluates one validate block: context entries, preconditions, then deny, pattern, anyPattern or
- * a nested foreach, with upstream's statuses and messages. `element` is the object a foreach put
+ * Evaluates one validate block: its context entries and preconditions (a foreach entry's; a rule's
+ * own are loaded by the rule pipeline first), then deny, pattern, anyPattern or a nested foreach,
+ * with upstream's statuses and messages. `element` is the object a foreach put
  * in scope for patterns; undefined means the resource itself. `paths` are the block's pointers
  * (the engine memo's `validatePaths` for a rule's `validate`).
  */
@@ -65,33 +57,12 @@ export function evaluateBlock(
   element: JsonValue | undefined,
   nesting: number,
 ): Outcome | undefined {
-  let ctx = scope.ctx;
-  if (block.context !== undefined) {
-    const loaded = loadContext(scope, block.context, env.loader, env.preset, paths.context);
-    if (!loaded.ok)
-      return {
-        status: "error",
-        message: messages.substitutionErrorMessage("failed to load context", loaded.error),
-      };
-    ctx = loaded.ctx;
+  let s = scope;
+  if (block.context !== undefined || block.preconditions !== undefined) {
+    const prepared = prepare(scope, block, env.loader, env.preset, paths);
+    if (ended(prepared)) return prepared;
+    s = prepared;
   }
-  if (nesting === 0) ctx = withValues(ctx, env.values);
-  const s: Scope = ctx === scope.ctx ? scope : { ...scope, ctx };
-  if (block.preconditions !== undefined) {
-    const pre = evaluateConditionsAt(s, block.preconditions, paths.preconditions, "lenient");
-    if (!pre.ok)
-      return {
-        status: "error",
-        message: messages.substitutionErrorMessage("failed to evaluate preconditions", pre.error),
-      };
-    if (!pre.value) {
-      const detail = pre.message
-        ? `${messages.PRECONDITIONS_NOT_MET}: ${pre.message}`
-        : messages.PRECONDITIONS_NOT_MET;
-      return { status: "skip", message: detail };
-    }
-  }
-  if (env.handler && nesting === 0) return env.handler();
   if (block.deny) {
     const deny = evaluateConditionsAt(s, block.deny.conditions, paths.deny, "strict");
     if (!deny.ok)

@@ -1,12 +1,12 @@
+/** Applying a mutate block to a resource: patchStrategicMerge, patchesJson6902 and foreach entries. */
 import type { JsonValue, MutateForeach, Mutation } from "@kyverno-ts/api";
+import { withValue } from "../evaluation/json-context.js";
+import { ended, prepare } from "../evaluation/prepare.js";
+import { evaluateExpression, type Scope, substitute } from "../evaluation/variables.js";
 import { applyJson6902, applyStrategicMerge, parseJson6902 } from "../mutate/index.js";
-import { PRECONDITIONS_NOT_MET, substitutionErrorMessage } from "../response/messages.js";
+import type { PolicyEvalEnv } from "../pipeline/env.js";
+import { substitutionErrorMessage } from "../response/messages.js";
 import type { RuleStatus } from "../response/types.js";
-import { evaluateConditions } from "./conditions.js";
-import { loadContext } from "./context-entries.js";
-import { withValue, withValues } from "./json-context.js";
-import type { PolicyEvalEnv } from "./policy.js";
-import { evaluateExpression, type Scope, substitute } from "./variables.js";
 
 /** Result of applying one mutate block: the new resource, or why nothing changed. */
 export type MutateStep =
@@ -56,28 +56,6 @@ function applyPatches(scope: Scope, src: PatchSource, resource: JsonValue): Muta
   return { status: "applied", resource: current };
 }
 
-function prepare(
-  scope: Scope,
-  entry: { context?: MutateForeach["context"]; preconditions?: MutateForeach["preconditions"] },
-  env: PolicyEvalEnv,
-  preset: ReadonlySet<string>,
-  path: string,
-  values?: Record<string, JsonValue>,
-): Scope | MutateStep {
-  const loaded = loadContext(scope, entry.context, env.loader, preset, `${path}/context`);
-  if (!loaded.ok)
-    return { status: "error", message: substitutionErrorMessage("failed to load context", loaded.error) };
-  const s = { ...scope, ctx: withValues(loaded.ctx, values) };
-  const pre = evaluateConditions(s, entry.preconditions, `${path}/preconditions`, "lenient");
-  if (!pre.ok)
-    return {
-      status: "error",
-      message: substitutionErrorMessage("failed to evaluate preconditions", pre.error),
-    };
-  if (!pre.value) return { status: "skip", message: PRECONDITIONS_NOT_MET };
-  return s;
-}
-
 function applyForeach(
   scope: Scope,
   list: readonly MutateForeach[],
@@ -106,8 +84,11 @@ function applyForeach(
         [`element${nesting}`]: element,
         [`elementIndex${nesting}`]: index,
       };
-      const prepared = prepare({ ...scope, ctx }, fe, env, preset, `${path}/${i}`);
-      if ("status" in prepared) {
+      const prepared = prepare({ ...scope, ctx }, fe, env.loader, preset, {
+        context: `${path}/${i}/context`,
+        preconditions: `${path}/${i}/preconditions`,
+      });
+      if (ended(prepared)) {
         if (prepared.status === "skip") continue;
         return prepared;
       }
@@ -123,7 +104,8 @@ function applyForeach(
 }
 
 /**
- * Applies a mutate rule (context and preconditions already loaded into `scope`): the
+ * Applies a mutate rule (its context and preconditions already loaded into `scope` by the rule
+ * pipeline): the
  * strategic-merge patch, the RFC 6902 patches, or each foreach entry per element, in order.
  */
 export function applyMutation(
@@ -136,15 +118,4 @@ export function applyMutation(
   if (mutation.foreach && mutation.foreach.length > 0)
     return applyForeach(scope, mutation.foreach, resource, env, preset, 0, "/mutate/foreach");
   return applyPatches(scope, mutation, resource);
-}
-
-/** Loads the rule's context and checks its preconditions; returns the scope, or a skip / error step. */
-export function prepareRule(
-  scope: Scope,
-  rule: { context?: MutateForeach["context"]; preconditions?: MutateForeach["preconditions"] },
-  env: PolicyEvalEnv,
-  preset: ReadonlySet<string>,
-  values: Record<string, JsonValue> | undefined,
-): Scope | MutateStep {
-  return prepare(scope, rule, env, preset, "", values);
 }

@@ -1,0 +1,34 @@
+/** What evaluating a policy needs from the engine, and what it derives once per request from it. */
+import type { PolicyException } from "@kyverno-ts/api";
+import type { ContextLoader, EngineRequest } from "../engine-types.js";
+import type { EngineMemo } from "../evaluation/memo.js";
+import { acceptsNamespace } from "../exceptions/exceptions.js";
+import type { Jmespath } from "../jmespath/index.js";
+
+/** The engine's side of one evaluation: functions, caches, loaders and the request's timestamp. */
+export interface PolicyEvalEnv {
+  jp: Jmespath;
+  memo: EngineMemo;
+  exceptionNamespaces: readonly string[];
+  loader: ContextLoader;
+  now: number;
+  namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+}
+
+const NO_EXCEPTIONS: readonly PolicyException[] = Object.freeze([]);
+
+/** The request's PolicyExceptions that come from accepted namespaces. */
+export function acceptedExceptions(req: EngineRequest, env: PolicyEvalEnv): readonly PolicyException[] {
+  const exceptions = req.exceptions;
+  if (exceptions === undefined || exceptions.length === 0) return NO_EXCEPTIONS;
+  return exceptions.filter((e) => acceptsNamespace(env.exceptionNamespaces, e));
+}
+
+/** The top-level names set by `values` (`request.operation` → `request`), which context entries must not overwrite. */
+export function presetNames(req: EngineRequest, env: PolicyEvalEnv): ReadonlySet<string> {
+  const values = req.values;
+  if (values === undefined) return env.memo.noNames;
+  const names = new Set<string>();
+  for (const k of Object.keys(values)) names.add(k.split(".")[0] ?? k);
+  return names;
+}

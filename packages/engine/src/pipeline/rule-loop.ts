@@ -1,0 +1,157 @@
+/**
+ * The one rule loop every rule type runs through (upstream's `invokeRuleHandler`): the background and
+ * namespace gates, match/exclude, PolicyExceptions, context entries and preconditions, then the rule
+ * type's handler, and the response assembly, honouring `applyRules: One`. A handler whose rule
+ * changes the resource (mutate) hands the changed resource to the rules after it.
+ */
+import type { JsonValue, KubeObject, PodSecurityExclude } from "@kyverno-ts/api";
+import type { CompiledPolicyImpl } from "../compile/compiled.js";
+import type { EngineRequest } from "../engine-types.js";
+import { effectiveFailureAction } from "../evaluation/failure-action.js";
+import { type JsonContext, withValues } from "../evaluation/json-context.js";
+import { ended, prepare } from "../evaluation/prepare.js";
+import { type RequestFacts, sharedSearches } from "../evaluation/request-cache.js";
+import { requestContext } from "../evaluation/request-context.js";
+import {
+  computeFacts,
+  copyRef,
+  matchRequestFor,
+  requestFactsOf,
+  resourceRef,
+} from "../evaluation/request-facts.js";
+import type { Scope } from "../evaluation/variables.js";
+import { exceptionsForRule } from "../exceptions/exceptions.js";
+import { matchesRule } from "../match/index.js";
+import type { PolicyResponse, RuleResponse } from "../response/types.js";
+import { acceptedExceptions, type PolicyEvalEnv, presetNames } from "./env.js";
+import type { RuleHandler } from "./handler.js";
+import { exceptionSkip, newResponse, reportProperties } from "./responses.js";
+
+const NO_EXCLUDES: readonly PodSecurityExclude[] = Object.freeze([]);
+
+/** Runs the rules of `policy` that `handler` evaluates against one request. */
+export function runRules(
+  policy: CompiledPolicyImpl,
+  req: EngineRequest,
+  env: PolicyEvalEnv,
+  handler: RuleHandler,
+): PolicyResponse {
+  const spec = policy.policy.spec;
+  let facts: RequestFacts = requestFactsOf(req, env.namespaceLabels);
+  const resource = copyRef(facts.resource);
+  const original = req.resource as unknown as JsonValue;
+  let current = original;
+  // Built on the first result: most policies have one rule, and a literal fits it exactly.
+  let rules: RuleResponse[] | undefined;
+  const finish = (): PolicyResponse => {
+    const response = newResponse(policy, resource, rules ?? [], env.now);
+    return handler.finish ? handler.finish(response, original, current) : response;
+  };
+  if (req.background && !spec.background) return finish();
+  if (handler.skips?.(req)) return finish();
+  if (policy.namespace !== undefined && resource.namespace !== policy.namespace) return finish();
+
+  let request = req;
+  let matchReq = matchRequestFor(facts, policy.namespace);
+  const isDelete = req.operation === "DELETE";
+  let base: JsonContext | undefined;
+  let scope: Scope | undefined;
+  const exceptions = acceptedExceptions(req, env);
+  const preset = presetNames(req, env);
+  for (const compiled of policy.rulesFor(matchReq.kind)) {
+    const { rule } = compiled;
+    if (!handler.handles(compiled)) continue;
+    if (req.background && compiled.admissionOnly) continue;
+    if (!compiled.mayMatchKind(matchReq)) continue;
+    if (!matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors)) continue;
+    if (base === undefined || scope === undefined) {
+      const shared = sharedSearches(request, facts.gvk, policy.usesImages);
+      const ctx = shared?.ctx ?? requestContext(request, facts.gvk, policy.usesImages);
+      base = withValues(ctx, req.values);
+      scope = {
+        jp: env.jp,
+        ctx: base,
+        isDelete,
+        memo: env.memo,
+        searches: base === ctx ? shared : undefined,
+      };
+    }
+    const type = handler.typeOf?.(compiled) ?? handler.type;
+    const failureAction = handler.failureActions
+      ? effectiveFailureAction(
+          compiled.failureAction,
+          compiled.failureActionOverrides,
+          resource.namespace,
+          facts.namespaceLabels,
+        )
+      : "Audit";
+    let podSecurityExcludes = NO_EXCLUDES;
+    if (exceptions.length > 0) {
+      const exceptionScope = { jp: env.jp, ctx: base, isDelete, memo: env.memo };
+      const found = exceptionsForRule(
+        exceptions,
+        policy.key,
+        rule.name,
+        matchReq,
+        exceptionScope,
+        req.background ?? false,
+      );
+      if (found.skipping.length > 0) {
+        const skipped = exceptionSkip(rule, type, failureAction, found.skipping);
+        if (rules === undefined) rules = [skipped];
+        else rules.push(skipped);
+        if (spec.applyRules === "One") break;
+        continue;
+      }
+      podSecurityExcludes = found.podSecurity;
+    }
+    const prepared = prepare(
+      scope,
+      rule,
+      env.loader,
+      preset,
+      env.memo.rulePaths,
+      req.ruleValues?.(rule.name),
+    );
+    const outcome = ended(prepared)
+      ? prepared
+      : handler.process({
+          rule: compiled,
+          scope: prepared,
+          req: request,
+          env,
+          preset,
+          policy,
+          resource,
+          podSecurityExcludes,
+        });
+    if (outcome === undefined) continue;
+    const r: RuleResponse = {
+      name: rule.name,
+      type,
+      status: outcome.status,
+      message: outcome.message,
+      failureAction,
+    };
+    const props = reportProperties(rule, base, env);
+    if (props) r.properties = props;
+    if ("patchedTargets" in outcome && outcome.patchedTargets !== undefined)
+      r.patchedTargets = outcome.patchedTargets;
+    if (handler.extras) Object.assign(r, handler.extras(compiled, spec, outcome));
+    if (rules === undefined) rules = [r];
+    else rules.push(r);
+    if ("resource" in outcome && outcome.resource !== undefined && outcome.resource !== current) {
+      // The rules after this one see the changed resource: its request, facts and context anew.
+      current = outcome.resource;
+      request = { ...req, resource: current as unknown as KubeObject };
+      const ref = resourceRef(request);
+      if (policy.namespace !== undefined && ref.namespace !== policy.namespace) break;
+      facts = computeFacts(request, env.namespaceLabels, ref);
+      matchReq = matchRequestFor(facts, policy.namespace);
+      base = undefined;
+      scope = undefined;
+    }
+    if (spec.applyRules === "One" && outcome.status !== "skip") break;
+  }
+  return finish();
+}
