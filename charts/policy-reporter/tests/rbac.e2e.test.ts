@@ -171,7 +171,7 @@ describe("the chart's RBAC is what kyverno-ts reporter needs", { timeout: 60_000
     admin?.close();
     await sandbox?.stop();
     rmSync(dir, { recursive: true, force: true });
-  }, 30_000);
+  }, 60_000);
 
   it("syncs, reads the report's owner, and serves it behind the basic auth of the Secret", async () => {
     const created = await admin.create(
