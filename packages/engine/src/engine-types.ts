@@ -1,4 +1,5 @@
-import type { JsonValue, KubeObject, LabelSelector, Policy, PolicyException } from "@kyverno-ts/api";
+import type { JsonValue, KubeObject, LabelSelector, Policy, PolicyException, Rule } from "@kyverno-ts/api";
+import type { KindSelector } from "./match/kind.js";
 import type { PolicyResponse } from "./response/types.js";
 
 /**
@@ -110,11 +111,47 @@ export interface EngineRequest {
   contextLoader?: ContextLoader;
 }
 
+/** The kind of work a rule does, as controllers route it (webhooks, background passes, counts). */
+export type RuleKind = "validate" | "mutate" | "mutateExisting" | "generate" | "verifyImages";
+
+/** One filter of a rule's `match`: the kinds it names (none: any kind) and its operations (none: all). */
+export interface RuleSelection {
+  /** `resources.kinds` as written (autogen rules: the controllers autogen put there). */
+  readonly kinds: readonly string[];
+  /** The same, parsed; an entry that does not parse is left out (validation reports it). */
+  readonly selectors: readonly KindSelector[];
+  readonly operations: readonly Operation[] | undefined;
+}
+
+/** What the engine knows of one rule of a compiled policy (autogen rules included), for controllers. */
+export interface RuleInfo {
+  readonly name: string;
+  readonly kind: RuleKind;
+  /** The rule as evaluated (for an autogen rule, the generated one, as `status.autogen` shows it). */
+  readonly rule: Rule;
+  /** For an autogen rule (`autogen-x`, `autogen-cronjob-x`): the name of the rule it comes from. */
+  readonly autogenOf: string | undefined;
+  /**
+   * The filters of `match`; empty when the rule selects by something other than `any` filters (a
+   * top-level `resources` block counts as one filter). Every filter of `all` must hold, so any of
+   * them bounds the kinds.
+   */
+  readonly selections: readonly RuleSelection[];
+  /** Subresources its kinds name (`scale` of `Deployment/scale`), sorted. */
+  readonly subresources: readonly string[];
+  /** It reads the cluster through `configMap`, `apiCall` or `globalReference` context entries. */
+  readonly readsCluster: boolean;
+  /** It reads admission-only data (`request.userInfo`, roles, subjects): background scans skip it. */
+  readonly admissionOnly: boolean;
+}
+
 /** A policy compiled once: defaults applied, autogen rules expanded, expressions parsed. */
 export interface CompiledPolicy {
   readonly policy: Policy;
   /** Rule names after autogen expansion, in evaluation order. */
   readonly ruleNames: readonly string[];
+  /** Every rule after autogen expansion, in evaluation order, with what controllers need to know. */
+  readonly rules: readonly RuleInfo[];
   /**
    * Whether a rule has `configMap`, `apiCall` or `globalReference` context entries, read through the
    * `ContextLoader`: callers that load such data asynchronously only need to for these policies.

@@ -367,3 +367,51 @@ describe("background scans", () => {
     expect(run(p, { resource: pod("a", "x:1") }).rules.map((r) => r.name)).toEqual(["who", "what"]);
   });
 });
+
+describe("what a compiled policy tells controllers about its rules", () => {
+  it("describes every rule after autogen: kind, origin, kinds, operations, subresources, cluster reads", () => {
+    const engine = createEngine({ clock });
+    const compiled = engine.compile(
+      policy([
+        {
+          name: "no-latest",
+          match: { any: [{ resources: { kinds: ["Pod"], operations: ["CREATE", "UPDATE"] } }] },
+          validate: { pattern: { spec: { containers: [{ image: "!*:latest" }] } } },
+        },
+        {
+          name: "no-scale",
+          match: { any: [{ resources: { kinds: ["Deployment/scale"] } }] },
+          context: [{ name: "cfg", configMap: { name: "c", namespace: "kyverno" } }],
+          validate: { deny: {} },
+        },
+        {
+          name: "label",
+          match: { any: [{ resources: { kinds: ["ConfigMap"] } }] },
+          mutate: { patchStrategicMerge: { metadata: { labels: { a: "b" } } } },
+        },
+      ]),
+    );
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.issues));
+    const rules = compiled.policy.rules;
+    expect(rules.map((r) => [r.name, r.kind, r.autogenOf ?? "-"])).toEqual([
+      ["no-latest", "validate", "-"],
+      ["no-scale", "validate", "-"],
+      ["label", "mutate", "-"],
+      ["autogen-no-latest", "validate", "no-latest"],
+      ["autogen-cronjob-no-latest", "validate", "no-latest"],
+    ]);
+    const [noLatest, noScale, , autogen] = rules;
+    expect(noLatest?.selections).toEqual([
+      {
+        kinds: ["Pod"],
+        selectors: [{ group: "*", version: "*", kind: "Pod", subresource: "" }],
+        operations: ["CREATE", "UPDATE"],
+      },
+    ]);
+    expect(autogen?.selections[0]?.kinds).toContain("Deployment");
+    expect(autogen?.selections[0]?.operations).toEqual(["CREATE", "UPDATE"]);
+    expect(noScale?.subresources).toEqual(["scale"]);
+    expect(noScale?.readsCluster).toBe(true);
+    expect(noLatest?.readsCluster).toBe(false);
+  });
+});

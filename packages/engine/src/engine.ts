@@ -38,7 +38,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     compile(policy: Policy): CompileResult {
       const result = compilePolicy(jp, policy);
       if (result.ok) {
-        const blocks = internalView(result.policy)?.rules.flatMap((r) => r.validation?.block ?? []) ?? [];
+        const blocks =
+          internalView(result.policy)?.compiledRules.flatMap((r) => r.validation?.block ?? []) ?? [];
         precompilePatterns(memo, blocks);
       }
       return result;

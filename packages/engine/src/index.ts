@@ -1,4 +1,5 @@
 export { autogenControllers } from "./autogen/index.js";
+export { ruleKindOf } from "./compile/compiled.js";
 export { createEngine } from "./engine.js";
 export type {
   ApiCallRequest,
@@ -13,6 +14,9 @@ export type {
   LoadResult,
   Operation,
   RequestCache,
+  RuleInfo,
+  RuleKind,
+  RuleSelection,
   UnsupportedRule,
   UserInfo,
 } from "./engine-types.js";

@@ -1,6 +1,6 @@
 import type { FailureAction, FailureActionOverride, Policy, Rule } from "@kyverno-ts/api";
-import type { CompiledPolicy, UnsupportedRule } from "../engine-types.js";
-import type { RequestKind } from "../match/index.js";
+import type { CompiledPolicy, RuleInfo, UnsupportedRule } from "../engine-types.js";
+import { parseKindSelector, type RequestKind } from "../match/index.js";
 import { passMessage, unsupportedRuleMessage } from "../response/messages.js";
 import type { Outcome, ValidationBlock } from "../validate/validate-rule.js";
 import { buildKindIndex, kindPrecheck, type RuleKinds, ruleKinds } from "./kind-index.js";
@@ -103,7 +103,8 @@ function compileRule(policy: Policy, rule: Rule, autogen: boolean): CompiledRule
 
 /** Engine-internal view of a compiled policy; callers only see `CompiledPolicy`. */
 export interface CompiledPolicyImpl extends CompiledPolicy {
-  readonly rules: readonly CompiledRule[];
+  /** The rules as evaluation reads them (the public `rules` describes them for controllers). */
+  readonly compiledRules: readonly CompiledRule[];
   /**
    * The rules that may match a request kind, in rule order (a subset of `rules` computed at compile
    * time): evaluation only walks these.
@@ -173,16 +174,55 @@ function unsupportedRules(rules: readonly Rule[]): UnsupportedRule[] {
   return out;
 }
 
+/** The kind of work of a rule, as controllers route it (webhooks, passes, rule counts). */
+export function ruleKindOf(rule: Rule): RuleInfo["kind"] {
+  if ((rule.verifyImages ?? []).length > 0) return "verifyImages";
+  if (rule.generate !== undefined) return "generate";
+  if (rule.mutate !== undefined) return (rule.mutate.targets ?? []).length > 0 ? "mutateExisting" : "mutate";
+  return "validate";
+}
+
+/** The public description of a compiled rule. */
+function ruleInfo(c: CompiledRule, autogenOrigins: ReadonlyMap<string, string>): RuleInfo {
+  const m = c.rule.match;
+  const filters = [...(m.resources ? [m] : []), ...(m.any ?? []), ...(m.all ?? [])];
+  const selections = filters.map((f) => {
+    const kinds = f.resources?.kinds ?? [];
+    const selectors = kinds.flatMap((k) => parseKindSelector(k) ?? []);
+    const ops = f.resources?.operations;
+    return { kinds, selectors, operations: ops && ops.length > 0 ? ops : undefined };
+  });
+  const subresources = [
+    ...new Set(selections.flatMap((sel) => sel.selectors.map((k) => k.subresource).filter((x) => x !== ""))),
+  ].sort();
+  return {
+    name: c.rule.name,
+    kind: ruleKindOf(c.rule),
+    rule: c.rule,
+    autogenOf: c.autogen ? autogenOrigins.get(c.rule.name) : undefined,
+    selections,
+    subresources,
+    readsCluster: readsExternalContext(c.rule),
+    admissionOnly: c.admissionOnly,
+  };
+}
+
 /** Builds the compiled form of a policy from its (already expanded) rules. */
 export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl {
   const original = new Set(policy.spec.rules.map((r) => r.name));
   const annotations = policy.metadata.annotations ?? {};
   const compiled = rules.map((rule) => compileRule(policy, rule, !original.has(rule.name)));
+  // Autogen names are the original's with a prefix, cut to 63 characters, as the engine makes them.
+  const autogenOrigins = new Map<string, string>();
+  for (const r of policy.spec.rules)
+    for (const prefix of ["autogen-", "autogen-cronjob-"])
+      autogenOrigins.set(`${prefix}${r.name}`.slice(0, 63), r.name);
   const index = buildKindIndex(compiled, (r) => r.kinds);
   return {
     policy,
     ruleNames: rules.map((r) => r.name),
-    rules: compiled,
+    compiledRules: compiled,
+    rules: compiled.map((c) => ruleInfo(c, autogenOrigins)),
     rulesFor: index.rulesFor,
     usesImages: JSON.stringify(rules).includes("images"),
     readsExternalData: rules.some((rule) => readsExternalContext(rule)),

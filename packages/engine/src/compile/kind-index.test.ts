@@ -131,9 +131,9 @@ describe("compiled policy index", () => {
     // Every rule is in some bucket, and buckets are subsets of `rules` in the same order.
     for (const kind of ["Pod", "Deployment", "CronJob"]) {
       const bucket = compiled.rulesFor(kind);
-      expect(bucket.every((r) => compiled.rules.includes(r))).toBe(true);
-      expect(bucket.map((r) => compiled.rules.indexOf(r))).toEqual(
-        bucket.map((r) => compiled.rules.indexOf(r)).sort((a, b) => a - b),
+      expect(bucket.every((r) => compiled.compiledRules.includes(r))).toBe(true);
+      expect(bucket.map((r) => compiled.compiledRules.indexOf(r))).toEqual(
+        bucket.map((r) => compiled.compiledRules.indexOf(r)).sort((a, b) => a - b),
       );
     }
   });

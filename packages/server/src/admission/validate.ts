@@ -32,12 +32,9 @@ export interface ValidationOutcome {
   responses: PolicyResponse[];
 }
 
-/** Whether a rule (or the rule an autogen rule came from) lets existing violations through (default true). */
+/** Whether a rule (autogen rules carry their origin's `validate`) lets existing violations through (default true). */
 function allowsExistingViolations(policy: CachedPolicy, ruleName: string): boolean {
-  const original = ruleName.replace(/^autogen-(cronjob-)?/, "");
-  const rule =
-    policy.policy.spec.rules.find((r) => r.name === ruleName) ??
-    policy.policy.spec.rules.find((r) => r.name === original);
+  const rule = policy.compiled.rules.find((r) => r.name === ruleName)?.rule;
   return rule?.validate?.allowExistingViolations !== false;
 }
 

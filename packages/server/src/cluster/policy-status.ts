@@ -5,7 +5,7 @@
  * means the policy is enforced.
  */
 import type { JsonObject, JsonValue, KubeObject, Rule } from "@kyverno-ts/api";
-import type { CompiledPolicy } from "@kyverno-ts/engine";
+import { type CompiledPolicy, type RuleKind, ruleKindOf } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
 import type { Logger } from "../logger.js";
 import type { PolicyCache } from "../policycache/policy-cache.js";
@@ -18,33 +18,19 @@ export interface Readiness {
   message: string;
 }
 
-/** Rules of a compiled policy, autogen included, read from the engine's compiled form when exposed. */
-function compiledRules(
-  compiled: CompiledPolicy | undefined,
-): Array<{ rule: Rule; autogen: boolean }> | undefined {
-  const rules = (compiled as unknown as { rules?: unknown } | undefined)?.rules;
-  if (!Array.isArray(rules)) return undefined;
-  const out: Array<{ rule: Rule; autogen: boolean }> = [];
-  for (const r of rules as unknown[]) {
-    const entry = r as { rule?: unknown; autogen?: unknown } | null;
-    if (entry && typeof entry.rule === "object" && entry.rule !== null)
-      out.push({ rule: entry.rule as Rule, autogen: entry.autogen === true });
-  }
-  return out;
-}
-
-/** `rulecount` of a set of rules. */
-export function ruleCount(rules: readonly Rule[]): {
+/** `rulecount` of a set of rules (the engine's kind of each). */
+export function ruleCount(kinds: readonly RuleKind[]): {
   validate: number;
   generate: number;
   mutate: number;
   verifyimages: number;
 } {
+  const count = (...of: RuleKind[]) => kinds.filter((k) => of.includes(k)).length;
   return {
-    validate: rules.filter((r) => r.validate !== undefined).length,
-    generate: rules.filter((r) => r.generate !== undefined).length,
-    mutate: rules.filter((r) => r.mutate !== undefined).length,
-    verifyimages: rules.filter((r) => (r.verifyImages ?? []).length > 0).length,
+    validate: count("validate"),
+    generate: count("generate"),
+    mutate: count("mutate", "mutateExisting"),
+    verifyimages: count("verifyImages"),
   };
 }
 
@@ -77,14 +63,17 @@ export function desiredStatus(input: {
   };
   const generation = object.metadata?.generation;
   if (typeof generation === "number") condition.observedGeneration = generation;
-  const rules = compiledRules(input.compiled);
+  // The compiled policy's rules (autogen included, as upstream counts them), else the written ones.
+  const rules = input.compiled?.rules;
   const spec = (object.spec as { rules?: Rule[] } | undefined)?.rules ?? [];
-  const autogen = (rules ?? []).filter((r) => r.autogen).map((r) => r.rule as unknown as JsonValue);
+  const autogen = (rules ?? [])
+    .filter((r) => r.autogenOf !== undefined)
+    .map((r) => r.rule as unknown as JsonValue);
   return {
     ready: readiness.ready,
     conditions: [condition],
     autogen: { rules: autogen },
-    rulecount: ruleCount(rules ? rules.map((r) => r.rule) : spec),
+    rulecount: ruleCount(rules ? rules.map((r) => r.kind) : spec.map(ruleKindOf)),
   };
 }
 

@@ -3,8 +3,8 @@
  * (autogen rules included) with the operations of each, per webhook (validate / mutate). A superset is
  * safe (the engine decides); leaving out a kind a rule can match is not, so every doubt widens.
  */
-import type { MatchResources, Policy, ResourceFilter, Rule } from "@kyverno-ts/api";
-import { autogenControllers, type Operation } from "@kyverno-ts/engine";
+import type { Policy } from "@kyverno-ts/api";
+import type { Operation, RuleKind } from "@kyverno-ts/engine";
 import type { CachedPolicy, FailurePolicy } from "../policycache/policy-cache.js";
 
 /** A kind selector (`resources.kinds` spelling) and the operations to send for it. */
@@ -28,59 +28,33 @@ export const VALIDATE_OPERATIONS: readonly Operation[] = ["CREATE", "UPDATE", "D
 /** Upstream's operations when a mutate rule names none. */
 export const MUTATE_OPERATIONS: readonly Operation[] = ["CREATE", "UPDATE"];
 
-function filtersOf(block: MatchResources): ResourceFilter[] {
-  const out: ResourceFilter[] = [];
-  if (block.resources) out.push(block);
-  for (const f of block.any ?? []) out.push(f);
-  for (const f of block.all ?? []) out.push(f);
-  return out;
-}
-
-/** Each filter's kinds (or `*` when it names none) with its operations (or `defaults`). */
-function ruleNeeds(rule: Rule, defaults: readonly Operation[]): KindOperations[] {
-  const filters = filtersOf(rule.match);
-  if (filters.length === 0) return [{ selector: "*", operations: defaults }];
-  return filters.flatMap((f) => {
-    const ops = f.resources?.operations;
-    const operations = ops && ops.length > 0 ? ops : defaults;
-    const kinds = f.resources?.kinds ?? [];
-    return (kinds.length > 0 ? kinds : ["*"]).map((selector) => ({ selector, operations }));
-  });
-}
-
-/** The operations the Pod filters of a rule send (what its autogen rule keeps). */
-function podOperations(rule: Rule, defaults: readonly Operation[]): Operation[] {
-  const ops = new Set<Operation>();
-  for (const need of ruleNeeds(rule, defaults)) for (const op of need.operations) ops.add(op);
-  return [...ops];
-}
+/** The rule kinds each webhook evaluates (verifyImages rules answer `error` on the validating one). */
+const WEBHOOK_RULE_KINDS: Readonly<Record<"validate" | "mutate", ReadonlySet<RuleKind>>> = {
+  validate: new Set(["validate", "verifyImages"]),
+  mutate: new Set(["mutate"]),
+};
 
 /**
- * The needs of the rules the engine runs, autogen included: `autogen-<rule>` matches the Pod
- * controllers (all but CronJob), `autogen-cronjob-<rule>` matches CronJob, with the operations of the
- * rule they come from. Which autogen rules exist is read from the compiled rule names (cut to 63
- * characters, as the engine names them).
+ * The needs of the rules the engine runs on one webhook, autogen rules included (the engine's
+ * description of the compiled rules): each `match` filter's kinds (or `*` when it names none) with
+ * its operations (or `defaults`).
  */
 function needsOf(
   policy: CachedPolicy,
   type: "validate" | "mutate",
   defaults: readonly Operation[],
 ): KindOperations[] {
-  // verifyImages rules are answered by the validating webhook (an error until images are verified).
-  const rules = policy.policy.spec.rules.filter((r) =>
-    type === "validate"
-      ? r.validate !== undefined || (r.verifyImages ?? []).length > 0
-      : r.mutate !== undefined && !(r.mutate.targets ?? []).length,
-  );
-  const out = rules.flatMap((r) => ruleNeeds(r, defaults));
-  const names = new Set(policy.compiled.ruleNames);
-  const controllers = autogenControllers(policy.policy);
-  const podControllers = controllers.filter((c) => c !== "CronJob");
-  for (const rule of rules) {
-    const operations = podOperations(rule, defaults);
-    if (names.has(`autogen-${rule.name}`.slice(0, 63)))
-      for (const selector of podControllers) out.push({ selector, operations });
-    if (names.has(`autogen-cronjob-${rule.name}`.slice(0, 63))) out.push({ selector: "CronJob", operations });
+  const out: KindOperations[] = [];
+  for (const rule of policy.compiled.rules) {
+    if (!WEBHOOK_RULE_KINDS[type].has(rule.kind)) continue;
+    if (rule.selections.length === 0) {
+      out.push({ selector: "*", operations: defaults });
+      continue;
+    }
+    for (const s of rule.selections) {
+      const operations = s.operations ?? defaults;
+      for (const selector of s.kinds.length > 0 ? s.kinds : ["*"]) out.push({ selector, operations });
+    }
   }
   return out;
 }

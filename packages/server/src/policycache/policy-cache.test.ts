@@ -2,7 +2,6 @@ import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
 import { createAdmissionMetrics } from "../metrics/metrics.js";
 import { exception, podValidatePolicy, policy } from "../testing/fixtures.js";
-import { kindOfSelector } from "./index-keys.js";
 import { createPolicyCache } from "./policy-cache.js";
 
 const engine = createEngine();
@@ -207,22 +206,5 @@ describe("policy cache index", () => {
     expect(p && cache.exceptionsFor(p).map((e) => e.metadata.name)).toEqual(["a", "c"]);
     expect(cache.deleteException("default/a")).toBe(true);
     expect(p && cache.exceptionsFor(p).map((e) => e.metadata.name)).toEqual(["c"]);
-  });
-});
-
-describe("kindOfSelector", () => {
-  it.each([
-    ["Pod", "Pod"],
-    ["v1/Pod", "Pod"],
-    ["Pod/status", "Pod"],
-    ["Pod.status", "Pod"],
-    ["apps/v1/Deployment", "Deployment"],
-    ["apps/v1/Deployment/scale", "Deployment"],
-    ["v1/Pod/status", "Pod"],
-    ["*/*/Deployment", "Deployment"],
-    ["*/scale", "*"],
-    ["*/*", "*"],
-  ])("%s → %s", (spec, kind) => {
-    expect(kindOfSelector(spec)).toBe(kind);
   });
 });

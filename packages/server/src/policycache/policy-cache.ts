@@ -4,8 +4,8 @@
  * are kept beside them and pre-selected per policy.
  */
 import type { Policy, PolicyException } from "@kyverno-ts/api";
-import type { CompiledPolicy, CompileIssue, Engine, Operation } from "@kyverno-ts/engine";
-import { matchWildcard } from "@kyverno-ts/engine";
+import type { CompiledPolicy, CompileIssue, Engine, Operation, RuleKind } from "@kyverno-ts/engine";
+import { matchWildcard, ruleKindOf } from "@kyverno-ts/engine";
 import type { AdmissionMetrics, PolicyLabels, RuleInfoLabels } from "../metrics/metrics.js";
 import { ANY_KIND, indexKeys, type RuleTypes } from "./index-keys.js";
 
@@ -130,20 +130,27 @@ function labelsOf(policy: Policy): PolicyLabels {
   };
 }
 
-function ruleInfo(policy: Policy, ruleNames: readonly string[], ready: boolean): RuleInfoLabels[] {
+/** `rule_type` of `kyverno_policy_rule_info_total`, as upstream spells it. */
+const METRIC_RULE_TYPE: Readonly<Record<RuleKind, RuleInfoLabels["ruleType"]>> = {
+  validate: "validate",
+  mutate: "mutate",
+  mutateExisting: "mutate",
+  generate: "generate",
+  verifyImages: "imageVerify",
+};
+
+function ruleInfo(
+  policy: Policy,
+  rules: ReadonlyArray<{ name: string; kind: RuleKind }>,
+  ready: (rule: string) => boolean,
+): RuleInfoLabels[] {
   const labels = labelsOf(policy);
-  const byName = new Map(policy.spec.rules.map((r) => [r.name, r]));
-  return ruleNames.map((name) => {
-    const rule = byName.get(name.replace(/^autogen-(cronjob-)?/, "")) ?? byName.get(name);
-    const ruleType = rule?.mutate
-      ? "mutate"
-      : rule?.generate
-        ? "generate"
-        : (rule?.verifyImages ?? []).length > 0
-          ? "imageVerify"
-          : "validate";
-    return { policy: labels, rule: name, ruleType, ready };
-  });
+  return rules.map((r) => ({
+    policy: labels,
+    rule: r.name,
+    ruleType: METRIC_RULE_TYPE[r.kind],
+    ready: ready(r.name),
+  }));
 }
 
 /**
@@ -205,7 +212,7 @@ export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
       let status: PolicyStatus;
       if (result.ok) {
         const compiled = result.policy;
-        const keys = indexKeys(policy, compiled);
+        const keys = indexKeys(compiled);
         entries.set(key, {
           key,
           policy,
@@ -233,9 +240,7 @@ export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
         const notReady = new Set(compiled.unsupported.map((u) => u.rule));
         metrics?.setRuleInfo(
           key,
-          ruleInfo(policy, compiled.ruleNames, true).map((r) =>
-            notReady.has(r.rule) ? { ...r, ready: false } : r,
-          ),
+          ruleInfo(policy, compiled.rules, (name) => !notReady.has(name)),
         );
       } else {
         entries.delete(key);
@@ -249,8 +254,8 @@ export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
           key,
           ruleInfo(
             policy,
-            policy.spec.rules.map((r) => r.name),
-            false,
+            policy.spec.rules.map((r) => ({ name: r.name, kind: ruleKindOf(r) })),
+            () => false,
           ),
         );
       }
