@@ -14,6 +14,7 @@ import type { AdmissionResultSink } from "./admission/results.js";
 import type { ServerClock } from "./clock.js";
 import type { ScanContext } from "./external-data/scan-context.js";
 import type { Logger } from "./logger.js";
+import type { MetricsConfig } from "./metrics/config.js";
 import { type AdmissionMetrics, createAdmissionMetrics } from "./metrics/metrics.js";
 import {
   acceptedExceptionNamespaces,
@@ -27,6 +28,7 @@ import {
   policyKey,
 } from "./policycache/policy-cache.js";
 import { createPolicyValidation, type PolicyValidation } from "./policycache/policy-validation.js";
+import { certificateValidity } from "./tls/certificates.js";
 import { createMetricsServer } from "./webhooks/metrics-server.js";
 import { createWebhookServer, type TlsMaterial } from "./webhooks/server.js";
 
@@ -47,6 +49,8 @@ export interface AdmissionCoreOptions {
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   /** Reported by `kyverno_info`; defaults to this package's version. */
   version?: string;
+  /** The `kyverno-metrics` ConfigMap (default: every namespace, metric and label). */
+  metricsConfig?: MetricsConfig;
   /** Loads a request's ConfigMap, API call and global context data (see `AdmissionHandlerOptions`). */
   externalData?: (timeoutMs: number) => ScanContext;
   /** The kind of an addressed resource, for subresource requests; built-in kinds only when omitted. */
@@ -131,7 +135,10 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     exceptionNamespaces,
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
   });
-  const metrics = createAdmissionMetrics({ version: options.version ?? serverVersion() });
+  const metrics = createAdmissionMetrics({
+    version: options.version ?? serverVersion(),
+    ...(options.metricsConfig ? { config: options.metricsConfig } : {}),
+  });
   const cache = createPolicyCache({ engine, metrics });
   const handler = createAdmissionHandler({
     engine,
@@ -162,6 +169,14 @@ export async function serveAdmission(core: AdmissionCore, options: ServeOptions)
     tls: options.tls,
     ...(options.ready ? { ready: options.ready } : {}),
   });
+  const certificateServed = (certPem: string): void => {
+    try {
+      core.metrics.certificateExpiry("serving", certificateValidity(certPem).notAfter);
+    } catch {
+      // Not a certificate the metrics can read: the server's own checks report it.
+    }
+  };
+  certificateServed(options.tls.certPem);
   const host = options.host ?? "0.0.0.0";
   const listening = await webhooks.listen({ host, port: options.port });
   let metricsPort = 0;
@@ -178,7 +193,10 @@ export async function serveAdmission(core: AdmissionCore, options: ServeOptions)
   return {
     port: listening.port,
     metricsPort,
-    setCertificate: (cert, key) => webhooks.setCertificate(cert, key),
+    setCertificate(cert, key) {
+      webhooks.setCertificate(cert, key);
+      certificateServed(cert);
+    },
     async close() {
       await Promise.allSettled([webhooks.close(), metricsServer?.close()]);
     },

@@ -82,6 +82,7 @@ export {
 } from "./cluster/webhook-configs.js";
 export type {
   BackgroundRuleLabels,
+  ReportsGauges,
   ReportsMetrics,
   ReportsMetricsOptions,
 } from "./controllers/reports/metrics.js";
@@ -102,6 +103,11 @@ export type {
 export { systemReportsClock } from "./controllers/reports/types.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { createJsonLogger, silentLogger } from "./logger.js";
+export type { MetricFamilySpec, MetricOrigin, MetricsBinary, MetricType } from "./metrics/catalog.js";
+export { familiesOf, METRIC_FAMILIES, UPSTREAM_NOT_EMITTED } from "./metrics/catalog.js";
+export type { MetricExposureConfig, MetricsConfig } from "./metrics/config.js";
+export { DEFAULT_BUCKETS, defaultMetricsConfig, parseMetricsConfig } from "./metrics/config.js";
+export type { MetricsSource } from "./metrics/exposition.js";
 export type {
   AdmissionMetrics,
   AdmissionMetricsOptions,
@@ -111,7 +117,7 @@ export type {
   RuleInfoLabels,
   RuleResultLabels,
 } from "./metrics/metrics.js";
-export { createAdmissionMetrics, DEFAULT_BUCKETS } from "./metrics/metrics.js";
+export { createAdmissionMetrics } from "./metrics/metrics.js";
 export {
   acceptedExceptionNamespaces,
   EXCEPTIONS_DISABLED,

@@ -279,12 +279,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     });
     await reports.start();
     stops.push(() => reports.stop({ drain: false }));
-    const reportsMetricsServer = createMetricsServer({
-      metrics: {
-        render: () => reportsMetrics.registry.metrics(),
-        contentType: reportsMetrics.registry.contentType,
-      },
-    });
+    const reportsMetricsServer = createMetricsServer({ metrics: reportsMetrics });
     const reportsMetricsPort = (await reportsMetricsServer.listen({ host, port: 0 })).port;
     stops.push(() => reportsMetricsServer.close());
     done(`metrics on :${reportsMetricsPort}`);

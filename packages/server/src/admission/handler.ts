@@ -9,7 +9,7 @@ import type { ContextLoader, Engine, EngineRequest, UserInfo } from "@kyverno-ts
 import type { ServerClock } from "../clock.js";
 import type { ScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
-import type { AdmissionMetrics } from "../metrics/metrics.js";
+import type { AdmissionMetrics, WebhookKind } from "../metrics/metrics.js";
 import type { CachedPolicy, FailurePolicy, PolicyCache } from "../policycache/policy-cache.js";
 import type { StepContext } from "./evaluation.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
@@ -110,6 +110,11 @@ export function deadlineFor(webhookTimeoutSeconds: number): number {
   return Math.round(timeoutMs - Math.min(1000, timeoutMs * 0.2));
 }
 
+/** The `request_webhook` metric label of a route. */
+function webhookKind(route: WebhookRoute): WebhookKind {
+  return route.type === "validate" ? "ValidatingWebhookConfiguration" : "MutatingWebhookConfiguration";
+}
+
 /** The policies selected for a request and the requester's roles. */
 interface Selection {
   policies: readonly CachedPolicy[];
@@ -126,6 +131,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
   /** Malformed but with a uid: answer per the endpoint's failure policy (all policies count as Fail). */
   function unusable(route: WebhookRoute, uid: string | undefined, message: string): HandlerReply {
     logger.warn({ uid, webhook: route.type, reason: message }, "invalid admission request");
+    metrics?.admissionError(webhookKind(route), "bad_request");
     if (uid === undefined) return statusBody(message);
     if (route.failurePolicy === "Ignore")
       return { statusCode: 200, body: allow(uid, [EvaluationMessages.ignoredBadRequest(message)]) };
@@ -245,6 +251,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
   function failed(route: WebhookRoute, review: ParsedReview, error: unknown): AdmissionReviewResponse {
     const { uid } = review.request;
     logger.error({ uid, err: error }, "admission handler failed");
+    metrics?.admissionError(webhookKind(route), "internal");
     const message = EvaluationMessages.engineError(error);
     return route.failurePolicy === "Ignore" ? allow(uid, [message]) : deny(uid, message);
   }
@@ -295,17 +302,21 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
         },
         "admission request denied",
       );
-    metrics?.admissionRequest(
-      {
-        resourceKind: subject.kind,
-        resourceNamespace: subject.namespace,
-        operation: request.operation,
-        allowed,
-        webhook:
-          route.type === "validate" ? "ValidatingWebhookConfiguration" : "MutatingWebhookConfiguration",
-      },
-      (clock.monotonic() - receivedAt) / 1000,
-    );
+    if (metrics) {
+      const elapsedMs = clock.monotonic() - receivedAt;
+      const webhook = webhookKind(route);
+      metrics.admissionRequest(
+        {
+          resourceKind: subject.kind,
+          resourceNamespace: subject.namespace,
+          operation: request.operation,
+          allowed,
+          webhook,
+        },
+        elapsedMs / 1000,
+      );
+      if (elapsedMs > deadlineMs) metrics.admissionError(webhook, "timeout");
+    }
     return answer;
   }
 

@@ -11,6 +11,8 @@ import { defaultKyvernoConfig, type KyvernoConfig, parseKyvernoConfig } from "..
 import { type AdmissionController, startAdmissionController } from "../admission-controller.js";
 import { type ServerClock, systemClock } from "../clock.js";
 import { createJsonLogger, type Logger } from "../logger.js";
+import { readMetricsConfigFile } from "../metrics/configmap.js";
+import { admissionConfigProblems } from "../metrics/metrics.js";
 import { loadPolicyFiles } from "../standalone/load-policies.js";
 import { caBundle, generateCertificates } from "../tls/certificates.js";
 import type { TlsMaterial } from "../webhooks/server.js";
@@ -124,8 +126,13 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
   const logger = options.logger ?? createJsonLogger({ stream: stderr, level: args.logLevel });
   const loaded = loadPolicyFiles(args.policies);
   const config = readConfig(args.configFile);
-  const problems = [...loaded.problems, ...config.problems];
+  const metricsConfig =
+    args.metricsConfigFile === undefined ? undefined : readMetricsConfigFile(args.metricsConfigFile);
+  const problems = [...loaded.problems, ...config.problems, ...(metricsConfig?.problems ?? [])];
   for (const w of loaded.warnings) stderr.write(`warning: ${w}\n`);
+  if (metricsConfig && args.metricsConfigFile !== undefined)
+    for (const w of admissionConfigProblems(metricsConfig.config, args.metricsConfigFile))
+      stderr.write(`warning: ${w}\n`);
   if (!args.policyExceptions.enabled && loaded.exceptions.length > 0)
     stderr.write(
       `warning: ${loaded.exceptions.length} PolicyException(s) in --policies are ignored: --enablePolicyException is off\n`,
@@ -147,6 +154,7 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
       policies: loaded.policies,
       exceptions: loaded.exceptions,
       config: config.config,
+      ...(metricsConfig ? { metricsConfig: metricsConfig.config } : {}),
       tls: tls.tls,
       clock,
       logger,

@@ -20,6 +20,8 @@ export interface AdmissionArgs {
   policyExceptions: ExceptionSettings;
   /** A file holding Kyverno's ConfigMap (resourceFilters, excludeGroups, ...). */
   configFile: string | undefined;
+  /** Standalone: a file holding the `kyverno-metrics` ConfigMap. */
+  metricsConfigFile: string | undefined;
   /** Extra DNS names / IPs for the generated serving certificate. */
   extraHosts: string[];
   tlsCertFile: string | undefined;
@@ -36,6 +38,8 @@ export interface AdmissionArgs {
   servicePort: number;
   /** Cluster mode: Kyverno's ConfigMap. */
   configMapName: string;
+  /** Cluster mode: the metrics ConfigMap (`kyverno-metrics`), read at start. */
+  metricsConfigMapName: string;
   /** Cluster mode, outside the cluster: the base URL the API server calls (`--url-override`, `--serverIP ip:port`). */
   webhookUrl: string | undefined;
   /** Cluster mode, outside the cluster: `--serverIP` without a port (the webhook port is added once known). */
@@ -71,6 +75,7 @@ Options:
   --webhookTimeout <seconds>   webhook timeout the API server uses (default 10, max 30)
 ${exceptionFlagsHelp(31)}
   --config <file>              standalone: Kyverno ConfigMap (resourceFilters, excludeGroups, excludeUsernames)
+  --metricsConfig <file>       standalone: kyverno-metrics ConfigMap (namespaces, bucketBoundaries, metricsExposure)
   --san <name>                 extra DNS name or IP for the serving certificate (repeatable)
   --tls-cert-file <file>       standalone: serving certificate (PEM) instead of a generated one
   --tls-key-file <file>        standalone: its private key (PEM)
@@ -82,6 +87,7 @@ Options in a cluster:
   --serviceName <name>         webhook Service (default: KYVERNO_SVC or kyverno-svc)
   --servicePort <n>            the Service's port (default 443)
   --configMap <name>           Kyverno's ConfigMap (default: INIT_CONFIG or kyverno)
+  --metricsConfigMap <name>    metrics ConfigMap, read at start (default: METRICS_CONFIG or kyverno-metrics)
   --serverIP <ip[:port]>       outside the cluster: webhooks call https://<ip>:<port> (default: the webhook port)
   --url-override <url>         outside the cluster: webhooks call this base URL
   --leaderElection[=false]     elect a leader on the "kyverno" Lease (default true)
@@ -168,6 +174,8 @@ export function parseAdmissionArgs(
         enablePolicyException: { type: "boolean" },
         exceptionNamespace: { type: "string" },
         config: { type: "string" },
+        metricsConfig: { type: "string" },
+        metricsConfigMap: { type: "string" },
         san: { type: "string", multiple: true },
         "tls-cert-file": { type: "string" },
         "tls-key-file": { type: "string" },
@@ -224,6 +232,7 @@ export function parseAdmissionArgs(
       webhookTimeoutSeconds: timeout,
       policyExceptions: exceptionSettings(values.enablePolicyException === true, str("exceptionNamespace")),
       configFile: str("config"),
+      metricsConfigFile: str("metricsConfig"),
       extraHosts: (values.san as string[] | undefined) ?? [],
       tlsCertFile: certFile,
       tlsKeyFile: keyFile,
@@ -234,6 +243,7 @@ export function parseAdmissionArgs(
       serviceName: str("serviceName") ?? env.KYVERNO_SVC ?? "kyverno-svc",
       servicePort: n.servicePort,
       configMapName: str("configMap") ?? env.INIT_CONFIG ?? "kyverno",
+      metricsConfigMapName: str("metricsConfigMap") ?? env.METRICS_CONFIG ?? "kyverno-metrics",
       webhookUrl: url,
       serverHost: serverIp !== undefined && !hasPort(serverIp) ? serverIp.replace(/^\[|\]$/g, "") : undefined,
       leaderElection: values.leaderElection !== false,

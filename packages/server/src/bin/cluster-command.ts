@@ -43,6 +43,8 @@ function standaloneOnly(args: AdmissionArgs): string | undefined {
     return "--policies is for --standalone; in a cluster, policies are read from the API";
   if (args.configFile !== undefined)
     return "--config is for --standalone; in a cluster, the ConfigMap is watched";
+  if (args.metricsConfigFile !== undefined)
+    return "--metricsConfig is for --standalone; in a cluster, the kyverno-metrics ConfigMap is read (--metricsConfigMap)";
   if (args.tlsCertFile !== undefined)
     return "--tls-cert-file is for --standalone; in a cluster, certificates live in Secrets";
   return undefined;
@@ -80,6 +82,7 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       ...webhookUrlOf(args),
       extraHosts: [...args.extraHosts, ...(args.serverHost !== undefined ? [args.serverHost] : [])],
       configMapName: args.configMapName,
+      metricsConfigMapName: args.metricsConfigMapName,
       identity: args.identity,
       leaderElection: args.leaderElection ? (hooks?.leaderTimings ?? {}) : false,
       host: args.host,

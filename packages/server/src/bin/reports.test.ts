@@ -36,6 +36,7 @@ describe("kyverno-ts reports: flags", () => {
         qps: 300,
         burst: 300,
         namespace: "kyverno-system",
+        metricsConfigMapName: "kyverno-metrics",
         identity: "reports-0",
         logLevel: "info",
         help: false,

@@ -9,11 +9,17 @@ import { parseArgs } from "node:util";
 import { type ContextLoader, createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { pino } from "pino";
+import { serverVersion } from "../admission-controller.js";
 import { parseGoDuration } from "../controllers/reports/duration.js";
-import { createReportsMetrics } from "../controllers/reports/metrics.js";
+import {
+  createReportsMetrics,
+  type ReportsMetrics,
+  reportsConfigProblems,
+} from "../controllers/reports/metrics.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
 import { type ReportsClock, systemReportsClock } from "../controllers/reports/types.js";
 import type { Logger, LogLevel } from "../logger.js";
+import { loadMetricsConfig } from "../metrics/configmap.js";
 import {
   acceptedExceptionNamespaces,
   type ExceptionSettings,
@@ -44,6 +50,7 @@ ${exceptionFlagsHelp(36)}
   --clientRateLimitQPS <n>          API requests per second (default 300)
   --clientRateLimitBurst <n>        API requests above the rate at once (default 300)
   --namespace <ns>                  namespace of the Lease (default: KYVERNO_NAMESPACE or kyverno)
+  --metricsConfigMap <name>         metrics ConfigMap, read at start (default: METRICS_CONFIG or kyverno-metrics)
   --identity <name>                 this replica's identity (default: POD_NAME or the host name)
   --log-level <level>               debug, info (default), warn, error or silent
 `;
@@ -59,6 +66,8 @@ export interface ReportsArgs {
   qps: number;
   burst: number;
   namespace: string;
+  /** The metrics ConfigMap (`kyverno-metrics`) in `namespace`, read at start. */
+  metricsConfigMapName: string;
   identity: string;
   logLevel: LogLevel;
   help: boolean;
@@ -109,6 +118,7 @@ export function parseReportsArgs(
         clientRateLimitQPS: { type: "string" },
         clientRateLimitBurst: { type: "string" },
         namespace: { type: "string" },
+        metricsConfigMap: { type: "string" },
         identity: { type: "string" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -146,6 +156,7 @@ export function parseReportsArgs(
       qps: numbers.qps as number,
       burst: numbers.burst as number,
       namespace: str("namespace") ?? env.KYVERNO_NAMESPACE ?? "kyverno",
+      metricsConfigMapName: str("metricsConfigMap") ?? env.METRICS_CONFIG ?? "kyverno-metrics",
       identity: str("identity") ?? env.POD_NAME ?? hostname(),
       logLevel: logLevel as LogLevel,
       help: values.help === true,
@@ -188,7 +199,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   const stream = { write: (text: string) => void stderr.write(text) };
   const logger =
     options.logger ?? pino({ level: args.logLevel, base: { component: "reports-controller" } }, stream);
-  const metrics = createReportsMetrics();
+  let metrics: ReportsMetrics | undefined;
   let client: KubeClient;
   try {
     client = createKubeClient({
@@ -196,13 +207,18 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
       qps: args.qps,
       burst: args.burst,
       clientType: "reports-controller",
-      onQuery: (e) => metrics.clientQuery(e),
+      onQuery: (e) => metrics?.clientQuery(e),
       clock,
     });
   } catch (error) {
     stderr.write(`error: cannot load the cluster configuration: ${(error as Error).message}\n`);
     return ReportsExit.Failure;
   }
+  const source = `ConfigMap ${args.namespace}/${args.metricsConfigMapName}`;
+  const metricsConfig = await loadMetricsConfig(client, args.namespace, args.metricsConfigMapName);
+  for (const problem of [...metricsConfig.problems, ...reportsConfigProblems(metricsConfig.config, source)])
+    logger.warn({ problem }, "metrics configuration");
+  metrics = createReportsMetrics({ version: serverVersion(), config: metricsConfig.config });
   const exceptionNamespaces = acceptedExceptionNamespaces(args.policyExceptions);
   const engine = (contextLoader: ContextLoader) =>
     createEngine({ clock: { now: () => new Date(clock.now()) }, exceptionNamespaces, contextLoader });
@@ -222,7 +238,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   // Ready once the informers have synced (`controller.start()` resolved), as a readiness probe expects.
   let started = false;
   const server: MetricsServer = createMetricsServer({
-    metrics: { render: () => metrics.registry.metrics(), contentType: metrics.registry.contentType },
+    metrics,
     ready: () => started,
   });
   const stop = stopSignal(options.signal);

@@ -28,6 +28,8 @@ import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../a
 import type { ServerClock } from "../clock.js";
 import { createScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
+import { loadMetricsConfig } from "../metrics/configmap.js";
+import { admissionConfigProblems } from "../metrics/metrics.js";
 import { EXCEPTIONS_DISABLED, type ExceptionSettings } from "../policycache/exception-settings.js";
 import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
@@ -79,6 +81,8 @@ export interface ClusterAdmissionOptions {
   port: number;
   /** Metrics port (0 picks a free one); no metrics server when undefined. */
   metricsPort?: number;
+  /** The `kyverno-metrics` ConfigMap in `namespace`, read at start; metrics use the defaults when undefined. */
+  metricsConfigMapName?: string;
   webhookTimeoutSeconds?: number;
   /** `--enablePolicyException` / `--exceptionNamespace` (PolicyExceptions ignored when omitted). */
   policyExceptions?: ExceptionSettings;
@@ -137,7 +141,21 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     onDrop: (n) => core?.metrics.resultsDropped(n),
   });
   let sourcesRef: ReturnType<typeof createPolicySources> | undefined;
+  const metricsConfig =
+    options.metricsConfigMapName === undefined
+      ? undefined
+      : await loadMetricsConfig(client, namespace, options.metricsConfigMapName, signal);
+  if (metricsConfig !== undefined)
+    for (const problem of [
+      ...metricsConfig.problems,
+      ...admissionConfigProblems(
+        metricsConfig.config,
+        `ConfigMap ${namespace}/${options.metricsConfigMapName}`,
+      ),
+    ])
+      logger.warn({ problem }, "metrics configuration");
   core = createAdmissionCore({
+    ...(metricsConfig ? { metricsConfig: metricsConfig.config } : {}),
     config: () => sourcesRef?.config() ?? defaultKyvernoConfig(),
     namespaceLabels: (ns) => sourcesRef?.namespaceLabels(ns),
     clock: options.clock,

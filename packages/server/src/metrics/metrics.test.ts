@@ -65,6 +65,8 @@ describe("admission metrics", () => {
     );
     expect(text).toContain('kyverno_info{version="1.2.3"} 1');
     expect(text).toContain("kyverno_admission_results_dropped_total 3");
+    expect(text).toContain("# TYPE kyverno_policy_results_total counter");
+    expect(text).toContain("# TYPE kyverno_policy_execution_duration_seconds histogram");
     for (const le of [
       "0.005",
       "0.01",
@@ -115,6 +117,9 @@ describe("admission metrics", () => {
     expect(text).toContain('kyverno_admission_requests_total{resource_kind="Pod",resource_namespace="a",');
     expect(text).toMatch(/resource_namespace="a",[^}]*\} 2/);
     expect(text).not.toContain('resource_namespace="b"');
+    expect(text).toContain(
+      'kyverno_metrics_series_dropped_total{metric_name="kyverno_admission_requests_total"} 1',
+    );
   });
 
   it("escapes label values", async () => {

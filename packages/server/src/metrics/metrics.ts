@@ -1,17 +1,32 @@
 /**
  * The admission controller's Prometheus metrics, with upstream Kyverno's names, label sets and label
- * values (lower-case results and operations, `-` as the namespace of cluster policies). The per-request
- * families (rule results, admission reviews, HTTP requests) use the cheap families of `families.ts`;
- * the rest live in a prom-client registry. `render()` gives the whole exposition.
+ * values (lower-case results and operations, `-` as the namespace of cluster policies), shaped by the
+ * `kyverno-metrics` ConfigMap (namespaces, buckets, disabled metrics and label dimensions) and bounded
+ * per family. The families are those of `catalog.ts` served by the `admission` binary.
  */
-import { Counter, Gauge, Registry } from "prom-client";
-import { createHistogramFamily, POLICY_RESULT_LABELS } from "./families.js";
+import { METRIC_FAMILIES, type MetricFamilySpec, UPSTREAM_NOT_EMITTED } from "./catalog.js";
+import {
+  defaultMetricsConfig,
+  exposureOf,
+  exposureProblems,
+  type MetricsConfig,
+  namespaceFilter,
+} from "./config.js";
+import {
+  createExposition,
+  type MetricsSource,
+  type ProcessProbe,
+  processFamilies,
+  systemProcessProbe,
+} from "./exposition.js";
+import {
+  type CollectedSample,
+  createCollectedFamily,
+  createCounterFamily,
+  createHistogramFamily,
+  type FamilyLimits,
+} from "./family.js";
 import { createRecorderCache } from "./rule-results.js";
-
-/** Upstream's default histogram buckets (seconds). */
-export const DEFAULT_BUCKETS: readonly number[] = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 25, 30,
-];
 
 /** The policy labels shared by results, changes and rule info. */
 export interface PolicyLabels {
@@ -66,13 +81,16 @@ export interface RuleResultRecorder {
   ): void;
 }
 
+/** The `request_webhook` label values. */
+export type WebhookKind = "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration";
+
 /** Labels of one admission review (`kyverno_admission_requests_total` and review duration). */
 export interface AdmissionRequestLabels {
   resourceKind: string;
   resourceNamespace: string;
   operation: string;
   allowed: boolean;
-  webhook: "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration";
+  webhook: WebhookKind;
 }
 
 /** One rule of a loaded policy (`kyverno_policy_rule_info_total`). */
@@ -83,14 +101,19 @@ export interface RuleInfoLabels {
   ready: boolean;
 }
 
+/** Labels of `kyverno_client_queries_total` (the kube client's `QueryEvent` fits). */
+export interface ClientQueryLabels {
+  operation: string;
+  clientType: string;
+  kind: string;
+  namespace: string;
+}
+
+/** The `error_type` of `kyverno_admission_errors_total`. */
+export type AdmissionErrorType = "timeout" | "internal" | "bad_request";
+
 /** Recorder of the admission controller's metrics; create one per process with `createAdmissionMetrics`. */
-export interface AdmissionMetrics {
-  /** The prom-client registry holding the low-rate metrics (changes, rule info, drops, info). */
-  readonly registry: Registry;
-  /** The full text exposition for `/metrics`. */
-  render(): Promise<string>;
-  /** Content type of `render()`'s output. */
-  readonly contentType: string;
+export interface AdmissionMetrics extends MetricsSource {
   admissionRequest(labels: AdmissionRequestLabels, durationSeconds: number): void;
   /** One rule result; for many results of the same request, `ruleResults` is cheaper. */
   ruleResult(labels: RuleResultLabels, durationSeconds: number): void;
@@ -104,124 +127,108 @@ export interface AdmissionMetrics {
   resultsDropped(count: number): void;
   /** One API request of the controller's client (`kyverno_client_queries_total`); wire it to `onQuery`. */
   clientQuery(event: ClientQueryLabels): void;
-}
-
-/** Labels of `kyverno_client_queries_total` (the kube client's `QueryEvent` fits). */
-export interface ClientQueryLabels {
-  operation: string;
-  clientType: string;
-  kind: string;
-  namespace: string;
+  /** A request that could not be evaluated normally (`kyverno_admission_errors_total`). */
+  admissionError(webhook: WebhookKind, errorType: AdmissionErrorType): void;
+  /** The expiry of the certificate served (`serving`) or of its CA (`ca`). */
+  certificateExpiry(certificate: "serving" | "ca", notAfter: Date): void;
 }
 
 /** Options of `createAdmissionMetrics`. */
 export interface AdmissionMetricsOptions {
   /** Reported by `kyverno_info{version}`. */
   version: string;
-  buckets?: readonly number[];
-  /** Most series per hot-path family; new label sets past it are not recorded (default 100,000). */
+  /** The `kyverno-metrics` ConfigMap (default: every namespace, metric and label; upstream's buckets). */
+  config?: MetricsConfig;
+  /** Overrides the config's `maxSeriesPerMetric`. */
   maxSeries?: number;
+  /** Process figures (default: this process). */
+  processProbe?: ProcessProbe;
 }
 
-const ADMISSION_LABELS = [
-  "resource_kind",
-  "resource_namespace",
-  "resource_request_operation",
-  "request_allowed",
-  "request_webhook",
-] as const;
-const HTTP_LABELS = ["http_method", "http_url"] as const;
-const POLICY_CHANGE_LABELS = [
-  "policy_validation_mode",
-  "policy_type",
-  "policy_background_mode",
-  "policy_namespace",
-  "policy_name",
-  "policy_change_type",
-] as const;
-const RULE_INFO_LABELS = [
-  "policy_namespace",
-  "policy_name",
-  "status_ready",
-  "policy_validation_mode",
-  "policy_type",
-  "policy_background_mode",
-  "rule_name",
-  "rule_type",
-] as const;
+const F = METRIC_FAMILIES;
 
-/** Creates the metrics on a fresh registry (so tests and several servers in a process do not collide). */
+/** The admission controller's families, in exposition order. */
+const ADMISSION_FAMILIES: readonly MetricFamilySpec[] = Object.values(F).filter((f: MetricFamilySpec) =>
+  f.binaries.includes("admission"),
+);
+
+/** Problems of a `kyverno-metrics` ConfigMap for the admission controller (logged at start). */
+export function admissionConfigProblems(config: MetricsConfig, source: string): string[] {
+  const others = [
+    ...UPSTREAM_NOT_EMITTED.flatMap((u) => u.names),
+    ...Object.values(F)
+      .filter((f: MetricFamilySpec) => !f.binaries.includes("admission"))
+      .map((f) => f.name),
+  ];
+  return exposureProblems(config, ADMISSION_FAMILIES, others, source);
+}
+
+/** Creates the metrics; nothing is shared between two instances. */
 export function createAdmissionMetrics(options: AdmissionMetricsOptions): AdmissionMetrics {
-  const registry = new Registry();
-  const registers = [registry];
-  const buckets = [...(options.buckets ?? DEFAULT_BUCKETS)];
-  const maxSeries = options.maxSeries ?? 100_000;
-  const policyResults = createHistogramFamily({
-    name: "kyverno_policy_execution_duration_seconds",
-    help: "Time taken to evaluate a rule, in seconds.",
-    counter: {
-      name: "kyverno_policy_results_total",
-      help: "Number of rule results, by policy, rule, resource and outcome.",
-    },
-    labelNames: POLICY_RESULT_LABELS,
-    buckets,
+  const config = options.config ?? defaultMetricsConfig();
+  const maxSeries = options.maxSeries ?? config.maxSeriesPerMetric;
+  const exposure = (spec: MetricFamilySpec) => exposureOf(config, spec);
+  const dropped = createCounterFamily(F.seriesDropped, exposure(F.seriesDropped), { maxSeries: 1000 });
+  const limits: FamilyLimits = {
     maxSeries,
-  });
-  const admissionRequests = createHistogramFamily({
-    name: "kyverno_admission_review_duration_seconds",
-    help: "Time taken to answer an admission review, in seconds.",
-    counter: {
-      name: "kyverno_admission_requests_total",
-      help: "Number of admission requests, by resource, operation, webhook and answer.",
-    },
-    labelNames: ADMISSION_LABELS,
-    buckets,
-    maxSeries,
-  });
-  const httpRequests = createHistogramFamily({
-    name: "kyverno_http_requests_duration_seconds",
-    help: "Time taken to serve an HTTP request, in seconds.",
-    counter: {
-      name: "kyverno_http_requests_total",
-      help: "Number of HTTP requests served, by method and URL.",
-    },
-    labelNames: HTTP_LABELS,
-    buckets,
+    onDropped: (name) => dropped.series(name, () => [name])?.inc(),
+  };
+  const counter = (spec: MetricFamilySpec) => createCounterFamily(spec, exposure(spec), limits);
+  const histogram = (spec: MetricFamilySpec) => createHistogramFamily(spec, exposure(spec), limits);
+  const acceptNamespace = namespaceFilter(config);
+
+  const policyResults = counter(F.policyResults);
+  const policyExecution = histogram(F.policyExecution);
+  const admissionRequests = counter(F.admissionRequests);
+  const admissionReview = histogram(F.admissionReview);
+  const httpRequests = createCounterFamily(F.httpRequests, exposure(F.httpRequests), {
+    ...limits,
     maxSeries: 1000,
   });
-  const policyChanges = new Counter({
-    name: "kyverno_policy_changes_total",
-    help: "Number of policy creations, updates and deletions seen.",
-    labelNames: POLICY_CHANGE_LABELS,
-    registers,
+  const httpDuration = createHistogramFamily(F.httpDuration, exposure(F.httpDuration), {
+    ...limits,
+    maxSeries: 1000,
   });
-  const ruleInfo = new Gauge({
-    name: "kyverno_policy_rule_info_total",
-    help: "1 for every rule of every loaded policy.",
-    labelNames: RULE_INFO_LABELS,
-    registers,
-  });
-  const dropped = new Counter({
-    name: "kyverno_admission_results_dropped_total",
-    help: "Admission results dropped because the queue to the reports controller was full (kyverno-ts).",
-    registers,
-  });
-  const queries = new Counter({
-    name: "kyverno_client_queries_total",
-    help: "Number of API requests, by operation, client and resource.",
-    labelNames: ["operation", "client_type", "resource_kind", "resource_namespace"],
-    registers,
-  });
-  const info = new Gauge({
-    name: "kyverno_info",
-    help: "Build information of the running controller.",
-    labelNames: ["version"],
-    registers,
-  });
-  info.set({ version: options.version }, 1);
+  const policyChanges = counter(F.policyChanges);
+  const clientQueries = counter(F.clientQueries);
+  const admissionErrors = counter(F.admissionErrors);
+  const resultsDropped = counter(F.resultsDropped);
 
-  const recorders = createRecorderCache(policyResults, maxSeries);
-  const ruleInfoSeries = new Map<string, string[][]>();
+  const ruleInfo = new Map<string, string[][]>();
+  const certificates = new Map<string, number>();
+  const collected = (spec: MetricFamilySpec, collect: () => Iterable<CollectedSample>) =>
+    createCollectedFamily(spec, exposure(spec), collect);
+  const families = [
+    policyResults,
+    policyExecution,
+    admissionRequests,
+    admissionReview,
+    httpRequests,
+    httpDuration,
+    collected(F.ruleInfo, function* () {
+      for (const rows of ruleInfo.values()) for (const values of rows) yield { values, value: 1 };
+    }),
+    policyChanges,
+    clientQueries,
+    collected(F.info, () => [{ values: [options.version], value: 1 }]),
+    admissionErrors,
+    resultsDropped,
+    collected(F.certificateExpiry, () =>
+      [...certificates].map(([certificate, seconds]) => ({ values: [certificate], value: seconds })),
+    ),
+    dropped,
+    ...processFamilies(options.processProbe ?? systemProcessProbe(), exposure),
+  ];
+
+  // Counters an alert or a dashboard reads exist from the start (at 0), so a query has data to rate.
+  for (const webhook of ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"] as const)
+    for (const type of ["timeout", "internal", "bad_request"] as const)
+      admissionErrors.series(`${webhook}\u0000${type}`, () => [webhook, type])?.inc(0);
+  resultsDropped.series("", () => [])?.inc(0);
+  for (const spec of [F.policyResults, F.policyExecution, F.admissionRequests, F.admissionReview])
+    dropped.series(spec.name, () => [spec.name])?.inc(0);
+
+  const recorders = createRecorderCache(policyResults, policyExecution, acceptNamespace);
   const policyValues = (p: PolicyLabels): string[] => [
     p.validationMode,
     p.type,
@@ -231,12 +238,7 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
   ];
 
   return {
-    registry,
-    contentType: registry.contentType,
-    async render() {
-      const rest = await registry.metrics();
-      return `${policyResults.render()}${admissionRequests.render()}${httpRequests.render()}${rest}`;
-    },
+    ...createExposition(() => families),
     ruleResult(l, seconds) {
       recorders
         .get(l)
@@ -244,22 +246,30 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     },
     ruleResults: (request) => recorders.get(request),
     admissionRequest(l, seconds) {
+      if (!acceptNamespace(l.resourceNamespace)) return;
       const key = `${l.resourceKind}\u0000${l.resourceNamespace}\u0000${l.operation}\u0000${l.allowed}\u0000${l.webhook}`;
-      admissionRequests.observe(
-        key,
-        () => [l.resourceKind, l.resourceNamespace, l.operation.toLowerCase(), String(l.allowed), l.webhook],
-        seconds,
-      );
+      const values = () => [
+        l.resourceKind,
+        l.resourceNamespace,
+        l.operation.toLowerCase(),
+        String(l.allowed),
+        l.webhook,
+      ];
+      admissionRequests.series(key, values)?.inc();
+      admissionReview.series(key, values)?.observe(seconds);
     },
     httpRequest(method, url, seconds) {
-      httpRequests.observe(`${method} ${url}`, () => [method, url], seconds);
+      const key = `${method} ${url}`;
+      const values = () => [method, url];
+      httpRequests.series(key, values)?.inc();
+      httpDuration.series(key, values)?.observe(seconds);
     },
     policyChange(policy, change) {
-      policyChanges.labels(...policyValues(policy), change).inc();
+      const values = [...policyValues(policy), change];
+      policyChanges.series(values.join("\u0000"), () => values)?.inc();
     },
     setRuleInfo(key, rules) {
-      for (const values of ruleInfoSeries.get(key) ?? []) ruleInfo.remove(...values);
-      const series = rules.map((r) => [
+      const rows = rules.map((r) => [
         r.policy.namespace,
         r.policy.name,
         String(r.ready),
@@ -269,15 +279,21 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
         r.rule,
         r.ruleType,
       ]);
-      for (const values of series) ruleInfo.labels(...values).set(1);
-      if (series.length > 0) ruleInfoSeries.set(key, series);
-      else ruleInfoSeries.delete(key);
+      if (rows.length > 0) ruleInfo.set(key, rows);
+      else ruleInfo.delete(key);
     },
     resultsDropped(count) {
-      if (count > 0) dropped.inc(count);
+      if (count > 0) resultsDropped.series("", () => [])?.inc(count);
     },
     clientQuery(e) {
-      queries.labels(e.operation, e.clientType, e.kind, e.namespace).inc();
+      const key = `${e.operation}\u0000${e.clientType}\u0000${e.kind}\u0000${e.namespace}`;
+      clientQueries.series(key, () => [e.operation, e.clientType, e.kind, e.namespace])?.inc();
+    },
+    admissionError(webhook, errorType) {
+      admissionErrors.series(`${webhook}\u0000${errorType}`, () => [webhook, errorType])?.inc();
+    },
+    certificateExpiry(certificate, notAfter) {
+      certificates.set(certificate, Math.floor(notAfter.getTime() / 1000));
     },
   };
 }

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createMetricsServer, type MetricsServer } from "./metrics-server.js";
 
-const metrics = { render: async () => "kyverno_info 1\n", contentType: "text/plain; version=0.0.4" };
+const metrics = {
+  *chunks() {
+    yield "kyverno_info";
+    yield " 1\n";
+  },
+  contentType: "text/plain; version=0.0.4",
+};
 
 async function get(port: number, path: string): Promise<{ status: number; text: string }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
@@ -23,6 +29,7 @@ describe("metrics server probes", () => {
     expect(await get(port, "/health/readiness")).toEqual({ status: 503, text: "not ready" });
     ready = true;
     expect(await get(port, "/health/readiness")).toEqual({ status: 200, text: "ok" });
+    // The chunks are streamed one after the other.
     expect((await get(port, "/metrics")).text).toBe("kyverno_info 1\n");
   });
 

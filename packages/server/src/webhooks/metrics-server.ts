@@ -4,8 +4,9 @@
  * `/health/liveness` answers while the process runs, `/health/readiness` while `ready()` holds and
  * the server is not closing.
  */
+import { Readable } from "node:stream";
 import { fastify } from "fastify";
-import type { AdmissionMetrics } from "../metrics/metrics.js";
+import type { MetricsSource } from "../metrics/exposition.js";
 
 /** A running metrics server. */
 export interface MetricsServer {
@@ -15,7 +16,7 @@ export interface MetricsServer {
 
 /** Options of `createMetricsServer`. */
 export interface MetricsServerOptions {
-  metrics: Pick<AdmissionMetrics, "render" | "contentType">;
+  metrics: Pick<MetricsSource, "chunks" | "contentType">;
   /** Readiness answer (e.g. caches synced); ready while listening when omitted. Never ready once closing. */
   ready?: () => boolean;
 }
@@ -24,10 +25,12 @@ export interface MetricsServerOptions {
 export function createMetricsServer(options: MetricsServerOptions): MetricsServer {
   const app = fastify({ logger: false });
   let closing = false;
-  app.get("/metrics", async (_request, reply) => {
-    const text = await options.metrics.render();
-    return reply.header("content-type", options.metrics.contentType).send(text);
-  });
+  // Streamed: a large exposition is sent chunk by chunk, never held as one string.
+  app.get("/metrics", (_request, reply) =>
+    reply
+      .header("content-type", options.metrics.contentType)
+      .send(Readable.from(options.metrics.chunks(), { objectMode: false })),
+  );
   app.get("/health/liveness", (_request, reply) => reply.code(200).send("ok"));
   app.get("/health/readiness", (_request, reply) => {
     const ready = !closing && (options.ready?.() ?? true);

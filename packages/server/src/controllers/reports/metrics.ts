@@ -1,15 +1,36 @@
 /**
  * The reports controller's Prometheus metrics, with upstream's names and labels: rule results of
  * background scans (`kyverno_policy_results_total` and `kyverno_policy_execution_duration_seconds`
- * with `rule_execution_cause="background_scan"`) and the work queue's
- * `kyverno_controller_reconcile_total` / `_requeue_total` / `_drop_total`, and the client's
- * `kyverno_client_queries_total`. Label children are cached
- * per series, so a scan of thousands of resources does not rebuild label objects for every rule.
+ * with `rule_execution_cause="background_scan"`), the work queue's
+ * `kyverno_controller_reconcile_total` / `_requeue_total` / `_drop_total`, the client's
+ * `kyverno_client_queries_total`, and kyverno-ts's scan progress (queue depth, completed scans, report
+ * count). Shaped and bounded by the `kyverno-metrics` ConfigMap like the admission controller's.
  */
 import type { QueryEvent } from "@kyverno-ts/kube";
-import { Counter, Histogram, Registry } from "prom-client";
-import { POLICY_RESULT_LABELS } from "../../metrics/families.js";
-import { DEFAULT_BUCKETS, type PolicyLabels } from "../../metrics/metrics.js";
+import { METRIC_FAMILIES, type MetricFamilySpec, UPSTREAM_NOT_EMITTED } from "../../metrics/catalog.js";
+import {
+  defaultMetricsConfig,
+  exposureOf,
+  exposureProblems,
+  type MetricsConfig,
+  namespaceFilter,
+} from "../../metrics/config.js";
+import {
+  createExposition,
+  type MetricsSource,
+  type ProcessProbe,
+  processFamilies,
+  systemProcessProbe,
+} from "../../metrics/exposition.js";
+import {
+  type CounterSeries,
+  createCollectedFamily,
+  createCounterFamily,
+  createHistogramFamily,
+  type FamilyLimits,
+  type HistogramSeries,
+} from "../../metrics/family.js";
+import type { PolicyLabels } from "../../metrics/metrics.js";
 
 /** One rule result of a background scan. */
 export interface BackgroundRuleLabels {
@@ -23,79 +44,120 @@ export interface BackgroundRuleLabels {
   resourceNamespace: string;
 }
 
+/** Figures the controller reads at scrape time. */
+export interface ReportsGauges {
+  /** Keys waiting in the work queue, by controller name. */
+  queueDepth(): ReadonlyMap<string, number>;
+  /** Reports maintained. */
+  reports(): number;
+}
+
 /** Recorder of the controller's metrics; create one per process with `createReportsMetrics`. */
-export interface ReportsMetrics {
-  /** The registry the metrics are registered in (serve it on `/metrics`). */
-  readonly registry: Registry;
+export interface ReportsMetrics extends MetricsSource {
   ruleResult(labels: BackgroundRuleLabels, durationSeconds: number): void;
   reconcile(controller: string): void;
-  requeue(controller: string): void;
+  /** A key queued again after its `retries`-th consecutive failure. */
+  requeue(controller: string, retries: number): void;
   drop(controller: string): void;
   /** One API request of the controller's client (`kyverno_client_queries_total`); wire it to `onQuery`. */
   clientQuery(event: QueryEvent): void;
+  /** A full scan finished after `durationSeconds`, at `completedAt`. */
+  scanCompleted(durationSeconds: number, completedAt: Date): void;
+  /** Where the scrape-time gauges come from (the controller sets it when it starts). */
+  setGauges(gauges: ReportsGauges): void;
 }
 
 /** Options of `createReportsMetrics`. */
 export interface ReportsMetricsOptions {
-  /** Registry to register in (default: a new one). */
-  registry?: Registry;
-  buckets?: readonly number[];
-  /** Most rule-result series kept; new label sets past it are not recorded (default 100,000). */
+  /** Reported by `kyverno_info{version}` (default `unknown`). */
+  version?: string;
+  /** The `kyverno-metrics` ConfigMap (default: every namespace, metric and label; upstream's buckets). */
+  config?: MetricsConfig;
+  /** Overrides the config's `maxSeriesPerMetric`. */
   maxSeries?: number;
+  processProbe?: ProcessProbe;
 }
 
-interface Series {
-  count: { inc(): void };
-  duration: { observe(value: number): void };
+const F = METRIC_FAMILIES;
+/** The `controller_name` of the reports controller's queue (as `REPORTS_CONTROLLER_NAME`). */
+const REPORTS_CONTROLLER = "background-scan-controller";
+const REPORTS_FAMILIES: readonly MetricFamilySpec[] = Object.values(F).filter((f: MetricFamilySpec) =>
+  f.binaries.includes("reports"),
+);
+
+/** Problems of a `kyverno-metrics` ConfigMap for the reports controller (logged at start). */
+export function reportsConfigProblems(config: MetricsConfig, source: string): string[] {
+  const others = [
+    ...UPSTREAM_NOT_EMITTED.flatMap((u) => u.names),
+    ...Object.values(F)
+      .filter((f: MetricFamilySpec) => !f.binaries.includes("reports"))
+      .map((f) => f.name),
+  ];
+  return exposureProblems(config, REPORTS_FAMILIES, others, source);
 }
 
-/** Creates the metrics in `registry` (a fresh one by default, so tests and replicas in a process do not collide). */
+/** Creates the metrics; nothing is shared between two instances. */
 export function createReportsMetrics(options: ReportsMetricsOptions = {}): ReportsMetrics {
-  const registry = options.registry ?? new Registry();
-  const registers = [registry];
-  const maxSeries = options.maxSeries ?? 100_000;
-  const results = new Counter({
-    name: "kyverno_policy_results_total",
-    help: "Number of rule results, by policy, rule, resource and outcome.",
-    labelNames: POLICY_RESULT_LABELS,
-    registers,
-  });
-  const durations = new Histogram({
-    name: "kyverno_policy_execution_duration_seconds",
-    help: "Time taken to evaluate a rule, in seconds.",
-    labelNames: POLICY_RESULT_LABELS,
-    buckets: [...(options.buckets ?? DEFAULT_BUCKETS)],
-    registers,
-  });
-  const controllerCounter = (name: string, help: string) =>
-    new Counter({ name, help, labelNames: ["controller_name"], registers });
-  const reconciles = controllerCounter("kyverno_controller_reconcile_total", "Number of reconciliations.");
-  const requeues = controllerCounter(
-    "kyverno_controller_requeue_total",
-    "Number of keys queued again after a failure.",
-  );
-  const drops = controllerCounter(
-    "kyverno_controller_drop_total",
-    "Number of keys given up after too many failures.",
-  );
-
-  const queries = new Counter({
-    name: "kyverno_client_queries_total",
-    help: "Number of API requests, by operation, client and resource.",
-    labelNames: ["operation", "client_type", "resource_kind", "resource_namespace"],
-    registers,
-  });
-
-  const series = new Map<string, Series>();
+  const config = options.config ?? defaultMetricsConfig();
+  const exposure = (spec: MetricFamilySpec) => exposureOf(config, spec);
+  const dropped = createCounterFamily(F.seriesDropped, exposure(F.seriesDropped), { maxSeries: 1000 });
+  const limits: FamilyLimits = {
+    maxSeries: options.maxSeries ?? config.maxSeriesPerMetric,
+    onDropped: (name) => dropped.series(name, () => [name])?.inc(),
+  };
+  const counter = (spec: MetricFamilySpec) => createCounterFamily(spec, exposure(spec), limits);
+  const acceptNamespace = namespaceFilter(config);
+  const results = counter(F.policyResults);
+  const durations = createHistogramFamily(F.policyExecution, exposure(F.policyExecution), limits);
+  const reconciles = counter(F.controllerReconcile);
+  const requeues = counter(F.controllerRequeue);
+  const drops = counter(F.controllerDrop);
+  const queries = counter(F.clientQueries);
+  const scans = counter(F.scansCompleted);
+  const lastScan = { seconds: 0, completedAt: 0 };
+  let gauges: ReportsGauges = { queueDepth: () => new Map(), reports: () => 0 };
+  const collected = (spec: MetricFamilySpec, value: () => number) =>
+    createCollectedFamily(spec, exposure(spec), () => [{ values: [], value: value() }]);
+  const families = [
+    results,
+    durations,
+    reconciles,
+    requeues,
+    drops,
+    createCollectedFamily(F.queueDepth, exposure(F.queueDepth), () =>
+      [...gauges.queueDepth()].map(([name, depth]) => ({ values: [name], value: depth })),
+    ),
+    queries,
+    scans,
+    collected(F.scanDuration, () => lastScan.seconds),
+    collected(F.scanCompleted, () => lastScan.completedAt),
+    collected(F.reports, () => gauges.reports()),
+    createCollectedFamily(F.info, exposure(F.info), () => [
+      { values: [options.version ?? "unknown"], value: 1 },
+    ]),
+    dropped,
+    ...processFamilies(options.processProbe ?? systemProcessProbe(), exposure),
+  ];
+  // Counters an alert or a dashboard reads exist from the start (at 0), so a query has data to rate.
+  scans.series("", () => [])?.inc(0);
+  drops.series(REPORTS_CONTROLLER, () => [REPORTS_CONTROLLER])?.inc(0);
+  for (const spec of [F.policyResults, F.policyExecution])
+    dropped.series(spec.name, () => [spec.name])?.inc(0);
+  const series = new Map<
+    string,
+    { count: CounterSeries | undefined; duration: HistogramSeries | undefined }
+  >();
+  const byController = (family: typeof reconciles) => (controller: string) =>
+    family.series(controller, () => [controller])?.inc();
   return {
-    registry,
+    ...createExposition(() => families),
     ruleResult(l, seconds) {
+      if (!acceptNamespace(l.resourceNamespace)) return;
       const p = l.policy;
       const key = `${l.validationMode}\u0000${p.type}\u0000${p.background}\u0000${p.namespace}\u0000${p.name}\u0000${l.resourceKind}\u0000${l.resourceNamespace}\u0000${l.rule}\u0000${l.result}`;
       let s = series.get(key);
       if (s === undefined) {
-        if (series.size >= maxSeries) return;
-        const values = [
+        const values = () => [
           l.validationMode,
           p.type,
           String(p.background),
@@ -110,15 +172,29 @@ export function createReportsMetrics(options: ReportsMetricsOptions = {}): Repor
           "background_scan",
           "false",
         ];
-        s = { count: results.labels(...values), duration: durations.labels(...values) };
+        s = { count: results.series(key, values), duration: durations.series(key, values) };
+        if (series.size >= 2 * limits.maxSeries) series.clear();
         series.set(key, s);
       }
-      s.count.inc();
-      s.duration.observe(seconds);
+      s.count?.inc();
+      s.duration?.observe(seconds);
     },
-    reconcile: (controller) => reconciles.labels(controller).inc(),
-    requeue: (controller) => requeues.labels(controller).inc(),
-    drop: (controller) => drops.labels(controller).inc(),
-    clientQuery: (e) => queries.labels(e.operation, e.clientType, e.kind, e.namespace).inc(),
+    reconcile: byController(reconciles),
+    requeue(controller, retries) {
+      requeues.series(`${controller}\u0000${retries}`, () => [controller, String(retries)])?.inc();
+    },
+    drop: byController(drops),
+    clientQuery(e) {
+      const key = `${e.operation}\u0000${e.clientType}\u0000${e.kind}\u0000${e.namespace}`;
+      queries.series(key, () => [e.operation, e.clientType, e.kind, e.namespace])?.inc();
+    },
+    scanCompleted(durationSeconds, completedAt) {
+      scans.series("", () => [])?.inc();
+      lastScan.seconds = durationSeconds;
+      lastScan.completedAt = completedAt.getTime() / 1000;
+    },
+    setGauges(g) {
+      gauges = g;
+    },
   };
 }

@@ -235,6 +235,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     if (t?.scan === undefined || t.queue.len() > 0 || inFlight > 0 || retrying.size > 0) return;
     const { startedAt, before } = t.scan;
     t.scan = undefined;
+    metrics?.scanCompleted((clock.monotonic() - startedAt) / 1000, new Date(clock.now()));
     const delta = (k: keyof typeof ZERO_COUNTERS) => counters[k] - before[k];
     logger.info(
       {
@@ -289,7 +290,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
       name: REPORTS_CONTROLLER_NAME,
       clock,
       onReconcile: (e) => metrics?.reconcile(e.controller),
-      onRequeue: (e) => metrics?.requeue(e.controller),
+      onRequeue: (e) => metrics?.requeue(e.controller, e.retries),
       onDrop: (e) => {
         retrying.delete(e.key);
         metrics?.drop(e.controller);
@@ -327,6 +328,10 @@ export function createReportsController(options: ReportsControllerOptions): Repo
 
   return {
     async start() {
+      metrics?.setGauges({
+        queueDepth: () => new Map([[REPORTS_CONTROLLER_NAME, term?.queue.len() ?? 0]]),
+        reports: () => index.size,
+      });
       unsubscribe = options.admissionResults?.onAvailable(scheduleDrain);
       await sources.start();
       ephemeral?.start();

@@ -139,9 +139,17 @@ describe("reports controller: admission results and bad input (sandbox)", { time
       (l) => l.level === "warn" && l.message.startsWith("cannot write report"),
     );
     expect(warnings).toHaveLength(1);
-    expect(await metrics.registry.getSingleMetricAsString("kyverno_controller_requeue_total")).toContain(
-      'kyverno_controller_requeue_total{controller_name="background-scan-controller"} 3',
-    );
+    // Three requeues of the same key: after its 1st, 2nd and 3rd consecutive failure (upstream's num_requeues).
+    const requeues = [
+      ...(await metrics.render()).matchAll(
+        /^kyverno_controller_requeue_total\{controller_name="background-scan-controller",num_requeues="(\d+)"\} (\d+)$/gm,
+      ),
+    ].map((m) => [m[1], m[2]]);
+    expect(requeues).toEqual([
+      ["1", "1"],
+      ["2", "1"],
+      ["3", "1"],
+    ]);
     await remove(client, { apiVersion: "kyverno.io/v1", kind: "ClusterPolicy", name: "config-driven" });
     await eventually(async () => (await outcomes(client, "broken")).length === 0, 10_000, "gone");
     await controller.stop();

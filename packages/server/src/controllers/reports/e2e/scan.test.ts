@@ -134,7 +134,7 @@ describe("background scan reports (sandbox)", { timeout: 30_000 }, () => {
     );
     expect(controller.stats().deleted).toBe(before.deleted + 1);
 
-    const text = await metrics.registry.metrics();
+    const text = await metrics.render();
     expect(text).toMatch(
       /kyverno_policy_results_total\{[^}]*policy_name="require-team"[^}]*rule_result="fail"[^}]*rule_execution_cause="background_scan"[^}]*\} \d+/,
     );

@@ -1,0 +1,327 @@
+/**
+ * Every metric family the controllers expose, in one table: name, type, labels (in exposition
+ * order), description, which binary serves it and how it stands against upstream Kyverno. The
+ * recorders build their families from it, the docs table (`docs/metrics.md`) is generated from it,
+ * and the scrape tests compare each binary's `/metrics` with it.
+ */
+
+/** Prometheus metric types used here. */
+export type MetricType = "counter" | "gauge" | "histogram";
+
+/** The binaries that serve `/metrics`. */
+export type MetricsBinary = "admission" | "reports";
+
+/**
+ * How a family stands against upstream: `upstream` has upstream's name, type, labels and buckets;
+ * `kyverno-ts` is this project's own (upstream has no equivalent); `process` is the standard process
+ * collector every Prometheus client exposes (upstream's Go client has the same names).
+ */
+export type MetricOrigin = "upstream" | "kyverno-ts" | "process";
+
+/** One metric family. */
+export interface MetricFamilySpec {
+  readonly name: string;
+  readonly type: MetricType;
+  readonly labels: readonly string[];
+  readonly help: string;
+  readonly binaries: readonly MetricsBinary[];
+  readonly origin: MetricOrigin;
+  /** How it differs from upstream, or why it exists. */
+  readonly note?: string;
+}
+
+/** Labels of `kyverno_policy_results_total` and `kyverno_policy_execution_duration_seconds`, as upstream. */
+export const POLICY_RESULT_LABELS = [
+  "policy_validation_mode",
+  "policy_type",
+  "policy_background_mode",
+  "policy_namespace",
+  "policy_name",
+  "resource_kind",
+  "resource_namespace",
+  "resource_request_operation",
+  "rule_name",
+  "rule_result",
+  "rule_type",
+  "rule_execution_cause",
+  "dry_run",
+] as const;
+
+const ADMISSION_LABELS = [
+  "resource_kind",
+  "resource_namespace",
+  "resource_request_operation",
+  "request_allowed",
+  "request_webhook",
+] as const;
+
+const POLICY_LABELS = [
+  "policy_validation_mode",
+  "policy_type",
+  "policy_background_mode",
+  "policy_namespace",
+  "policy_name",
+] as const;
+
+const BOTH: readonly MetricsBinary[] = ["admission", "reports"];
+
+const family = (spec: MetricFamilySpec): MetricFamilySpec => spec;
+
+/** The families, by the key the recorders use. */
+export const METRIC_FAMILIES = {
+  policyResults: family({
+    name: "kyverno_policy_results_total",
+    type: "counter",
+    labels: POLICY_RESULT_LABELS,
+    help: "Number of rule results, by policy, rule, resource and outcome (admission requests and background scans).",
+    binaries: BOTH,
+    origin: "upstream",
+    note: "results are lower-case (`pass`, `fail`, `warn`, `error`, `skip`) as upstream emits them",
+  }),
+  policyExecution: family({
+    name: "kyverno_policy_execution_duration_seconds",
+    type: "histogram",
+    labels: POLICY_RESULT_LABELS,
+    help: "Time taken to evaluate a rule, in seconds.",
+    binaries: BOTH,
+    origin: "upstream",
+    note: "the engine times policies: a policy's time is split evenly across its rule results",
+  }),
+  ruleInfo: family({
+    name: "kyverno_policy_rule_info_total",
+    type: "gauge",
+    labels: [
+      "policy_namespace",
+      "policy_name",
+      "status_ready",
+      "policy_validation_mode",
+      "policy_type",
+      "policy_background_mode",
+      "rule_name",
+      "rule_type",
+    ],
+    help: "1 for every rule of every loaded policy; status_ready tells whether the policy serves requests.",
+    binaries: ["admission"],
+    origin: "upstream",
+  }),
+  policyChanges: family({
+    name: "kyverno_policy_changes_total",
+    type: "counter",
+    labels: [...POLICY_LABELS, "policy_change_type"],
+    help: "Number of policy creations, updates and deletions seen.",
+    binaries: ["admission"],
+    origin: "upstream",
+  }),
+  admissionRequests: family({
+    name: "kyverno_admission_requests_total",
+    type: "counter",
+    labels: ADMISSION_LABELS,
+    help: "Number of admission requests answered, by resource, operation, webhook and answer.",
+    binaries: ["admission"],
+    origin: "upstream",
+  }),
+  admissionReview: family({
+    name: "kyverno_admission_review_duration_seconds",
+    type: "histogram",
+    labels: ADMISSION_LABELS,
+    help: "Time taken to answer an admission review, in seconds.",
+    binaries: ["admission"],
+    origin: "upstream",
+  }),
+  httpRequests: family({
+    name: "kyverno_http_requests_total",
+    type: "counter",
+    labels: ["http_method", "http_url"],
+    help: "Number of HTTP requests served by the webhook server, by method and route.",
+    binaries: ["admission"],
+    origin: "upstream",
+    note: "`http_url` is the route (`/validate/fail`), not the raw URL with its query",
+  }),
+  httpDuration: family({
+    name: "kyverno_http_requests_duration_seconds",
+    type: "histogram",
+    labels: ["http_method", "http_url"],
+    help: "Time taken to serve an HTTP request of the webhook server, in seconds.",
+    binaries: ["admission"],
+    origin: "upstream",
+  }),
+  clientQueries: family({
+    name: "kyverno_client_queries_total",
+    type: "counter",
+    labels: ["operation", "client_type", "resource_kind", "resource_namespace"],
+    help: "Number of Kubernetes API requests made, by operation, client and resource.",
+    binaries: BOTH,
+    origin: "upstream",
+  }),
+  controllerReconcile: family({
+    name: "kyverno_controller_reconcile_total",
+    type: "counter",
+    labels: ["controller_name"],
+    help: "Number of reconciliations performed, by controller.",
+    binaries: ["reports"],
+    origin: "upstream",
+  }),
+  controllerRequeue: family({
+    name: "kyverno_controller_requeue_total",
+    type: "counter",
+    labels: ["controller_name", "num_requeues"],
+    help: "Number of keys queued again after a failure, by controller and consecutive requeues.",
+    binaries: ["reports"],
+    origin: "upstream",
+  }),
+  controllerDrop: family({
+    name: "kyverno_controller_drop_total",
+    type: "counter",
+    labels: ["controller_name"],
+    help: "Number of keys given up after too many failures, by controller.",
+    binaries: ["reports"],
+    origin: "upstream",
+  }),
+  info: family({
+    name: "kyverno_info",
+    type: "gauge",
+    labels: ["version"],
+    help: "Build information of the running controller (always 1).",
+    binaries: BOTH,
+    origin: "upstream",
+  }),
+  admissionErrors: family({
+    name: "kyverno_admission_errors_total",
+    type: "counter",
+    labels: ["request_webhook", "error_type"],
+    help: "Admission requests that could not be evaluated normally: error_type is `timeout` (answered past the evaluation deadline), `internal` (a failure outside the engine) or `bad_request` (an unreadable AdmissionReview).",
+    binaries: ["admission"],
+    origin: "kyverno-ts",
+    note: 'upstream has no error metric; rule errors are also `kyverno_policy_results_total{rule_result="error"}`',
+  }),
+  resultsDropped: family({
+    name: "kyverno_admission_results_dropped_total",
+    type: "counter",
+    labels: [],
+    help: "Admission results dropped because the queue to the reports controller was full.",
+    binaries: ["admission"],
+    origin: "kyverno-ts",
+  }),
+  certificateExpiry: family({
+    name: "kyverno_tls_certificate_expiration_timestamp_seconds",
+    type: "gauge",
+    labels: ["certificate"],
+    help: "When the webhook server's certificate expires (Unix time, seconds); certificate is `serving` or `ca`.",
+    binaries: ["admission"],
+    origin: "kyverno-ts",
+    note: "upstream renews silently; this lets an alert fire before a failed renewal breaks the webhooks",
+  }),
+  queueDepth: family({
+    name: "kyverno_controller_queue_depth",
+    type: "gauge",
+    labels: ["controller_name"],
+    help: "Keys waiting in a controller's work queue.",
+    binaries: ["reports"],
+    origin: "kyverno-ts",
+  }),
+  scansCompleted: family({
+    name: "kyverno_background_scans_total",
+    type: "counter",
+    labels: [],
+    help: "Full background scans completed (every watched resource reconciled).",
+    binaries: ["reports"],
+    origin: "kyverno-ts",
+  }),
+  scanDuration: family({
+    name: "kyverno_background_scan_duration_seconds",
+    type: "gauge",
+    labels: [],
+    help: "Duration of the last completed full background scan, in seconds.",
+    binaries: ["reports"],
+    origin: "kyverno-ts",
+  }),
+  scanCompleted: family({
+    name: "kyverno_background_scan_last_completed_timestamp_seconds",
+    type: "gauge",
+    labels: [],
+    help: "When the last full background scan completed (Unix time, seconds); 0 before the first.",
+    binaries: ["reports"],
+    origin: "kyverno-ts",
+  }),
+  reports: family({
+    name: "kyverno_policy_reports",
+    type: "gauge",
+    labels: [],
+    help: "PolicyReports and ClusterPolicyReports the reports controller maintains.",
+    binaries: ["reports"],
+    origin: "kyverno-ts",
+  }),
+  seriesDropped: family({
+    name: "kyverno_metrics_series_dropped_total",
+    type: "counter",
+    labels: ["metric_name"],
+    help: "Observations not recorded because their family already held its maximum number of series.",
+    binaries: BOTH,
+    origin: "kyverno-ts",
+    note: "the bound of the `kyverno-metrics` ConfigMap's `maxSeriesPerMetric` (default 10,000)",
+  }),
+  processCpu: family({
+    name: "process_cpu_seconds_total",
+    type: "counter",
+    labels: [],
+    help: "Total user and system CPU time spent, in seconds.",
+    binaries: BOTH,
+    origin: "process",
+  }),
+  processRss: family({
+    name: "process_resident_memory_bytes",
+    type: "gauge",
+    labels: [],
+    help: "Resident memory size, in bytes.",
+    binaries: BOTH,
+    origin: "process",
+  }),
+  processHeap: family({
+    name: "nodejs_heap_size_used_bytes",
+    type: "gauge",
+    labels: [],
+    help: "V8 heap in use, in bytes.",
+    binaries: BOTH,
+    origin: "process",
+    note: "Node.js's equivalent of Go's `go_memstats_heap_inuse_bytes`",
+  }),
+  processStart: family({
+    name: "process_start_time_seconds",
+    type: "gauge",
+    labels: [],
+    help: "Start time of the process since the Unix epoch, in seconds.",
+    binaries: BOTH,
+    origin: "process",
+  }),
+} as const satisfies Record<string, MetricFamilySpec>;
+
+/** The key of a family in `METRIC_FAMILIES`. */
+export type MetricFamilyKey = keyof typeof METRIC_FAMILIES;
+
+/** Upstream families kyverno-ts does not emit, with the reason (the feature is not built yet). */
+export const UPSTREAM_NOT_EMITTED: ReadonlyArray<{ names: readonly string[]; reason: string }> = [
+  {
+    names: ["kyverno_cleanup_controller_deletedobjects_total", "kyverno_cleanup_controller_errors_total"],
+    reason: "the cleanup controller is not built yet",
+  },
+  {
+    names: ["kyverno_ttl_controller_deletedobjects", "kyverno_ttl_controller_errors"],
+    reason: "the cleanup controller (TTL label) is not built yet",
+  },
+  {
+    names: ["kyverno_deleting_controller_deletedobjects_total", "kyverno_deleting_controller_errors_total"],
+    reason: "DeletingPolicies (CEL) are not implemented",
+  },
+  {
+    names: ["validating", "mutating", "generating", "image_validating"].flatMap((k) => [
+      `kyverno_${k}_policy_execution_duration_seconds`,
+      `kyverno_${k}_policy_results_total`,
+    ]),
+    reason: "CEL policy kinds are not implemented",
+  },
+];
+
+/** The families one binary serves, in table order. */
+export function familiesOf(binary: MetricsBinary): MetricFamilySpec[] {
+  return Object.values(METRIC_FAMILIES).filter((f: MetricFamilySpec) => f.binaries.includes(binary));
+}
