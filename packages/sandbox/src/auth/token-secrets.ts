@@ -2,11 +2,14 @@
  * The legacy service account token controller (kube-controller-manager's `serviceaccount-token`):
  * a Secret of type `kubernetes.io/service-account-token` whose `kubernetes.io/service-account.name`
  * annotation names an existing ServiceAccount gets `data.token` (a legacy token), `data["ca.crt"]`
- * and `data.namespace`, and the `kubernetes.io/service-account.uid` annotation.
+ * and `data.namespace`, and the `kubernetes.io/service-account.uid` annotation; when that ServiceAccount
+ * is deleted, its token Secrets are deleted too.
  */
+import type { JsonObject } from "@kyverno-ts/api";
 import type { WorkQueue } from "../gc/work-queue.js";
 import { asObject, metadataOf, metaString } from "../objects/meta.js";
 import type { ApiEnv } from "../verbs/context.js";
+import { performDelete } from "../verbs/delete.js";
 import { internalUpdate } from "../verbs/internal.js";
 import type { ServiceAccountTokens } from "./service-account-tokens.js";
 
@@ -46,6 +49,21 @@ export function startTokenSecretController(
       },
     });
   };
+  const removeTokensOf = (namespace: string, serviceAccount: JsonObject): void => {
+    const resource = env.registry.byStorageKey("secrets");
+    if (resource === undefined) return;
+    for (const secret of env.store.list("secrets", namespace)) {
+      const annotations = asObject(metadataOf(secret).annotations) ?? {};
+      if (secret.type !== TYPE || annotations[NAME] !== metaString(serviceAccount, "name")) continue;
+      const uid = typeof annotations[UID] === "string" ? annotations[UID] : "";
+      if (uid !== "" && uid !== metaString(serviceAccount, "uid")) continue;
+      performDelete(env, resource, secret, {
+        propagationPolicy: "Background",
+        preconditions: {},
+        dryRun: false,
+      });
+    }
+  };
   const schedule = (namespace: string, name: string): void =>
     queue.add(`sa-token|${namespace}/${name}`, () => sync(namespace, name));
   const scheduleFor = (namespace: string, serviceAccount: string): void => {
@@ -63,5 +81,12 @@ export function startTokenSecretController(
     if (event.storageKey === "secrets" && event.type !== "DELETED" && event.object.type === TYPE)
       schedule(namespace, name);
     else if (event.storageKey === "serviceaccounts" && event.type === "ADDED") scheduleFor(namespace, name);
+    else if (event.storageKey === "serviceaccounts" && event.type === "DELETED") {
+      const deleted = event.object;
+      queue.add(`sa-token-gc|${namespace}/${name}`, () => {
+        if (env.store.get("serviceaccounts", namespace, name) === undefined)
+          removeTokensOf(namespace, deleted);
+      });
+    }
   });
 }

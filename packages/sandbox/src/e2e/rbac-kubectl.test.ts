@@ -125,7 +125,7 @@ describe.skipIf(!hasKubectl)("RBAC, tokens and access reviews with kubectl", () 
     });
   });
 
-  it("fills legacy service account token Secrets that then authenticate", async () => {
+  it("fills legacy service account token Secrets that then authenticate, and deletes them with their service account", async () => {
     const secret = {
       apiVersion: "v1",
       kind: "Secret",
@@ -145,6 +145,13 @@ describe.skipIf(!hasKubectl)("RBAC, tokens and access reviews with kubectl", () 
     expect(Buffer.from(data["ca.crt"], "base64").toString()).toBe(sandbox.caCertPem);
     const token = Buffer.from(data.token, "base64").toString();
     expect((await kubectl(["--token", token, "auth", "whoami"])).stdout).toContain(BOT);
+    expect((await kubectl(["delete", "sa", "bot", "-n", "team-a"])).code).toBe(0);
+    await sandbox.settled();
+    expect((await kubectl(["get", "secret", "bot-token", "-n", "team-a"])).stderr).toContain(
+      'Error from server (NotFound): secrets "bot-token" not found',
+    );
+    expect((await kubectl(["--token", token, "auth", "whoami"])).stderr).toContain("Unauthorized");
+    expect((await kubectl(["create", "sa", "bot", "-n", "team-a"])).code).toBe(0);
   });
 
   it("shows aggregated rules in kubectl get clusterrole admin and follows new labelled roles", async () => {
