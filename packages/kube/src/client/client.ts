@@ -10,6 +10,7 @@ import { type Clock, systemClock } from "../clock/clock.js";
 import { createTokenBucket } from "../ratelimit/token-bucket.js";
 import { createDiscovery, groupVersionPath } from "./discovery.js";
 import { clientFailure } from "./failure.js";
+import { createRecoveryProbe } from "./recovery.js";
 import { createTransport, type HttpRequest, type Transport } from "./transport.js";
 import type {
   ApiFailure,
@@ -54,6 +55,8 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** For the rate limiter. */
   clock?: Clock;
+  /** How often `recovered()` asks the API server whether it answers again (default 1000 ms). */
+  recoveryProbeMs?: number;
 }
 
 /** A typed client for any kind; create with `createKubeClient`. Share one per process. */
@@ -94,6 +97,12 @@ export interface KubeClient {
   resource(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ApiResult<ApiResourceInfo>>;
   /** The kind of a resource (plural) of `apiVersion`, if its group-version was already discovered. */
   cachedKind(apiVersion: string, resource: string): string | undefined;
+  /**
+   * Resolves `true` once the API server answers again (a GET of `/version` gets a response), so
+   * callers waiting out a backoff after a connection failure retry at once; `false` if `signal`
+   * aborts first. One prober serves every waiter of the client.
+   */
+  recovered(signal?: AbortSignal): Promise<boolean>;
   /** Closes idle connections; open watches are not affected. */
   close(): void;
 }
@@ -104,6 +113,9 @@ const PATCH_TYPES: Readonly<Record<Patch["type"], string>> = {
   strategic: "application/strategic-merge-patch+json",
   json: "application/json-patch+json",
 };
+
+/** How long one reachability probe may take. */
+const PROBE_TIMEOUT_MS = 2000;
 
 /** Silence after which a watch is presumed dead: its server-side timeout plus as much again, at most 30 s more. */
 function idleLimit(timeoutSeconds: number): number {
@@ -161,6 +173,19 @@ export function clientOver(transport: Transport, options: KubeClientOptions = {}
     const req: HttpRequest = { method: "GET", path, timeoutMs };
     if (signal !== undefined) req.signal = signal;
     return limited(req, (r) => transport.request(r));
+  });
+
+  const recovery = createRecoveryProbe({
+    probe: async () => {
+      const answer = await transport.request({
+        method: "GET",
+        path: "/version",
+        timeoutMs: PROBE_TIMEOUT_MS,
+      });
+      return answer.status !== 0;
+    },
+    clock,
+    intervalMs: options.recoveryProbeMs ?? 1000,
   });
 
   const report = (
@@ -376,6 +401,7 @@ export function clientOver(transport: Transport, options: KubeClientOptions = {}
 
     resource: (apiVersion, kind, signal) => discovery.resource(apiVersion, kind, signal),
     cachedKind: (apiVersion, resource) => discovery.cachedKind(apiVersion, resource),
+    recovered: (signal) => recovery.wait(signal),
 
     close: () => transport.close(),
   };

@@ -11,8 +11,8 @@ export interface ExponentialBackoffOptions {
 }
 
 /**
- * A delay function for the informer's `delay` option: `initialMs · 2^(attempt-1)` capped at `maxMs`,
- * plus jitter. `attempt` counts consecutive failures from 1.
+ * A delay function for the informer's `delay` option: `initialMs · 2^(attempt-1)` plus jitter,
+ * capped at `maxMs`. `attempt` counts consecutive failures from 1.
  */
 export function exponentialBackoff(options: ExponentialBackoffOptions = {}): (attempt: number) => number {
   const initial = options.initialMs ?? 800;
@@ -21,6 +21,7 @@ export function exponentialBackoff(options: ExponentialBackoffOptions = {}): (at
   const random = options.random ?? Math.random;
   return (attempt) => {
     const base = Math.min(max, initial * 2 ** Math.max(0, Math.min(attempt - 1, 30)));
-    return Math.round(base * (1 + jitter * random()));
+    // The cap holds with the jitter too: a reconnect never waits more than `maxMs`.
+    return Math.round(Math.min(max, base * (1 + jitter * random())));
   };
 }

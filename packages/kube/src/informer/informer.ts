@@ -78,6 +78,11 @@ type WatchOutcome =
 
 const QUICK_CLOSE_MS = 1000;
 
+/** A failure that says the server was not reached or not ready (no answer, 5xx), not that it refused. */
+function unreachable(failure: ApiFailure | undefined): boolean {
+  return failure !== undefined && (failure.status === 0 || failure.status >= 500);
+}
+
 /** Creates an informer for `apiVersion`/`kind`; nothing happens until `start()`. */
 export function createInformer<T extends ObjectHeader>(options: InformerOptions): Informer<T> {
   const { client } = options;
@@ -219,7 +224,17 @@ export function createInformer<T extends ObjectHeader>(options: InformerOptions)
       attempt++;
       const retryInMs = Math.max(0, delay(attempt));
       if (failure !== undefined) emit("error", { source, failure, attempt, retryInMs });
-      await sleep(clock, retryInMs, signal);
+      if (!unreachable(failure)) {
+        await sleep(clock, retryInMs, signal);
+        return;
+      }
+      // The server could not be reached: retry when its backoff ends or as soon as it answers again.
+      const wake = new AbortController();
+      const stop = (): void => wake.abort();
+      signal.addEventListener("abort", stop, { once: true });
+      await Promise.race([sleep(clock, retryInMs, wake.signal), client.recovered(wake.signal)]);
+      signal.removeEventListener("abort", stop);
+      wake.abort();
     };
     while (!signal.aborted) {
       if (resourceVersion === undefined) {

@@ -108,6 +108,7 @@ export function severableClient(client: KubeClient): SeverableClient {
       return dead() ? severed() : tie(signal, (s) => client.resource(apiVersion, kind, s));
     },
     cachedKind: (apiVersion, resource) => client.cachedKind(apiVersion, resource),
+    recovered: (signal) => (dead() ? Promise.resolve(false) : client.recovered(signal)),
     close: () => client.close(),
   };
   return { client: wrapped, sever: () => lifetime.abort() };
