@@ -4,6 +4,32 @@ export type { LoadError, LoadErrorCode, Loaded, PathSegment, Where } from "./loa
 export { formatLoadError, formatPath } from "./load/errors.js";
 export type { ParsedDocument, ParsedFile } from "./load/parse.js";
 export { parseDocuments } from "./load/parse.js";
+export { loadAdmissionPolicy, loadCelPolicy, loadCelPolicyException } from "./policy/cel-load.js";
+export type {
+  AdmissionPolicyBinding,
+  AdmissionPolicyDocument,
+  AuditAnnotation,
+  CelAutogen,
+  CelEvaluation,
+  CelMutation,
+  CelPolicy,
+  CelPolicyException,
+  CelValidation,
+  DeletingPolicy,
+  DeletingPolicySpec,
+  GeneratingPolicy,
+  GeneratingPolicySpec,
+  ImageValidatingPolicy,
+  MatchConstraints,
+  MutatingAdmissionPolicy,
+  MutatingPolicy,
+  MutatingPolicySpec,
+  NamedExpression,
+  ResourceRule,
+  ValidatingAdmissionPolicy,
+  ValidatingPolicy,
+  ValidatingPolicySpec,
+} from "./policy/cel-types.js";
 export type { PolicyException } from "./policy/exception.js";
 export { loadPolicyException } from "./policy/exception-load.js";
 export { loadPolicy } from "./policy/load.js";
