@@ -6,9 +6,14 @@
  */
 import { readFileSync } from "node:fs";
 import type { KubeClient } from "@kyverno-ts/kube";
-import type { CommonTargetConfig, TargetKind, TargetsConfig } from "../targets/config/config-types.js";
+import type { CommonTargetConfig } from "../targets/config/kind-spec.js";
+import {
+  SUPPORTED_TARGET_KINDS,
+  secretFields,
+  type TargetKind,
+  type TargetsConfig,
+} from "../targets/config/kinds.js";
 import { ConfigError } from "./read.js";
-import { SUPPORTED_TARGET_KINDS, secretFields } from "./targets.js";
 import type { ReporterConfig, SecretSource } from "./types.js";
 
 /** Reads a Secret's data (decoded); `undefined` when it does not exist. Throws for other failures. */

@@ -3,47 +3,20 @@
  * wrong value is refused with its key. Kinds this implementation does not have (S3, Kinesis,
  * SecurityHub, GCS, Jira) are reported when configured and otherwise ignored.
  */
-import type { CommonTargetConfig, TargetKind, TargetsConfig } from "../targets/config/config-types.js";
+import type { CommonTargetConfig } from "../targets/config/kind-spec.js";
+import { COMMON_BOOLEAN_KEYS, COMMON_STRING_KEYS } from "../targets/config/kind-spec.js";
+import {
+  kindSpec,
+  SUPPORTED_TARGET_KINDS,
+  type TargetKind,
+  type TargetsConfig,
+} from "../targets/config/kinds.js";
 import type { FilterConfig } from "../targets/filter/filter.js";
 import type { DeliveryOptions } from "../targets/types.js";
-import type { Section, WarningSink } from "./read.js";
-
-/** Per kind, its own string and boolean fields (besides the common ones). */
-const KIND_FIELDS: Readonly<Record<TargetKind, { strings: readonly string[]; bools?: readonly string[] }>> = {
-  loki: { strings: ["host", "path", "username", "password"] },
-  elasticsearch: {
-    strings: ["host", "index", "rotation", "username", "password", "apiKey"],
-    bools: ["typelessApi"],
-  },
-  slack: { strings: ["webhook", "channel"] },
-  discord: { strings: ["webhook"] },
-  teams: { strings: ["webhook"] },
-  webhook: { strings: ["webhook"] },
-  telegram: { strings: ["token", "chatId", "host"] },
-  googleChat: { strings: ["webhook"] },
-  alertManager: { strings: ["host"] },
-};
-
-/** The supported target kinds, in build order. */
-export const SUPPORTED_TARGET_KINDS = Object.keys(KIND_FIELDS) as TargetKind[];
+import { ConfigError, type Section, type WarningSink } from "./read.js";
 
 /** Target kinds of the Helm values that are not implemented. */
 export const UNSUPPORTED_TARGET_KINDS: readonly string[] = ["jira", "s3", "kinesis", "securityHub", "gcs"];
-
-/** The string fields a Secret (or mounted secret) may set on a target of `kind`. */
-export function secretFields(kind: TargetKind): readonly string[] {
-  return [...KIND_FIELDS[kind].strings, "certificate"];
-}
-
-const COMMON_STRINGS = [
-  "name",
-  "minimumSeverity",
-  "minimumPriority",
-  "certificate",
-  "secretRef",
-  "mountedSecret",
-];
-const COMMON_BOOLS = ["skipExistingOnStartup", "sendResolved", "skipTLS"];
 
 function readFilter(s: Section): FilterConfig | undefined {
   const out: FilterConfig = {};
@@ -77,12 +50,22 @@ function readDelivery(s: Section): DeliveryOptions | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** Reads one target (or channel) mapping. */
+/** Reads one target (or channel) mapping: the common keys, then the keys its kind's spec declares. */
 function readTarget(kind: TargetKind, s: Section, channel: boolean): CommonTargetConfig {
   const out: Record<string, unknown> = {};
-  const spec = KIND_FIELDS[kind];
-  for (const key of [...COMMON_STRINGS, ...spec.strings]) if (s.has(key)) out[key] = s.str(key);
-  for (const key of [...COMMON_BOOLS, ...(spec.bools ?? [])]) if (s.has(key)) out[key] = s.bool(key, false);
+  const spec = kindSpec(kind);
+  for (const key of [...COMMON_STRING_KEYS, ...spec.strings]) if (s.has(key)) out[key] = s.str(key);
+  for (const key of [...COMMON_BOOLEAN_KEYS, ...(spec.booleans ?? [])]) {
+    if (s.has(key)) out[key] = s.bool(key, false);
+  }
+  for (const [key, allowed] of Object.entries(spec.enums ?? {})) {
+    const value = s.str(key);
+    if (value === "") continue;
+    if (!allowed.includes(value)) {
+      throw new ConfigError(s.at(key), `must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
+    }
+    out[key] = value;
+  }
   if (s.has("sources")) out.sources = s.strList("sources");
   for (const key of ["customFields", "headers"]) {
     const map = s.strMap(key);
@@ -96,17 +79,10 @@ function readTarget(kind: TargetKind, s: Section, channel: boolean): CommonTarge
     const delivery = readDelivery(s.section("delivery"));
     if (delivery) out.delivery = delivery;
   }
-  if (kind === "webhook" && s.has("keepalive")) {
-    const k = s.section("keepalive");
-    const interval = k.raw("interval");
-    if (interval !== undefined && typeof interval !== "string" && typeof interval !== "number") {
-      k.str("interval"); // throws with the key
-    }
-    const params = k.strMap("params");
-    out.keepalive = {
-      ...(interval === undefined ? {} : { interval: interval as string | number }),
-      ...(params ? { params } : {}),
-    };
+  for (const [key, read] of Object.entries(spec.objects ?? {})) {
+    if (!s.has(key)) continue;
+    const value = read(s.section(key));
+    if (value !== undefined) out[key] = value;
   }
   if (!channel) {
     const channels = s.sections("channels").map((c) => readTarget(kind, c, true));

@@ -6,7 +6,7 @@
 export type { AlertManagerAlert, AlertManagerOptions } from "./alertmanager/alertmanager.js";
 export { alertManagerAlert, createAlertManagerTarget } from "./alertmanager/alertmanager.js";
 export type { TargetDescription, TargetSet, TargetsFromConfigDeps } from "./config/config.js";
-export { createTargetsFromConfig, inheritChannel, TargetConfigError } from "./config/config.js";
+export { createTargetsFromConfig, inheritChannel } from "./config/config.js";
 export type {
   AlertManagerConfig,
   CommonTargetConfig,
@@ -21,7 +21,8 @@ export type {
   TelegramConfig,
   WebhookConfig,
 } from "./config/config-types.js";
-export { parseDuration } from "./config/kinds.js";
+export { TargetConfigError } from "./config/errors.js";
+export { parseDuration } from "./config/keepalive.js";
 export { DeliveryError, isDeliveryError } from "./delivery/errors.js";
 export type { HttpClientOptions } from "./delivery/http-client.js";
 export { createHttpClient } from "./delivery/http-client.js";

@@ -1,121 +1,31 @@
 /**
- * The `target:` configuration, keys as in Policy Reporter's Helm values. Secrets (`secretRef`,
- * `mountedSecret`) are resolved into these fields by the configuration loader before targets are built.
+ * The `target:` configuration types, keys as in Policy Reporter's Helm values. Each kind's type is
+ * derived from its spec in `kinds.ts`. Secrets (`secretRef`, `mountedSecret`) are resolved into these
+ * fields by the configuration loader before targets are built.
  */
+import type { ConfigOfSpec } from "./kind-spec.js";
+import type { TARGET_KINDS } from "./kinds.js";
 
-import type { IndexRotation } from "../elasticsearch/elasticsearch.js";
-import type { FilterConfig } from "../filter/filter.js";
-import type { DeliveryOptions } from "../types.js";
+export type { CommonTargetConfig } from "./kind-spec.js";
+export type { TargetKind, TargetsConfig } from "./kinds.js";
 
-/** Options every target (and channel) accepts. */
-export interface CommonTargetConfig {
-  name?: string;
-  /** "" < info < low < medium < high < critical; legacy priorities (warning, error…) are accepted. */
-  minimumSeverity?: string;
-  /** Legacy alias of `minimumSeverity`. */
-  minimumPriority?: string;
-  sources?: string[];
-  /** Default true. */
-  skipExistingOnStartup?: boolean;
-  /** Opt-in: notify when a notified failure turns to pass. */
-  sendResolved?: boolean;
-  customFields?: Record<string, string>;
-  filter?: FilterConfig;
-  headers?: Record<string, string>;
-  /** Path to the server's CA certificate (PEM). */
-  certificate?: string;
-  skipTLS?: boolean;
-  /** Timeout and retries (an extension; upstream has fixed values). */
-  delivery?: DeliveryOptions;
-  /** A Secret in the reporter's namespace whose keys override this config's (resolved by the config loader). */
-  secretRef?: string;
-  /** A JSON file whose keys override this config's (resolved by the config loader). */
-  mountedSecret?: string;
-}
+type Kinds = typeof TARGET_KINDS;
 
 /** `target.discord`. */
-export interface DiscordConfig extends CommonTargetConfig {
-  webhook?: string;
-  channels?: DiscordConfig[];
-}
-
+export type DiscordConfig = ConfigOfSpec<Kinds["discord"]>;
 /** `target.slack`. */
-export interface SlackConfig extends CommonTargetConfig {
-  webhook?: string;
-  channel?: string;
-  channels?: SlackConfig[];
-}
-
+export type SlackConfig = ConfigOfSpec<Kinds["slack"]>;
 /** `target.teams`. */
-export interface TeamsConfig extends CommonTargetConfig {
-  webhook?: string;
-  channels?: TeamsConfig[];
-}
-
+export type TeamsConfig = ConfigOfSpec<Kinds["teams"]>;
 /** `target.webhook`. */
-export interface WebhookConfig extends CommonTargetConfig {
-  webhook?: string;
-  keepalive?: {
-    /** Go duration ("30s", "1m") or milliseconds; "0" disables. */
-    interval?: string | number;
-    params?: Record<string, string>;
-  };
-  channels?: WebhookConfig[];
-}
-
+export type WebhookConfig = ConfigOfSpec<Kinds["webhook"]>;
 /** `target.loki`. */
-export interface LokiConfig extends CommonTargetConfig {
-  host?: string;
-  path?: string;
-  username?: string;
-  password?: string;
-  channels?: LokiConfig[];
-}
-
+export type LokiConfig = ConfigOfSpec<Kinds["loki"]>;
 /** `target.elasticsearch`. */
-export interface ElasticsearchConfig extends CommonTargetConfig {
-  host?: string;
-  index?: string;
-  rotation?: IndexRotation;
-  typelessApi?: boolean;
-  username?: string;
-  password?: string;
-  apiKey?: string;
-  channels?: ElasticsearchConfig[];
-}
-
+export type ElasticsearchConfig = ConfigOfSpec<Kinds["elasticsearch"]>;
 /** `target.telegram`. */
-export interface TelegramConfig extends CommonTargetConfig {
-  token?: string;
-  chatId?: string;
-  host?: string;
-  channels?: TelegramConfig[];
-}
-
+export type TelegramConfig = ConfigOfSpec<Kinds["telegram"]>;
 /** `target.googleChat`. */
-export interface GoogleChatConfig extends CommonTargetConfig {
-  webhook?: string;
-  channels?: GoogleChatConfig[];
-}
-
+export type GoogleChatConfig = ConfigOfSpec<Kinds["googleChat"]>;
 /** `target.alertManager`. */
-export interface AlertManagerConfig extends CommonTargetConfig {
-  host?: string;
-  channels?: AlertManagerConfig[];
-}
-
-/** The `target:` block. */
-export interface TargetsConfig {
-  discord?: DiscordConfig;
-  slack?: SlackConfig;
-  teams?: TeamsConfig;
-  webhook?: WebhookConfig;
-  loki?: LokiConfig;
-  elasticsearch?: ElasticsearchConfig;
-  telegram?: TelegramConfig;
-  googleChat?: GoogleChatConfig;
-  alertManager?: AlertManagerConfig;
-}
-
-/** A configured target kind. */
-export type TargetKind = keyof TargetsConfig;
+export type AlertManagerConfig = ConfigOfSpec<Kinds["alertManager"]>;

@@ -10,8 +10,9 @@ import {
   testLogger,
 } from "../testing/receiver.js";
 import type { HttpClient } from "../types.js";
-import { createTargetsFromConfig, inheritChannel, TargetConfigError, type TargetSet } from "./config.js";
-import { parseDuration } from "./kinds.js";
+import { createTargetsFromConfig, inheritChannel, type TargetSet } from "./config.js";
+import { TargetConfigError } from "./errors.js";
+import { parseDuration } from "./keepalive.js";
 
 const deps = () => ({ clock: testClock(), logger: testLogger() });
 

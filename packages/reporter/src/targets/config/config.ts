@@ -9,21 +9,10 @@ import { createHttpClient, type HttpClientOptions } from "../delivery/http-clien
 import { type FilterConfig, type NamespaceLabelsLookup, withFilter } from "../filter/filter.js";
 import { parseMinimumSeverity } from "../severity.js";
 import type { DeliveryFailure, HttpClient, Severity, TargetBinding, TargetDeps } from "../types.js";
-import { type Keepalive, startWebhookKeepalive } from "../webhook/webhook.js";
-import type { CommonTargetConfig, TargetKind, TargetsConfig, WebhookConfig } from "./config-types.js";
-import { parseDuration, TARGET_KINDS } from "./kinds.js";
-
-/** A configuration problem: the key path and what is wrong with it. */
-export class TargetConfigError extends Error {
-  override readonly name = "TargetConfigError";
-  readonly code = "TARGET_CONFIG_INVALID";
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${path}: ${reason}`);
-  }
-}
+import { type Keepalive, type KeepaliveOptions, startWebhookKeepalive } from "../webhook/webhook.js";
+import { TargetConfigError } from "./errors.js";
+import type { AnyKindSpec, CommonTargetConfig } from "./kind-spec.js";
+import { kindSpec, SUPPORTED_TARGET_KINDS, type TargetKind, type TargetsConfig } from "./kinds.js";
 
 /** A built target as the targets API lists it. */
 export interface TargetDescription {
@@ -79,7 +68,7 @@ export function inheritChannel<C extends CommonTargetConfig>(parent: C, channel:
 /**
  * Builds every configured target and channel. A parent without its endpoint (webhook, host, token…) is not
  * built, but its channels are (they may inherit nothing or set their own). Throws `TargetConfigError` for an
- * invalid `minimumSeverity`, `rotation` or keepalive interval.
+ * invalid `minimumSeverity`, enum value (`rotation`) or keepalive interval.
  */
 export function createTargetsFromConfig(config: TargetsConfig, deps: TargetsFromConfigDeps): TargetSet {
   const clients = new Map<string, HttpClient>();
@@ -98,25 +87,25 @@ export function createTargetsFromConfig(config: TargetsConfig, deps: TargetsFrom
   };
   const bindings: TargetBinding[] = [];
   const descriptions: TargetDescription[] = [];
-  const keepalives: { options: Parameters<typeof startWebhookKeepalive>[0]; deps: TargetDeps }[] = [];
+  const keepalives: { options: KeepaliveOptions; deps: TargetDeps }[] = [];
 
-  const build = <K extends TargetKind>(
-    kind: K,
-    cfg: NonNullable<TargetsConfig[K]>,
+  const build = (
+    kind: TargetKind,
+    spec: AnyKindSpec,
+    cfg: CommonTargetConfig,
     path: string,
     channel?: { parent: string; number: number },
   ): string | undefined => {
     const parent = channel?.parent;
-    const spec = TARGET_KINDS[kind];
-    if (spec.required.some((key) => !(cfg as Record<string, unknown>)[key])) return undefined;
+    const values = cfg as Readonly<Record<string, unknown>>;
+    if (spec.required.some((key) => !values[key])) return undefined;
     const parsed = parseMinimumSeverity(cfg.minimumSeverity || cfg.minimumPriority);
     if (!parsed.ok) throw new TargetConfigError(`${path}.minimumSeverity`, parsed.error);
-    const rotation = (cfg as { rotation?: unknown }).rotation;
-    if (rotation !== undefined && !["daily", "monthly", "annually", "none", ""].includes(String(rotation))) {
-      throw new TargetConfigError(
-        `${path}.rotation`,
-        `must be daily, monthly, annually or none, not "${rotation}"`,
-      );
+    for (const [key, allowed] of Object.entries(spec.enums ?? {})) {
+      const value = values[key];
+      if (value !== undefined && value !== "" && !allowed.includes(String(value))) {
+        throw new TargetConfigError(`${path}.${key}`, `must be ${orList(allowed)}, not "${value}"`);
+      }
     }
     const name =
       cfg.name || (channel === undefined ? spec.label : `${channel.parent} Channel ${channel.number}`);
@@ -155,35 +144,19 @@ export function createTargetsFromConfig(config: TargetsConfig, deps: TargetsFrom
       ...(cfg.filter ? { filter: cfg.filter } : {}),
       customFields: cfg.customFields ?? {},
     });
-    if (kind === "webhook") {
-      const keepalive = (cfg as WebhookConfig).keepalive;
-      const intervalMs = parseDuration(keepalive?.interval);
-      if (intervalMs === undefined) {
-        throw new TargetConfigError(`${path}.keepalive.interval`, `not a duration: "${keepalive?.interval}"`);
-      }
-      if (intervalMs > 0) {
-        keepalives.push({
-          options: {
-            name,
-            webhook: String((cfg as WebhookConfig).webhook),
-            intervalMs,
-            ...(keepalive?.params ? { params: keepalive.params } : {}),
-            ...(cfg.headers ? { headers: cfg.headers } : {}),
-          },
-          deps: targetDeps,
-        });
-      }
-    }
+    const keepalive = spec.keepalive?.(cfg, base, path);
+    if (keepalive !== undefined) keepalives.push({ options: keepalive, deps: targetDeps });
     return name;
   };
 
-  for (const kind of Object.keys(TARGET_KINDS) as TargetKind[]) {
-    const cfg = config[kind];
+  for (const kind of SUPPORTED_TARGET_KINDS) {
+    const cfg: (CommonTargetConfig & { channels?: CommonTargetConfig[] }) | undefined = config[kind];
     if (cfg === undefined) continue;
+    const spec = kindSpec(kind);
     const path = `target.${kind}`;
-    const parentName = build(kind, cfg, path) ?? (cfg.name || TARGET_KINDS[kind].label);
+    const parentName = build(kind, spec, cfg, path) ?? (cfg.name || spec.label);
     (cfg.channels ?? []).forEach((channel, i) => {
-      build(kind, inheritChannel(cfg, channel), `${path}.channels[${i}]`, {
+      build(kind, spec, inheritChannel(cfg, channel), `${path}.channels[${i}]`, {
         parent: parentName,
         number: i + 1,
       });
@@ -204,4 +177,9 @@ export function createTargetsFromConfig(config: TargetsConfig, deps: TargetsFrom
       await Promise.all([...clients.values()].map((c) => c.close()));
     },
   };
+}
+
+/** `"a", "b" or "c"` without quotes: `a, b or c`. */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }

@@ -1,45 +1,40 @@
 /**
- * One entry per target kind: its display name, whether a configuration has an endpoint, and how to
- * build the target from a (channel-merged) configuration.
+ * The target kinds, one spec each: display name, configuration keys (strings, booleans, enums,
+ * structured keys), the keys that make a target usable, and how to build it. Everything else about a
+ * kind — its config type, the loader's key lists, the keys a Secret may set, the build order — is
+ * derived from this table, so adding a key or a kind is one edit here.
  */
 import { createAlertManagerTarget } from "../alertmanager/alertmanager.js";
 import { createDiscordTarget } from "../discord/discord.js";
-import { createElasticsearchTarget } from "../elasticsearch/elasticsearch.js";
+import { createElasticsearchTarget, INDEX_ROTATIONS } from "../elasticsearch/elasticsearch.js";
 import { createGoogleChatTarget } from "../google-chat/google-chat.js";
 import { createLokiTarget } from "../loki/loki.js";
 import { createSlackTarget } from "../slack/slack.js";
 import { createTeamsTarget } from "../teams/teams.js";
 import { createTelegramTarget } from "../telegram/telegram.js";
-import type { BaseTargetOptions, Target, TargetDeps } from "../types.js";
 import { createWebhookTarget } from "../webhook/webhook.js";
-import type { CommonTargetConfig, TargetKind, TargetsConfig } from "./config-types.js";
-
-/** How to build one kind of target. */
-export interface KindSpec<C extends CommonTargetConfig> {
-  /** Default name of the parent target. */
-  label: string;
-  /** The configuration keys that make a target usable (all must be set). */
-  required: readonly (keyof C & string)[];
-  create(config: C, base: BaseTargetOptions & { name: string }, deps: TargetDeps): Target;
-}
-
-type Specs = { [K in TargetKind]-?: KindSpec<NonNullable<TargetsConfig[K]>> };
+import { keepaliveOptions, readKeepalive } from "./keepalive.js";
+import { type AnyKindSpec, type ConfigOfSpec, defineKind } from "./kind-spec.js";
 
 const s = (v: string | undefined): string => v ?? "";
 
 /** The target kinds, in the order targets are built. */
-export const TARGET_KINDS: Specs = {
-  loki: {
+export const TARGET_KINDS = {
+  loki: defineKind({
     label: "Loki",
+    strings: ["host", "path", "username", "password"],
     required: ["host"],
     create: (c, base, deps) =>
       createLokiTarget(
         { ...base, host: s(c.host), path: s(c.path), username: s(c.username), password: s(c.password) },
         deps,
       ),
-  },
-  elasticsearch: {
+  }),
+  elasticsearch: defineKind({
     label: "Elasticsearch",
+    strings: ["host", "index", "username", "password", "apiKey"],
+    booleans: ["typelessApi"],
+    enums: { rotation: INDEX_ROTATIONS },
     required: ["host"],
     create: (c, base, deps) =>
       createElasticsearchTarget(
@@ -55,68 +50,71 @@ export const TARGET_KINDS: Specs = {
         },
         deps,
       ),
-  },
-  slack: {
+  }),
+  slack: defineKind({
     label: "Slack",
+    strings: ["webhook", "channel"],
     required: ["webhook"],
     create: (c, base, deps) =>
       createSlackTarget({ ...base, webhook: s(c.webhook), channel: s(c.channel) }, deps),
-  },
-  discord: {
+  }),
+  discord: defineKind({
     label: "Discord",
+    strings: ["webhook"],
     required: ["webhook"],
     create: (c, base, deps) => createDiscordTarget({ ...base, webhook: s(c.webhook) }, deps),
-  },
-  teams: {
+  }),
+  teams: defineKind({
     label: "Teams",
+    strings: ["webhook"],
     required: ["webhook"],
     create: (c, base, deps) => createTeamsTarget({ ...base, webhook: s(c.webhook) }, deps),
-  },
-  webhook: {
+  }),
+  webhook: defineKind({
     label: "Webhook",
+    strings: ["webhook"],
+    objects: { keepalive: readKeepalive },
     required: ["webhook"],
     create: (c, base, deps) => createWebhookTarget({ ...base, webhook: s(c.webhook) }, deps),
-  },
-  telegram: {
+    keepalive: keepaliveOptions,
+  }),
+  telegram: defineKind({
     label: "Telegram",
+    strings: ["token", "chatId", "host"],
     required: ["token", "chatId"],
     create: (c, base, deps) =>
       createTelegramTarget({ ...base, token: s(c.token), chatId: s(c.chatId), host: s(c.host) }, deps),
-  },
-  googleChat: {
+  }),
+  googleChat: defineKind({
     label: "GoogleChat",
+    strings: ["webhook"],
     required: ["webhook"],
     create: (c, base, deps) => createGoogleChatTarget({ ...base, webhook: s(c.webhook) }, deps),
-  },
-  alertManager: {
+  }),
+  alertManager: defineKind({
     label: "AlertManager",
+    strings: ["host"],
     required: ["host"],
     create: (c, base, deps) => createAlertManagerTarget({ ...base, host: s(c.host) }, deps),
-  },
+  }),
 };
 
-/** Parses a Go duration ("30s", "1m30s", "500ms", "0") or a number of milliseconds; undefined if invalid. */
-export function parseDuration(value: string | number | undefined): number | undefined {
-  if (value === undefined) return 0;
-  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : undefined;
-  const v = value.trim();
-  if (v === "" || v === "0") return 0;
-  const unit: Record<string, number> = {
-    ns: 1e-6,
-    us: 1e-3,
-    µs: 1e-3,
-    ms: 1,
-    s: 1000,
-    m: 60_000,
-    h: 3_600_000,
-  };
-  let total = 0;
-  let rest = v;
-  while (rest.length > 0) {
-    const m = /^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/.exec(rest);
-    if (m === null) return undefined;
-    total += Number(m[1]) * (unit[m[2] ?? ""] ?? 0);
-    rest = rest.slice(m[0].length);
-  }
-  return total;
+/** A configured target kind. */
+export type TargetKind = keyof typeof TARGET_KINDS;
+
+/** The `target:` block: each kind's configuration, typed from its spec. */
+export type TargetsConfig = { [K in TargetKind]?: ConfigOfSpec<(typeof TARGET_KINDS)[K]> };
+
+/** The supported target kinds, in build order. */
+export const SUPPORTED_TARGET_KINDS = Object.keys(TARGET_KINDS) as TargetKind[];
+
+/** The spec of `kind`, widened for code that handles every kind alike. */
+export function kindSpec(kind: TargetKind): AnyKindSpec {
+  return TARGET_KINDS[kind];
+}
+
+/** The keys a Secret (or mounted secret) may set on a target of `kind`: its strings and enums, and `certificate`. */
+export function secretFields(kind: TargetKind): readonly string[] {
+  const spec = kindSpec(kind);
+  return [...spec.strings, ...Object.keys(spec.enums ?? {}), "certificate"];
 }

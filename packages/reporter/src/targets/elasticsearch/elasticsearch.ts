@@ -6,8 +6,11 @@ import { basicAuth, createJsonSender } from "../delivery/sender.js";
 import { sharedJsonResult } from "../format.js";
 import type { BaseTargetOptions, NotifiableResult, SendContext, Target, TargetDeps } from "../types.js";
 
+/** The index rotations, as the `rotation` key accepts them. */
+export const INDEX_ROTATIONS = ["daily", "monthly", "annually", "none"] as const;
+
 /** Index suffix: daily `-YYYY.MM.DD`, monthly `-YYYY.MM`, annually `-YYYY`, none. */
-export type IndexRotation = "daily" | "monthly" | "annually" | "none";
+export type IndexRotation = (typeof INDEX_ROTATIONS)[number];
 
 /** Options of the Elasticsearch target. */
 export interface ElasticsearchOptions extends BaseTargetOptions {
