@@ -7,6 +7,7 @@
 import { Counter, Gauge, Registry } from "prom-client";
 import type { ReporterErrorCode } from "../errors.js";
 import { isClusterReport, type Report } from "../model/types.js";
+import { REPORTER_METRIC_FAMILIES } from "./catalog.js";
 import {
   compileMetricsFilter,
   labelsFor,
@@ -51,14 +52,16 @@ export interface ReporterMetrics {
   expose(): Promise<string>;
 }
 
-/** Names of the metrics this module registers. */
+const FAMILIES = REPORTER_METRIC_FAMILIES;
+
+/** Names of the metrics this module registers (from `catalog.ts`). */
 export const METRIC_NAMES = {
-  result: "policy_report_result",
-  clusterResult: "cluster_policy_report_result",
-  issues: "policy_reporter_report_issues_total",
-  storeErrors: "policy_reporter_store_errors_total",
-  notificationErrors: "policy_reporter_notification_errors_total",
-  watchErrors: "policy_reporter_watch_errors_total",
+  result: FAMILIES.result.name,
+  clusterResult: FAMILIES.clusterResult.name,
+  issues: FAMILIES.issues.name,
+  storeErrors: FAMILIES.storeErrors.name,
+  notificationErrors: FAMILIES.notificationErrors.name,
+  watchErrors: FAMILIES.watchErrors.name,
 } as const;
 
 interface Series {
@@ -94,7 +97,7 @@ export function createMetrics(options: MetricsOptions = {}): ReporterMetrics {
     namespaced: trackedGauge(
       new Gauge({
         name: METRIC_NAMES.result,
-        help: "Results of namespaced policy reports, by label set",
+        help: FAMILIES.result.help,
         labelNames: namespaced,
         registers: [registry],
       }),
@@ -102,7 +105,7 @@ export function createMetrics(options: MetricsOptions = {}): ReporterMetrics {
     cluster: trackedGauge(
       new Gauge({
         name: METRIC_NAMES.clusterResult,
-        help: "Results of cluster policy reports, by label set",
+        help: FAMILIES.clusterResult.help,
         labelNames: cluster,
         registers: [registry],
       }),
@@ -110,26 +113,26 @@ export function createMetrics(options: MetricsOptions = {}): ReporterMetrics {
   };
   const issues = new Counter({
     name: METRIC_NAMES.issues,
-    help: "Problems found in ingested reports (malformed results, truncated fields), by code",
-    labelNames: ["code"],
+    help: FAMILIES.issues.help,
+    labelNames: FAMILIES.issues.labels,
     registers: [registry],
   });
   const storeErrors = new Counter({
     name: METRIC_NAMES.storeErrors,
-    help: "Failed database operations, by code",
-    labelNames: ["code"],
+    help: FAMILIES.storeErrors.help,
+    labelNames: FAMILIES.storeErrors.labels,
     registers: [registry],
   });
   const notificationErrors = new Counter({
     name: METRIC_NAMES.notificationErrors,
-    help: "Failed notification attempts and dropped notifications, by target and code",
-    labelNames: ["target", "code"],
+    help: FAMILIES.notificationErrors.help,
+    labelNames: FAMILIES.notificationErrors.labels,
     registers: [registry],
   });
   const watchErrors = new Counter({
     name: METRIC_NAMES.watchErrors,
-    help: "Failed lists and watches of report kinds, by kind",
-    labelNames: ["kind"],
+    help: FAMILIES.watchErrors.help,
+    labelNames: FAMILIES.watchErrors.labels,
     registers: [registry],
   });
   /** Per report: which gauge, and how many results per series key. */
