@@ -2,13 +2,13 @@
  * End to end, one replica: `kyverno-ts admission` (cluster mode, `--serverIP`) as its own process
  * against the sandbox API server with the upstream Kyverno CRDs, driven by the real kubectl.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookConfigurationJson } from "../cluster/webhook-configs.js";
+import { enforcedBundle } from "../testing/bundle.js";
 import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
 import { blockingRules, kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
 import { type Replica, startReplica } from "../testing/replicas.js";
@@ -308,16 +308,7 @@ spec:
 
   it("gives every example manifest the expected answer under the seven bundled policies in Enforce", async () => {
     await kubectl(["delete", "clusterpolicy", "enforce-privileged", "audit-team-label", "add-owner"]);
-    const dir = fileURLToPath(new URL("policies/", REPO));
-    const bundle = readdirSync(dir)
-      .filter((f) => f.endsWith(".yaml"))
-      .sort()
-      .map((f) =>
-        readFileSync(`${dir}${f}`, "utf8").replace(
-          /validationFailureAction: Audit/g,
-          "validationFailureAction: Enforce",
-        ),
-      );
+    const bundle = enforcedBundle();
     expect(bundle).toHaveLength(7);
     expect((await kubectl(["apply", "-f", "-"], bundle.join("\n---\n"))).code).toBe(0);
     const names = bundle.map((text) => /\n {2}name: (\S+)/.exec(text)?.[1] ?? "");
