@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { EngineRequest } from "../engine-types.js";
-import { type MatchRequest, type RequestKind, resourceGvk } from "../match/index.js";
+import { type MatchRequest, resourceGvk } from "../match/index.js";
 import type { ResourceRef } from "../response/types.js";
 import {
   type CachedFacts,
