@@ -60,6 +60,7 @@ describe("default values", { timeout: 60_000 }, () => {
       "--serviceName=kyverno-svc",
       "--servicePort=443",
       "--configMap=kyverno",
+      "--metricsConfigMap=kyverno-metrics",
       "--webhookTimeout=10",
       "--log-level=info",
     ]);
@@ -67,6 +68,7 @@ describe("default values", { timeout: 60_000 }, () => {
     expect(reports.args).toEqual([
       "reports",
       "--metrics-port=8000",
+      "--metricsConfigMap=kyverno-metrics",
       "--backgroundScanInterval=1h",
       "--backgroundScanWorkers=2",
       "--log-level=info",

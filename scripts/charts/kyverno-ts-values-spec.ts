@@ -10,6 +10,8 @@
 //
 // Plain Node 24 type stripping: erasable TypeScript only.
 
+import { ALERT_GROUPS } from "../monitoring/alerts.ts";
+
 /** A JSON Schema fragment. */
 export type Schema = { [key: string]: unknown };
 
@@ -43,6 +45,8 @@ const INT_OR_PERCENT: Schema = { type: ["integer", "string"], pattern: "^[0-9]+%
 /** A Go duration (`1h`, `30m`, `1h30m`, `90s`). */
 const GO_DURATION = "^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$";
 const FLAG_VALUE: Schema = { type: ["string", "number", "boolean"] };
+/** Histogram bucket boundaries (seconds). */
+const BUCKETS: Schema = { type: "array", items: { type: "number" }, minItems: 1 };
 
 /** `extraArgs` may carry only flags of the controller's command (others would stop it at start). */
 function extraArgs(flags: readonly string[]): Schema {
@@ -133,12 +137,11 @@ function controllerRules(c: string): ValueRule[] {
     { path: `${c}.metricsService.nodePort`, schema: NULLABLE_INT },
     { path: `${c}.metricsService.trafficDistribution`, schema: NULLABLE_STRING },
     { path: `${c}.serviceMonitor.namespace`, schema: NULLABLE_STRING },
-    {
-      path: `${c}.serviceMonitor.tlsConfig`,
-      status: "accepted",
-      free: true,
-      reason: onlyWith("serviceMonitor.secure"),
-    },
+    { path: `${c}.serviceMonitor.tlsConfig`, free: true },
+    { path: `${c}.serviceMonitor.additionalLabels`, free: true },
+    { path: `${c}.serviceMonitor.additionalAnnotations`, free: true },
+    { path: `${c}.serviceMonitor.relabelings`, schema: { type: "array", items: { type: "object" } } },
+    { path: `${c}.serviceMonitor.metricRelabelings`, schema: { type: "array", items: { type: "object" } } },
     { path: `${c}.autoscaling.targetMemoryUtilizationPercentage`, schema: NULLABLE_INT },
     { path: `${c}.featuresOverride`, extends: "features" },
     {
@@ -168,7 +171,6 @@ function controllerRules(c: string): ValueRule[] {
     { path: `${c}.metering.creds`, status: "accepted", reason: "no OpenTelemetry export" },
     { path: `${c}.profiling`, status: "accepted", reason: onlyWith("profiling.enabled") },
     { path: `${c}.profiling.enabled`, status: "default", reason: "no profiling endpoint" },
-    { path: `${c}.serviceMonitor.secure`, status: "default", reason: "the metrics port is plain HTTP" },
   ];
 }
 
@@ -289,9 +291,33 @@ export const VALUE_RULES: readonly ValueRule[] = [
     reason: "Kyverno's namespace is always excluded",
   },
   { path: "config.resourceFilters", schema: { type: "array", items: { type: "string" } } },
-  { path: "metricsConfig", status: "accepted", reason: "kyverno-ts's metrics are not configurable yet" },
-  { path: "metricsConfig.metricsExposure", free: true },
-  { path: "metricsConfig.*", schema: {} },
+  { path: "metricsConfig.name", schema: NULLABLE_STRING },
+  { path: "metricsConfig.annotations", free: true },
+  { path: "metricsConfig.namespaces.include", schema: { type: "array", items: { type: "string" } } },
+  { path: "metricsConfig.namespaces.exclude", schema: { type: "array", items: { type: "string" } } },
+  {
+    path: "metricsConfig.metricsRefreshInterval",
+    status: "accepted",
+    reason: "metrics are never reset (upstream's flag has not worked since 1.8.0 either)",
+    schema: NULLABLE_STRING,
+  },
+  { path: "metricsConfig.bucketBoundaries", schema: BUCKETS },
+  {
+    path: "metricsConfig.metricsExposure",
+    schema: {
+      type: ["object", "null"],
+      additionalProperties: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          enabled: { type: "boolean" },
+          disabledLabelDimensions: { type: "array", items: { type: "string" } },
+          bucketBoundaries: BUCKETS,
+        },
+      },
+    },
+  },
+  { path: "metricsConfig.maxSeriesPerMetric", schema: { type: "integer", minimum: 1 } },
   { path: "imagePullSecrets", status: "default", reason: "verifyImages rules are not implemented" },
   { path: "existingImagePullSecrets", status: "default", reason: "verifyImages rules are not implemented" },
   {
@@ -315,10 +341,19 @@ export const VALUE_RULES: readonly ValueRule[] = [
     path: "webhooksCleanup.imagePullSecrets",
     schema: { type: "array", items: { type: ["string", "object"] } },
   },
-  { path: "grafana", status: "accepted", reason: "only used with `grafana.enabled`, which is not supported" },
-  { path: "grafana.*", schema: {} },
-  { path: "grafana.enabled", status: "default", reason: "no Grafana dashboard is shipped yet" },
+  { path: "grafana.namespace", schema: NULLABLE_STRING },
+  { path: "grafana.annotations", free: true },
+  { path: "grafana.labels", free: true },
+  { path: "grafana.grafanaDashboard.matchLabels", free: true },
   { path: "prometheusRule.namespace", schema: NULLABLE_STRING },
+  {
+    path: "prometheusRule.defaultRules.disabledAlerts",
+    schema: {
+      type: "array",
+      items: { enum: ALERT_GROUPS.flatMap((g) => g.rules.map((r) => r.alert)) },
+    },
+  },
+  { path: "prometheusRule.spec", schema: { type: "array", items: { type: "object" } } },
   { path: "prometheusRule.additionalAnnotations", free: true },
   { path: "prometheusRule.additionalLabels", free: true },
 

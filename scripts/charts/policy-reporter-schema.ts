@@ -203,54 +203,41 @@ function uiSchema(): Schema {
 }
 
 function monitoringSchema(): Schema {
-  // Upstream ships Grafana dashboards with monitoring: refused only when both are asked for.
-  const withDashboards = {
-    if: { properties: { enabled: { const: true } }, required: ["enabled"] },
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a promise
-    then: {
-      properties: {
-        grafana: {
-          properties: {
-            dashboards: {
-              properties: { enabled: unsupported(false, "Grafana dashboards (with monitoring.enabled)") },
-            },
-          },
-        },
-      },
-    },
-  };
-  return {
-    ...withDashboards,
-    ...obj({
-      enabled: bool("Create the ServiceMonitor and serve metrics."),
-      annotations: strMap(),
-      serviceMonitor: obj({
-        enabled: bool(),
-        honorLabels: bool(),
-        namespace: optionalStr(),
-        labels: strMap(),
-        relabelings: list(),
-        metricRelabelings: list(),
-        namespaceSelector: map(),
-        scrapeTimeout: optionalStr(),
-        interval: optionalStr(),
-        secure: bool(),
-        tlsConfig: map(),
-      }),
-      grafana: openObj(
-        {
-          dashboards: openObj({
-            enabled: bool("Only false is supported when monitoring.enabled: no dashboards are shipped."),
-          }),
-          grafanaDashboard: openObj({ enabled: unsupported(false, "GrafanaDashboard resources") }),
-        },
-        "The other grafana keys have no effect.",
-      ),
-      policyReportDetails: noEffect(any(), "layout of upstream's Grafana dashboards"),
-      clusterPolicyReportDetails: noEffect(any(), "layout of upstream's Grafana dashboards"),
-      policyReportOverview: noEffect(any(), "layout of upstream's Grafana dashboards"),
+  return obj({
+    enabled: bool("Create the ServiceMonitor and serve metrics."),
+    annotations: strMap(),
+    serviceMonitor: obj({
+      enabled: bool(),
+      honorLabels: bool(),
+      namespace: optionalStr(),
+      labels: strMap(),
+      relabelings: list(),
+      metricRelabelings: list(),
+      namespaceSelector: map(),
+      scrapeTimeout: optionalStr(),
+      interval: optionalStr(),
+      secure: bool(),
+      tlsConfig: map(),
     }),
-  };
+    grafana: openObj(
+      {
+        namespace: optionalStr(),
+        dashboards: openObj({
+          enabled: bool(
+            "Ship kyverno-ts's Policy Reporter dashboard in a ConfigMap (with monitoring.enabled).",
+          ),
+          label: { type: "string", minLength: 1 },
+          value: { type: "string" },
+        }),
+        folder: openObj({ annotation: { type: "string", minLength: 1 }, name: { type: "string" } }),
+        grafanaDashboard: openObj({ enabled: unsupported(false, "GrafanaDashboard resources") }),
+      },
+      "The other grafana keys (upstream's dashboard layout, datasource and multicluster settings) have no effect.",
+    ),
+    policyReportDetails: noEffect(any(), "layout of upstream's Grafana dashboards"),
+    clusterPolicyReportDetails: noEffect(any(), "layout of upstream's Grafana dashboards"),
+    policyReportOverview: noEffect(any(), "layout of upstream's Grafana dashboards"),
+  });
 }
 
 function pluginSchema(): Schema {

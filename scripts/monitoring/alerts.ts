@@ -63,7 +63,7 @@ export const ALERT_GROUPS: readonly RuleGroup[] = [
         annotations: {
           summary: "The admission webhooks answer with errors",
           description:
-            "{{ $value | humanize }} errors per second (unreadable reviews, internal failures or rules ending in error) for 5 minutes; with failurePolicy Fail they deny requests.",
+            '{{ printf "%.2f" $value }} errors per second (unreadable reviews, internal failures or rules ending in error) for 5 minutes; with failurePolicy Fail they deny requests.',
         },
       },
       {
@@ -74,7 +74,7 @@ export const ALERT_GROUPS: readonly RuleGroup[] = [
         annotations: {
           summary: "Admission requests run past their deadline",
           description:
-            "{{ $labels.request_webhook }} answered {{ $value | humanize }} requests per second after the evaluation deadline (below the webhook timeout): the API server may time out and apply the failure policy.",
+            '{{ $labels.request_webhook }} answered {{ printf "%.2f" $value }} requests per second after the evaluation deadline (below the webhook timeout): the API server may time out and apply the failure policy.',
         },
       },
       {
@@ -155,7 +155,7 @@ export const ALERT_GROUPS: readonly RuleGroup[] = [
         annotations: {
           summary: "Policy Reporter cannot deliver notifications",
           description:
-            "Target {{ $labels.target }} fails {{ $value | humanize }} deliveries per second for 10 minutes: new policy results are not reaching it.",
+            'Target {{ $labels.target }} fails {{ printf "%.3f" $value }} deliveries per second for 10 minutes: new policy results are not reaching it.',
         },
       },
     ],

@@ -43,6 +43,7 @@ export interface DashboardSpec {
   rows: RowSpec[];
 }
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax, not a template literal
 const DATASOURCE = { type: "prometheus", uid: "${datasource}" };
 const PANEL_HEIGHT = 8;
 

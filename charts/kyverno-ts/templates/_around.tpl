@@ -101,7 +101,12 @@ spec:
   endpoints:
     - port: metrics
       path: /metrics
-      scheme: http
+      {{- /* The controllers serve plain HTTP; `secure` is for a TLS-terminating proxy or mesh in front. */}}
+      scheme: {{ ternary "https" "http" (eq $sm.secure true) }}
+      {{- if and $sm.secure $sm.tlsConfig }}
+      tlsConfig:
+        {{- toYaml $sm.tlsConfig | nindent 8 }}
+      {{- end }}
       interval: {{ $sm.interval }}
       scrapeTimeout: {{ $sm.scrapeTimeout }}
       {{- with $sm.relabelings }}

@@ -59,6 +59,15 @@ build: (dict "root" $ "component" "admission-controller" "values" .Values.admiss
 {{- default (include "kyverno-ts.fullname" .) .Values.config.name -}}
 {{- end -}}
 
+{{/* The metrics ConfigMap (upstream: <fullname>-metrics), read by both controllers at start. */}}
+{{- define "kyverno-ts.metricsConfigMapName" -}}
+{{- if .Values.metricsConfig.create -}}
+{{- default (printf "%s-metrics" (include "kyverno-ts.fullname" .)) .Values.metricsConfig.name -}}
+{{- else -}}
+{{- required "metricsConfig.name is required when metricsConfig.create is false" .Values.metricsConfig.name -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The admission controller's TLS Secrets, named as the binary names them (<svc>.<ns>.svc.kyverno-tls-*). */}}
 {{- define "kyverno-ts.tlsSecretPrefix" -}}
 {{- printf "%s.%s.svc" (include "kyverno-ts.serviceName" .) (include "kyverno-ts.namespace" .) -}}

@@ -290,8 +290,8 @@ describe("refused values", { timeout: 30_000 }, () => {
       ["emailReports:\n  graphAPI:\n    enabled: true\n", "/emailReports/graphAPI/enabled"],
       ["ui:\n  clusters:\n    - name: remote\n      host: http://other:8080\n", "'host' not allowed"],
       [
-        "monitoring:\n  enabled: true\n  grafana:\n    dashboards:\n      enabled: true\n",
-        "/monitoring/grafana/dashboards/enabled",
+        "monitoring:\n  enabled: true\n  grafana:\n    grafanaDashboard:\n      enabled: true\n",
+        "/monitoring/grafana/grafanaDashboard/enabled",
       ],
     ];
     cases.forEach(([text, expected], i) => {
