@@ -106,6 +106,21 @@ describe("bad input and discovery over raw HTTPS", () => {
     expect(JSON.parse(over.body).message).toContain("Too long: may not be more than 1048576 bytes");
   });
 
+  it("merges a Secret's stringData into data and does not store it (Helm's Policy Reporter config Secret)", async () => {
+    const body = JSON.stringify({
+      metadata: { name: "config" },
+      data: { a: "YQ==" },
+      stringData: { "config.yaml": "port: 8080\n" },
+    });
+    const created = await post("/api/v1/namespaces/default/secrets", body);
+    expect(created.status).toBe(201);
+    const stored = JSON.parse(
+      (await raw(sandbox, "GET", "/api/v1/namespaces/default/secrets/config", { token })).body,
+    );
+    expect(stored.data).toEqual({ a: "YQ==", "config.yaml": Buffer.from("port: 8080\n").toString("base64") });
+    expect(stored.stringData).toBeUndefined();
+  });
+
   it("answers unknown resources and methods like kube-apiserver", async () => {
     expect((await raw(sandbox, "GET", "/api/v1/widgets", { token })).status).toBe(404);
     expect((await raw(sandbox, "GET", "/apis/nope.io/v1", { token })).body).toBe("404 page not found\n");

@@ -71,12 +71,21 @@ function applyDefaults(resource: ResourceType, object: JsonObject): void {
   if (resource.kind === "CustomResourceDefinition" && resource.group === "apiextensions.k8s.io") {
     object.status = crdStatus(object);
   }
-  if (
-    resource.kind === "Secret" &&
-    resource.group === "" &&
-    (object.type === undefined || object.type === "")
-  )
-    object.type = "Opaque";
+  if (resource.kind === "Secret" && resource.group === "") {
+    if (object.type === undefined || object.type === "") object.type = "Opaque";
+    foldStringData(object);
+  }
+}
+
+/** As kube-apiserver: a Secret's write-only `stringData` is merged into `data` (base64) and not stored. */
+function foldStringData(secret: JsonObject): void {
+  const stringData = asObject(secret.stringData);
+  delete secret.stringData;
+  if (stringData === undefined) return;
+  const data: JsonObject = { ...(asObject(secret.data) ?? {}) };
+  for (const [key, value] of Object.entries(stringData))
+    if (typeof value === "string") data[key] = Buffer.from(value, "utf8").toString("base64");
+  secret.data = data;
 }
 
 /**
