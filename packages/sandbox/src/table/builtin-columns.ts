@@ -53,7 +53,34 @@ const podRestarts = (o: JsonObject): number =>
 
 const podStatus = (o: JsonObject): string => {
   if (str(o, "metadata.deletionTimestamp") !== "") return "Terminating";
+  // As kubectl's printer: a waiting or failed container's reason wins over the phase.
+  const init = list(o, "status.initContainerStatuses");
+  const waitingInit = init.findIndex((s) => str(s, "state.terminated.reason") !== "Completed");
+  if (waitingInit >= 0 && str(o, "status.phase") === "Pending") {
+    const reason = str(init[waitingInit], "state.waiting.reason");
+    return reason !== "" && reason !== "PodInitializing"
+      ? `Init:${reason}`
+      : `Init:${waitingInit}/${init.length}`;
+  }
+  for (const s of list(o, "status.containerStatuses")) {
+    const reason =
+      str(s, "state.waiting.reason") ||
+      (str(s, "state.terminated.reason") === "Completed" ? "" : str(s, "state.terminated.reason"));
+    if (reason !== "") return reason;
+  }
   return str(o, "status.reason") || str(o, "status.phase") || "Pending";
+};
+
+/** `ip:port` of every ready address, as kubectl's Endpoints column (at most three, then "+ N more..."). */
+const endpointAddresses = (o: JsonObject): string => {
+  const all = list(o, "subsets").flatMap((subset) =>
+    list(subset, "addresses").flatMap((a) => {
+      const ports = list(subset, "ports");
+      return ports.length === 0 ? [str(a, "ip")] : ports.map((p) => `${str(a, "ip")}:${num(p, "port")}`);
+    }),
+  );
+  if (all.length === 0) return "<none>";
+  return all.length > 3 ? `${all.slice(0, 3).join(",")} + ${all.length - 3} more...` : all.join(",");
 };
 
 const ports = (o: JsonObject): string =>
@@ -111,6 +138,7 @@ export const BUILTIN_COLUMNS: Readonly<Record<string, readonly PrinterColumn[]>>
     AGE_COLUMN,
     col("Selector", (o) => selector(o, "spec.selector"), "string", 1),
   ],
+  Endpoints: [NAME_COLUMN, col("Endpoints", endpointAddresses), AGE_COLUMN],
   ServiceAccount: [NAME_COLUMN, col("Secrets", (o) => list(o, "secrets").length, "integer"), AGE_COLUMN],
   Event: [
     col("Last Seen", (o) => str(o, "lastTimestamp") || str(o, "eventTime")),
