@@ -57,6 +57,28 @@ export interface ContextLoader {
   getResource?(apiVersion: string, kind: string, namespace: string, name: string): LoadResult;
   /** Objects of the given kinds in a namespace matching a selector, for `generate.cloneList` (an array value). */
   listResources?(kinds: readonly string[], namespace: string, selector?: LabelSelector): LoadResult;
+  /**
+   * CEL's `resource.Get` / `resource.List` / `resource.Post`: by API version and plural resource name
+   * (`v1`, `configmaps`). `get` answers the object, `list` a `{items: [...]}` list, `post` the
+   * server's answer to `data`.
+   */
+  kubeResource?(call: KubeResourceCall): LoadResult;
+}
+
+/** A call of CEL's resource library, as the `ContextLoader` receives it. */
+export interface KubeResourceCall {
+  verb: "get" | "list" | "post";
+  apiVersion: string;
+  /** Plural resource name (`deployments`). */
+  resource: string;
+  /** Empty for cluster-scoped resources, or all namespaces in a `list`. */
+  namespace: string;
+  /** `get`: the object's name. */
+  name?: string;
+  /** `list`: label equalities to select by. */
+  labels?: Record<string, string>;
+  /** `post`: the object sent. */
+  data?: JsonValue;
 }
 
 /** What to evaluate: a resource and the admission request around it. */

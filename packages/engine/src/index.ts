@@ -1,4 +1,14 @@
 export { autogenControllers } from "./autogen/index.js";
+export { createCelEngine } from "./cel-policies/engine.js";
+export type {
+  CelCompileOptions,
+  CelCompileResult,
+  CelEngine,
+  CelEngineOptions,
+  CelEnginePolicy,
+  CelPolicyType,
+  CompiledCelPolicy,
+} from "./cel-policies/types.js";
 export { ruleKindOf } from "./compile/compiled.js";
 export { createEngine } from "./engine.js";
 export type {
@@ -11,6 +21,7 @@ export type {
   Engine,
   EngineOptions,
   EngineRequest,
+  KubeResourceCall,
   LoadResult,
   Operation,
   RequestCache,

@@ -70,7 +70,8 @@ export interface RuleResponse {
 
 /** All rule results of one policy for one resource. */
 export interface PolicyResponse {
-  policy: { kind: "ClusterPolicy" | "Policy"; name: string; namespace?: string };
+  /** The policy: a kyverno.io kind, a policies.kyverno.io kind or a Kubernetes admission policy. */
+  policy: { kind: string; name: string; namespace?: string };
   resource: ResourceRef;
   rules: RuleResponse[];
   /** From the `policies.kyverno.io/category` annotation, when present. */

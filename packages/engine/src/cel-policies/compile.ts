@@ -1,0 +1,200 @@
+/**
+ * Compiling a CEL policy: every kind has the same shape — match constraints and conditions,
+ * variables, the kind's own expressions — compiled once per variant (the policy and its autogen
+ * variants), with the PolicyExceptions that name it bound at compile time.
+ */
+import type { CelMutation, CelPolicyException, MatchConstraints, NamedExpression } from "@kyverno-ts/api";
+import type { CelEnvironment, CelProgram } from "../cel/env.js";
+import { type PolicyVariant, policyVariants } from "./autogen.js";
+import { BlockCompiler, type CompiledBlock, type NamedProgram } from "./block.js";
+import type {
+  CelCompileOptions,
+  CelCompileResult,
+  CelEnginePolicy,
+  CelPolicyType,
+  CompiledCelPolicy,
+} from "./types.js";
+
+/** A compiled mutation. */
+export interface CompiledMutation {
+  readonly patchType: CelMutation["patchType"];
+  readonly program: CelProgram;
+}
+
+/** One variant of a policy, compiled. */
+export interface CompiledVariant {
+  readonly name: string;
+  readonly constraints: MatchConstraints | undefined;
+  readonly block: CompiledBlock;
+  readonly mutations: readonly CompiledMutation[];
+  readonly generate: readonly CelProgram[];
+  /** DeletingPolicy `conditions`. */
+  readonly conditions: readonly NamedProgram[];
+}
+
+/** A compiled PolicyException naming the policy. */
+export interface CompiledException {
+  readonly exception: CelPolicyException;
+  readonly conditions: readonly NamedProgram[];
+}
+
+/** The engine's view of a compiled CEL policy. */
+export interface CompiledCelPolicyImpl extends CompiledCelPolicy {
+  readonly variants: readonly CompiledVariant[];
+  readonly exceptions: readonly CompiledException[];
+  readonly failurePolicy: "Ignore" | "Fail";
+  /** `Deny` → Enforce, else Audit, as reports show it. */
+  readonly enforce: boolean;
+  /** `evaluation.mode: JSON`: the payload is any JSON, matched by `matchConditions` only. */
+  readonly jsonMode: boolean;
+  readonly category: string | undefined;
+  readonly severity: string | undefined;
+}
+
+const CATEGORY = "policies.kyverno.io/category";
+const SEVERITY = "policies.kyverno.io/severity";
+
+function typeOf(policy: CelEnginePolicy): CelPolicyType {
+  switch (policy.kind) {
+    case "MutatingPolicy":
+    case "NamespacedMutatingPolicy":
+    case "MutatingAdmissionPolicy":
+      return "mutate";
+    case "GeneratingPolicy":
+    case "NamespacedGeneratingPolicy":
+      return "generate";
+    case "DeletingPolicy":
+    case "NamespacedDeletingPolicy":
+      return "delete";
+    case "ImageValidatingPolicy":
+    case "NamespacedImageValidatingPolicy":
+      return "imageValidate";
+    default:
+      return "validate";
+  }
+}
+
+interface SpecView {
+  matchConstraints?: MatchConstraints;
+  matchConditions?: NamedExpression[];
+  variables?: NamedExpression[];
+  validations?: Array<{ expression: string; message?: string; messageExpression?: string; reason?: string }>;
+  auditAnnotations?: Array<{ key: string; valueExpression: string }>;
+  mutations?: CelMutation[];
+  generate?: Array<{ expression: string }>;
+  conditions?: NamedExpression[];
+  autogen?: { podControllers?: { controllers?: string[] } };
+  failurePolicy?: "Ignore" | "Fail";
+  validationActions?: string[];
+  evaluation?: { mode?: string; admission?: { enabled?: boolean }; background?: { enabled?: boolean } };
+}
+
+function rewriteNamed(list: NamedExpression[] | undefined, v: PolicyVariant): NamedExpression[] | undefined {
+  return list?.map((n) => ({ name: n.name, expression: v.rewrite(n.expression) }));
+}
+
+function compileVariant(c: BlockCompiler, spec: SpecView, v: PolicyVariant): CompiledVariant {
+  const source = {
+    matchConditions: rewriteNamed(spec.matchConditions, v),
+    variables: rewriteNamed(spec.variables, v),
+    validations: spec.validations?.map((x) => ({
+      ...x,
+      expression: v.rewrite(x.expression),
+      ...(x.messageExpression !== undefined ? { messageExpression: v.rewrite(x.messageExpression) } : {}),
+    })),
+    auditAnnotations: spec.auditAnnotations?.map((a) => ({
+      key: a.key,
+      valueExpression: v.rewrite(a.valueExpression),
+    })),
+  };
+  const block = c.block(source, "spec");
+  const mutations: CompiledMutation[] = [];
+  (spec.mutations ?? []).forEach((m, i) => {
+    const field = m.patchType === "JSONPatch" ? "jsonPatch" : "applyConfiguration";
+    const expression =
+      m.patchType === "JSONPatch" ? m.jsonPatch?.expression : m.applyConfiguration?.expression;
+    if (expression === undefined) return;
+    const program = c.expression(v.rewrite(expression), `spec.mutations[${i}].${field}.expression`);
+    if (program) mutations.push({ patchType: m.patchType, program });
+  });
+  const generate: CelProgram[] = [];
+  (spec.generate ?? []).forEach((g, i) => {
+    const program = c.expression(g.expression, `spec.generate[${i}].expression`);
+    if (program) generate.push(program);
+  });
+  return {
+    name: v.name,
+    constraints: v.constraints,
+    block,
+    mutations,
+    generate,
+    conditions: c.named(spec.conditions, "spec.conditions"),
+  };
+}
+
+/** Whether an exception names the policy (by name and kind; a namespaced kind also by `ns/name`). */
+function names(exception: CelPolicyException, policy: CelEnginePolicy): boolean {
+  const ns = policy.metadata.namespace;
+  return exception.spec.policyRefs.some(
+    (ref) =>
+      (ref.name === policy.metadata.name ||
+        (ns !== undefined && ref.name === `${ns}/${policy.metadata.name}`)) &&
+      (ref.kind === "" || ref.kind === policy.kind),
+  );
+}
+
+/** Compiles a CEL policy (or admission policy) with its variants and exceptions. */
+export function compileCelPolicy(
+  env: CelEnvironment,
+  policy: CelEnginePolicy,
+  options: CelCompileOptions = {},
+): CelCompileResult {
+  const spec = policy.spec as SpecView;
+  const type = typeOf(policy);
+  const c = new BlockCompiler(env);
+  const autogenAllowed = type === "validate" || type === "mutate" || type === "imageValidate";
+  const variants = (
+    autogenAllowed && policy.kind !== "ValidatingAdmissionPolicy" && policy.kind !== "MutatingAdmissionPolicy"
+      ? policyVariants(spec.matchConstraints, spec.autogen)
+      : [{ name: "", constraints: spec.matchConstraints, rewrite: (e: string) => e }]
+  ).map((v) => compileVariant(c, spec, v));
+  const exceptions: CompiledException[] = [];
+  for (const exception of options.exceptions ?? []) {
+    if (!names(exception, policy)) continue;
+    const conditions = c.named(
+      exception.spec.matchConditions,
+      `PolicyException ${exception.metadata.name}: spec.matchConditions`,
+    );
+    exceptions.push({ exception, conditions });
+  }
+  if (c.issues.length > 0) return { ok: false, issues: c.issues };
+  const annotations = policy.metadata.annotations ?? {};
+  const namespaced = policy.kind.startsWith("Namespaced");
+  const compiled: CompiledCelPolicyImpl = {
+    policy,
+    type,
+    name: policy.metadata.name,
+    namespace: namespaced ? (policy.metadata.namespace ?? "default") : undefined,
+    background: spec.evaluation?.background?.enabled ?? true,
+    admission: spec.evaluation?.admission?.enabled ?? true,
+    autogen: variants.map((v) => v.name).filter((n) => n !== ""),
+    unsupported:
+      type === "imageValidate"
+        ? `${policy.kind} is not supported by kyverno-ts yet: image verification is not implemented`
+        : undefined,
+    variants,
+    exceptions,
+    failurePolicy: spec.failurePolicy ?? "Fail",
+    enforce: (spec.validationActions ?? []).includes("Deny"),
+    jsonMode: spec.evaluation?.mode === "JSON",
+    category: annotations[CATEGORY],
+    severity: annotations[SEVERITY],
+  };
+  return { ok: true, policy: compiled };
+}
+
+/** Recovers the engine's view of a compiled CEL policy. */
+export function celInternalView(policy: CompiledCelPolicy): CompiledCelPolicyImpl {
+  if (!("variants" in policy)) throw new TypeError("the CEL engine needs a policy returned by its compile()");
+  return policy as CompiledCelPolicyImpl;
+}

@@ -1,0 +1,162 @@
+/**
+ * The steps every CEL policy kind runs before its own work, once per request: which variant
+ * matches (match constraints, or any payload in JSON mode), its match conditions, then the
+ * PolicyExceptions bound to the policy; and the response around the kind's result.
+ */
+import type { CelValue } from "@bufbuild/cel";
+import type { KubeObject } from "@kyverno-ts/api";
+import { type CelSession, createSession } from "../cel/session.js";
+import { toCelValue } from "../cel/values.js";
+import type { ContextLoader, EngineRequest } from "../engine-types.js";
+import type { PolicyResponse, ResourceRef, RuleResponse, RuleType } from "../response/types.js";
+import { evaluateConditions, withVariables } from "./block.js";
+import type { CompiledCelPolicyImpl, CompiledException, CompiledVariant } from "./compile.js";
+import { matchesConstraints } from "./match.js";
+import { requestBindings, requestTarget } from "./request.js";
+
+/** What the engine's evaluation reads besides the policy and the request. */
+export interface CelEvalEnv {
+  readonly loader: ContextLoader;
+  readonly now: () => Date;
+  readonly namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  readonly namespaceObject: (namespace: string) => KubeObject | undefined;
+  readonly budget: number | undefined;
+  readonly deadlineMs: number | undefined;
+}
+
+/** A request that reached the policy's own work: the variant, the bindings (with variables), the session. */
+export interface Prepared {
+  readonly variant: CompiledVariant;
+  readonly bindings: Record<string, CelValue>;
+  readonly session: CelSession;
+}
+
+/** Where the steps before the policy's work ended: not matched, or a finished rule response. */
+export type PrepareOutcome =
+  | { kind: "prepared"; prepared: Prepared }
+  | { kind: "unmatched" }
+  | { kind: "done"; rule: RuleResponse };
+
+function namespaceOf(env: CelEvalEnv, namespace: string): KubeObject | undefined {
+  if (namespace === "") return undefined;
+  const found = env.namespaceObject(namespace);
+  if (found !== undefined) return found;
+  const labels = env.namespaceLabels(namespace);
+  return {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: namespace, ...(labels ? { labels } : {}) },
+  };
+}
+
+/** The reference of the resource a request is about. */
+export function celResourceRef(req: EngineRequest): ResourceRef {
+  const obj = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
+  return {
+    apiVersion: obj.apiVersion ?? "",
+    kind: obj.kind ?? "",
+    name: obj.metadata?.name ?? "",
+    namespace: obj.metadata?.namespace ?? "",
+    uid: typeof obj.metadata?.uid === "string" ? obj.metadata.uid : "",
+  };
+}
+
+/** An empty response of the policy for the request. */
+export function celResponse(policy: CompiledCelPolicyImpl, req: EngineRequest, now: Date): PolicyResponse {
+  const response: PolicyResponse = {
+    policy: {
+      kind: policy.policy.kind,
+      name: policy.name,
+      ...(policy.namespace !== undefined ? { namespace: policy.namespace } : {}),
+    },
+    resource: celResourceRef(req),
+    rules: [],
+    background: policy.background,
+    timestamp: now.getTime(),
+  };
+  if (policy.category !== undefined) response.category = policy.category;
+  if (policy.severity !== undefined) response.severity = policy.severity;
+  return response;
+}
+
+/** A rule response of the policy. */
+export function celRule(
+  policy: CompiledCelPolicyImpl,
+  type: RuleType,
+  status: RuleResponse["status"],
+  message: string,
+  name = "",
+): RuleResponse {
+  return { name, type, status, message, failureAction: policy.enforce ? "Enforce" : "Audit" };
+}
+
+function exceptionApplies(
+  e: CompiledException,
+  bindings: Record<string, CelValue>,
+  session: CelSession,
+): boolean {
+  if (e.conditions.length === 0) return true;
+  const out = evaluateConditions(e.conditions, bindings, session);
+  return out.matched;
+}
+
+/**
+ * Runs the shared steps: a namespaced policy only sees its namespace; the first variant whose
+ * constraints match (any payload in JSON mode); its match conditions (an error follows
+ * `failurePolicy`: `Fail` reports it, `Ignore` skips the policy); a PolicyException whose
+ * conditions hold turns the result into `skip` (or `pass` with `reportResult: pass`).
+ */
+export function prepare(
+  policy: CompiledCelPolicyImpl,
+  req: EngineRequest,
+  env: CelEvalEnv,
+  type: RuleType,
+): PrepareOutcome {
+  const target = requestTarget(req);
+  if (policy.namespace !== undefined && target.namespace !== policy.namespace) return { kind: "unmatched" };
+  const namespaceLabels = req.namespaceLabels ?? env.namespaceLabels(target.namespace);
+  const input = { target, namespaceLabels, oldObject: req.oldResource };
+  const variant = policy.jsonMode
+    ? policy.variants[0]
+    : policy.variants.find((v) => matchesConstraints(v.constraints, input));
+  if (variant === undefined) return { kind: "unmatched" };
+  const session = createSession({
+    loader: req.contextLoader ?? env.loader,
+    now: env.now(),
+    ...(env.budget !== undefined ? { budget: env.budget } : {}),
+    ...(env.deadlineMs !== undefined ? { deadlineMs: env.deadlineMs } : {}),
+  });
+  const base = policy.jsonMode
+    ? { object: toCelValue(req.resource as never), oldObject: null, request: null, namespaceObject: null }
+    : requestBindings(req, target, namespaceOf(env, target.namespace));
+  const bindings = withVariables(
+    {
+      ...base,
+      params: null,
+      authorizer: null,
+      exceptions: toCelValue({ allowedValues: [], allowedImages: [] }),
+    },
+    variant.block.variables,
+    session,
+  );
+  const conditions = evaluateConditions(variant.block.matchConditions, bindings, session);
+  if (!conditions.matched) {
+    if (!("error" in conditions) || policy.failurePolicy === "Ignore") return { kind: "unmatched" };
+    return { kind: "done", rule: celRule(policy, type, "error", conditions.error) };
+  }
+  for (const e of policy.exceptions) {
+    if (!exceptionApplies(e, bindings, session)) continue;
+    const meta = e.exception.metadata;
+    const ref = meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
+    const pass = e.exception.spec.reportResult === "pass";
+    const rule = celRule(
+      policy,
+      type,
+      pass ? "pass" : "skip",
+      `rule is skipped due to policy exception: ${ref}`,
+    );
+    rule.exception = { namespace: meta.namespace ?? "", name: meta.name };
+    return { kind: "done", rule };
+  }
+  return { kind: "prepared", prepared: { variant, bindings, session } };
+}

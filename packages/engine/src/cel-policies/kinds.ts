@@ -1,0 +1,136 @@
+/**
+ * The work of each CEL policy kind after the shared steps (`evaluate.ts`): validations, mutations
+ * (JSON patches and apply configurations, each seeing the object as the ones before it left it),
+ * generate expressions and deletion conditions. Each returns the policy's response for the request.
+ */
+import type { JsonValue, KubeObject } from "@kyverno-ts/api";
+import { toCelValue, toJson } from "../cel/values.js";
+import type { EngineRequest } from "../engine-types.js";
+import { applyJson6902, applyStrategicMerge, diffJson6902 } from "../mutate/index.js";
+import type { PolicyResponse, RuleType } from "../response/types.js";
+import { evaluateAuditAnnotations, evaluateConditions, evaluateValidations, withVariables } from "./block.js";
+import type { CompiledCelPolicyImpl } from "./compile.js";
+import { type CelEvalEnv, celResponse, celRule, prepare } from "./evaluate.js";
+
+function respond(
+  policy: CompiledCelPolicyImpl,
+  req: EngineRequest,
+  env: CelEvalEnv,
+  type: RuleType,
+  work: (
+    p: NonNullable<Extract<ReturnType<typeof prepare>, { kind: "prepared" }>["prepared"]>,
+    response: PolicyResponse,
+  ) => void,
+): PolicyResponse {
+  const response = celResponse(policy, req, env.now());
+  if (req.background && !policy.background) return response;
+  const prepared = prepare(policy, req, env, type);
+  if (prepared.kind === "unmatched") return response;
+  if (prepared.kind === "done") {
+    response.rules.push(prepared.rule);
+    return response;
+  }
+  if (policy.unsupported !== undefined) {
+    response.rules.push(celRule(policy, type, "error", policy.unsupported));
+    return response;
+  }
+  work(prepared.prepared, response);
+  return response;
+}
+
+/** A ValidatingPolicy (or ValidatingAdmissionPolicy): one result named after no rule, as upstream. */
+export function validateCel(
+  policy: CompiledCelPolicyImpl,
+  req: EngineRequest,
+  env: CelEvalEnv,
+): PolicyResponse {
+  return respond(policy, req, env, "Validation", ({ variant, bindings, session }, response) => {
+    const outcome = evaluateValidations(variant.block.validations, bindings, session);
+    const rule = celRule(policy, "Validation", outcome.status, outcome.message);
+    const annotations = evaluateAuditAnnotations(variant.block.auditAnnotations, bindings, session);
+    if (Object.keys(annotations).length > 0) rule.properties = annotations;
+    response.rules.push(rule);
+  });
+}
+
+/**
+ * A MutatingPolicy: mutations in order, each evaluated against the object as patched so far; the
+ * response carries the patched resource and the RFC 6902 patch from the original.
+ */
+export function mutateCel(
+  policy: CompiledCelPolicyImpl,
+  req: EngineRequest,
+  env: CelEvalEnv,
+): PolicyResponse {
+  return respond(policy, req, env, "Mutation", ({ variant, bindings, session }, response) => {
+    const original = req.resource as unknown as JsonValue;
+    let current = original;
+    for (const m of variant.mutations) {
+      const scoped =
+        current === original
+          ? bindings
+          : withVariables({ ...bindings, object: toCelValue(current) }, variant.block.variables, session);
+      const out = m.program.evaluate(scoped, session);
+      if (!out.ok) {
+        response.rules.push(celRule(policy, "Mutation", "error", `${m.program.expression}: ${out.error}`));
+        return;
+      }
+      const patch = toJson(out.value);
+      const applied =
+        m.patchType === "JSONPatch"
+          ? applyJson6902(current, patch, { allowMissingPathOnRemove: false, ensurePathExistsOnAdd: false })
+          : applyStrategicMerge(current, patch);
+      if (!applied.ok) {
+        response.rules.push(celRule(policy, "Mutation", "error", applied.error));
+        return;
+      }
+      current = applied.value;
+    }
+    response.rules.push(celRule(policy, "Mutation", "pass", "mutation applied"));
+    response.patchedResource = current;
+    response.patch = diffJson6902(original, current);
+  });
+}
+
+/** A GeneratingPolicy: the objects its `generator.Apply` calls produce. */
+export function generateCel(
+  policy: CompiledCelPolicyImpl,
+  req: EngineRequest,
+  env: CelEvalEnv,
+): PolicyResponse {
+  return respond(policy, req, env, "Generation", ({ variant, bindings, session }, response) => {
+    const generated: KubeObject[] = [];
+    session.generated = generated;
+    for (const g of variant.generate) {
+      const out = g.evaluate(bindings, session);
+      if (!out.ok) {
+        response.rules.push(celRule(policy, "Generation", "error", `${g.expression}: ${out.error}`));
+        return;
+      }
+    }
+    const rule = celRule(policy, "Generation", "pass", "");
+    rule.generated = generated.map((object) => ({ object, labels: {} }));
+    response.rules.push(rule);
+  });
+}
+
+/** A DeletingPolicy: `pass` when every condition holds (the resource is to be deleted), else `skip`. */
+export function deleteCel(
+  policy: CompiledCelPolicyImpl,
+  req: EngineRequest,
+  env: CelEvalEnv,
+): PolicyResponse {
+  return respond(policy, req, env, "Validation", ({ variant, bindings, session }, response) => {
+    const out = evaluateConditions(variant.conditions, bindings, session);
+    const rule =
+      "error" in out
+        ? celRule(policy, "Validation", "error", out.error)
+        : celRule(
+            policy,
+            "Validation",
+            out.matched ? "pass" : "skip",
+            out.matched ? "resource is to be deleted" : "conditions not met",
+          );
+    response.rules.push(rule);
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * `matchConstraints` of the CEL policy kinds and of Kubernetes' admission policies, as the API
+ * server's matcher evaluates them: resource rules (group, version, resource with subresource,
+ * operation, scope, names), exclude rules, namespace and object selectors. Label selectors are the
+ * engine's shared `matchLabelSelector`.
+ */
+import type { KubeObject, LabelSelector, MatchConstraints, ResourceRule } from "@kyverno-ts/api";
+import { matchLabelSelector } from "../match/index.js";
+import type { RequestTarget } from "./request.js";
+
+function anyOf(values: readonly string[] | undefined, value: string): boolean {
+  return values === undefined || values.length === 0 ? false : values.includes("*") || values.includes(value);
+}
+
+function matchesResource(
+  patterns: readonly string[] | undefined,
+  resource: string,
+  subresource: string,
+): boolean {
+  if (patterns === undefined) return false;
+  const full = subresource === "" ? resource : `${resource}/${subresource}`;
+  return patterns.some((p) => {
+    if (p === "*") return subresource === "";
+    if (p === "*/*") return true;
+    if (p === full) return true;
+    if (p.startsWith("*/")) return subresource !== "" && p.slice(2) === subresource;
+    if (p.endsWith("/*")) return subresource !== "" && p.slice(0, -2) === resource;
+    return false;
+  });
+}
+
+/** Whether one resource rule selects the request. */
+export function matchesResourceRule(rule: ResourceRule, t: RequestTarget): boolean {
+  if (!anyOf(rule.apiGroups, t.group)) return false;
+  if (!anyOf(rule.apiVersions, t.version)) return false;
+  if (!matchesResource(rule.resources, t.resource, t.subresource)) return false;
+  if (rule.operations !== undefined && rule.operations.length > 0 && !anyOf(rule.operations, t.operation))
+    return false;
+  const scope = rule.scope ?? "*";
+  if (scope === "Cluster" && t.namespace !== "") return false;
+  if (scope === "Namespaced" && t.namespace === "") return false;
+  const names = rule.resourceNames ?? [];
+  return names.length === 0 || names.includes(t.name);
+}
+
+function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (selector === undefined) return true;
+  return matchLabelSelector(selector, labels);
+}
+
+function labelsOf(o: KubeObject | undefined): Record<string, string> {
+  return (o?.metadata?.labels as Record<string, string> | undefined) ?? {};
+}
+
+/** What matching needs beside the request target: namespace labels and the old object. */
+export interface MatchInput {
+  readonly target: RequestTarget;
+  readonly namespaceLabels: Record<string, string> | undefined;
+  readonly oldObject: KubeObject | undefined;
+}
+
+/**
+ * Whether `constraints` select the request. A request for a cluster-scoped object passes the
+ * namespace selector (except a Namespace itself, matched by its own labels); the object selector
+ * holds when the new or the old object matches.
+ */
+export function matchesConstraints(constraints: MatchConstraints | undefined, input: MatchInput): boolean {
+  if (constraints === undefined) return false;
+  const t = input.target;
+  if (!(constraints.resourceRules ?? []).some((r) => matchesResourceRule(r, t))) return false;
+  if ((constraints.excludeResourceRules ?? []).some((r) => matchesResourceRule(r, t))) return false;
+  if (constraints.namespaceSelector !== undefined) {
+    const isNamespace = t.kind === "Namespace" && t.group === "";
+    if (isNamespace) {
+      if (!selects(constraints.namespaceSelector, labelsOf(t.subject))) return false;
+    } else if (t.namespace !== "" && !selects(constraints.namespaceSelector, input.namespaceLabels ?? {}))
+      return false;
+  }
+  if (constraints.objectSelector !== undefined) {
+    const matchesNew = selects(constraints.objectSelector, labelsOf(t.subject));
+    const matchesOld =
+      input.oldObject !== undefined && selects(constraints.objectSelector, labelsOf(input.oldObject));
+    if (!matchesNew && !matchesOld) return false;
+  }
+  return true;
+}

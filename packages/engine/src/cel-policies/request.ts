@@ -1,0 +1,105 @@
+/**
+ * What CEL expressions of every policy kind see of a request: `object`, `oldObject`, `request` (the
+ * AdmissionRequest) and `namespaceObject`, as Kubernetes' admission policies bind them, converted to
+ * CEL values once per request.
+ */
+import type { CelValue } from "@bufbuild/cel";
+import type { JsonValue, KubeObject } from "@kyverno-ts/api";
+import { toCelValue } from "../cel/values.js";
+import type { EngineRequest } from "../engine-types.js";
+import { resourceGvk } from "../match/index.js";
+import { pluralOf } from "./resources.js";
+
+/** The group, version and kind of a request, with its plural resource name. */
+export interface RequestTarget {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly operation: string;
+  /** The object the request is about: the new one, or the old one on DELETE. */
+  readonly subject: KubeObject;
+}
+
+/** The request's target, as matchConstraints and the `request` variable see it. */
+export function requestTarget(req: EngineRequest): RequestTarget {
+  const operation = req.operation ?? "CREATE";
+  const subject = operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
+  const gvk = req.requestKind ?? resourceGvk(subject);
+  return {
+    group: gvk.group,
+    version: gvk.version,
+    kind: gvk.kind,
+    resource: pluralOf(gvk.kind),
+    subresource: req.subresource ?? "",
+    namespace: subject.metadata?.namespace || (req.requestNamespace ?? ""),
+    name: subject.metadata?.name || (req.requestName ?? ""),
+    operation,
+    subject,
+  };
+}
+
+/** The bindings every expression of a request sees (policy-specific ones are added by the caller). */
+export interface RequestBindings {
+  object: CelValue;
+  oldObject: CelValue;
+  request: CelValue;
+  namespaceObject: CelValue;
+}
+
+function userInfoJson(req: EngineRequest): JsonValue {
+  const u = req.userInfo ?? {};
+  const out: { [key: string]: JsonValue } = {
+    username: u.username ?? "",
+    uid: u.uid ?? "",
+    groups: u.groups ?? [],
+  };
+  if (u.extra !== undefined) out.extra = u.extra;
+  return out;
+}
+
+/** Builds the request bindings; `namespace` is the request namespace's object, when known. */
+export function requestBindings(
+  req: EngineRequest,
+  target: RequestTarget,
+  namespace: KubeObject | undefined,
+): RequestBindings {
+  const operation = target.operation;
+  const object = operation === "DELETE" ? null : (req.resource as unknown as JsonValue);
+  const oldObject =
+    operation === "CREATE" || operation === "CONNECT"
+      ? null
+      : ((req.oldResource ?? (operation === "DELETE" ? req.resource : null)) as unknown as JsonValue);
+  const kind = { group: target.group, version: target.version, kind: target.kind };
+  const resource = { group: target.group, version: target.version, resource: target.resource };
+  const request: { [key: string]: JsonValue } = {
+    uid: "",
+    kind,
+    resource,
+    requestKind: kind,
+    requestResource: resource,
+    name: target.name,
+    namespace: target.namespace,
+    operation,
+    userInfo: userInfoJson(req),
+    object,
+    oldObject,
+    dryRun: req.dryRun ?? false,
+    options: null,
+    roles: req.roles ?? [],
+    clusterRoles: req.clusterRoles ?? [],
+  };
+  if (target.subresource !== "") {
+    request.subResource = target.subresource;
+    request.requestSubResource = target.subresource;
+  }
+  return {
+    object: toCelValue(object),
+    oldObject: toCelValue(oldObject),
+    request: toCelValue(request),
+    namespaceObject: toCelValue((namespace ?? null) as unknown as JsonValue),
+  };
+}

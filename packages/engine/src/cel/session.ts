@@ -1,0 +1,71 @@
+/**
+ * One evaluation's state that library functions reach: the cost budget and deadline, the data
+ * loader (`resource`, `http`, `globalContext`, image data) and the clock. The environment holds the
+ * session of the evaluation in progress (evaluation is synchronous, so there is at most one).
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import type { ContextLoader } from "../engine-types.js";
+
+/** Comprehension iterations one policy evaluation may run (the API server's budget, in iterations). */
+export const DEFAULT_COST_BUDGET = 1_000_000;
+/** Wall-clock limit of one policy evaluation, in milliseconds. */
+export const DEFAULT_DEADLINE_MS = 1_000;
+
+/** The state of one evaluation. */
+export interface CelSession {
+  /** Remaining comprehension iterations. */
+  budget: number;
+  /** Why the evaluation was stopped (cost or deadline), once it was. */
+  stopped: string | undefined;
+  /** Monotonic milliseconds after which the evaluation is stopped. */
+  readonly deadline: number;
+  readonly monotonic: () => number;
+  readonly loader: ContextLoader;
+  /** The request's time, for `time.now()`. */
+  readonly now: Date;
+  /** GeneratingPolicy: where `generator.Apply` puts the objects to generate. */
+  generated?: KubeObject[];
+}
+
+/** Options of `createSession`. */
+export interface SessionOptions {
+  loader?: ContextLoader;
+  now?: Date;
+  budget?: number;
+  deadlineMs?: number;
+  monotonic?: () => number;
+}
+
+/** Starts the state of one policy evaluation. */
+export function createSession(options: SessionOptions = {}): CelSession {
+  const monotonic = options.monotonic ?? (() => performance.now());
+  return {
+    budget: options.budget ?? DEFAULT_COST_BUDGET,
+    stopped: undefined,
+    deadline: monotonic() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS),
+    monotonic,
+    loader: options.loader ?? {},
+    now: options.now ?? new Date(),
+  };
+}
+
+/** Where library functions find the session of the evaluation in progress. */
+export interface SessionSlot {
+  current: CelSession | undefined;
+}
+
+/** Charges one iteration; throws once the budget or the deadline is exceeded. */
+export function charge(slot: SessionSlot): void {
+  const session = slot.current;
+  if (session === undefined) return;
+  if (session.stopped !== undefined) throw new Error(session.stopped);
+  session.budget--;
+  if (session.budget < 0) {
+    session.stopped = "operation cancelled: actual cost limit exceeded";
+    throw new Error(session.stopped);
+  }
+  if ((session.budget & 1023) === 0 && session.monotonic() > session.deadline) {
+    session.stopped = "operation cancelled: evaluation deadline exceeded";
+    throw new Error(session.stopped);
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Conversions between JSON and CEL values, as Kubernetes' unstructured conversion does: whole numbers
+ * become `int`, other numbers `double`, objects `map(string, dyn)`, arrays `list(dyn)`. Objects are
+ * converted once, eagerly, so an expression that reads `object` many times pays for it once.
+ * Opaque values of the libraries (optionals, quantities, images, …) are maps with one marker key.
+ */
+import {
+  type CelInput,
+  type CelList,
+  type CelMap,
+  type CelValue,
+  celList,
+  celMap,
+  isCelList,
+  isCelMap,
+  isCelUint,
+} from "@bufbuild/cel";
+import type { JsonValue } from "@kyverno-ts/api";
+
+/** Converts JSON into CEL values (whole numbers as `int`). */
+export function toCelValue(value: JsonValue | undefined): CelValue {
+  if (value === undefined || value === null) return null;
+  switch (typeof value) {
+    case "number":
+      return Number.isInteger(value) && Number.isSafeInteger(value) ? BigInt(value) : value;
+    case "string":
+    case "boolean":
+      return value;
+  }
+  if (Array.isArray(value)) return celList(value.map(toCelValue));
+  const map = new Map<string, CelValue>();
+  for (const key in value) {
+    const item = value[key];
+    if (item !== undefined) map.set(key, toCelValue(item));
+  }
+  return celMap(map);
+}
+
+const OPAQUE_PREFIX = "\u0000kyverno-ts:";
+
+/** A library's opaque value: a map whose single key names its type and holds its payload. */
+export function opaque(type: string, payload: CelInput): CelMap {
+  return celMap(new Map<string, CelInput>([[OPAQUE_PREFIX + type, payload]]));
+}
+
+/** The payload of an opaque value of `type`, or undefined for any other value. */
+export function opaquePayload(value: CelValue | undefined, type: string): CelValue | undefined {
+  if (!isCelMap(value) || value.size !== 1) return undefined;
+  return value.get(OPAQUE_PREFIX + type);
+}
+
+/** The type name of an opaque value, or undefined. */
+export function opaqueType(value: CelValue | undefined): string | undefined {
+  if (!isCelMap(value) || value.size !== 1) return undefined;
+  const [key] = value.keys();
+  return typeof key === "string" && key.startsWith(OPAQUE_PREFIX)
+    ? key.slice(OPAQUE_PREFIX.length)
+    : undefined;
+}
+
+/** Turns a value into the JSON output of a mutation, a message or a generated object. */
+export function toJson(value: CelValue | undefined): JsonValue {
+  if (value === undefined || value === null) return null;
+  switch (typeof value) {
+    case "bigint":
+      return Number(value);
+    case "number":
+    case "string":
+    case "boolean":
+      return value;
+  }
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
+  if (isCelUint(value)) return Number(value.value);
+  if (isCelList(value)) return listToJson(value);
+  if (isCelMap(value)) {
+    const type = opaqueType(value);
+    if (type !== undefined) return opaqueToJson(type, value);
+    const out: { [key: string]: JsonValue } = {};
+    for (const [k, v] of value.entries()) {
+      if (opaqueType(v) === "optional" && opaquePayload(v, "optional") === undefined) continue;
+      out[String(isCelUint(k) ? k.value : k)] = toJson(v);
+    }
+    return out;
+  }
+  return messageToJson(value);
+}
+
+function listToJson(list: CelList): JsonValue[] {
+  const out: JsonValue[] = [];
+  for (const v of list) out.push(toJson(v));
+  return out;
+}
+
+function opaqueToJson(type: string, value: CelMap): JsonValue {
+  const payload = opaquePayload(value, type);
+  if (type === "optional") {
+    const inner = isCelList(payload) ? payload.get(0) : undefined;
+    return inner === undefined ? null : toJson(inner);
+  }
+  return payload === undefined ? null : toJson(payload);
+}
+
+/** Timestamps and durations (protobuf messages in `@bufbuild/cel`) as Kubernetes prints them. */
+function messageToJson(value: CelValue): JsonValue {
+  const message = (value as { message?: { $typeName?: string; seconds?: bigint; nanos?: number } }).message;
+  if (message?.$typeName === "google.protobuf.Timestamp") {
+    const ms = Number(message.seconds ?? 0n) * 1000 + Math.floor((message.nanos ?? 0) / 1e6);
+    return new Date(ms).toISOString().replace(".000Z", "Z");
+  }
+  if (message?.$typeName === "google.protobuf.Duration") {
+    const seconds = Number(message.seconds ?? 0n) + (message.nanos ?? 0) / 1e9;
+    return `${seconds}s`;
+  }
+  return String(value);
+}
+
+/** A string for messages: strings as they are, other values as JSON. */
+export function celToString(value: CelValue): string {
+  if (typeof value === "string") return value;
+  return JSON.stringify(toJson(value));
+}
+
+/** Whether a CEL value is a map (and not an opaque library value). */
+export function isPlainMap(value: CelValue | undefined): value is CelMap {
+  return isCelMap(value) && opaqueType(value) === undefined;
+}
