@@ -1,5 +1,11 @@
-import type { KubeObject, PolicyException, RequestInfo, ValuesSpec } from "@kyverno-ts/api";
-import { createEngine } from "@kyverno-ts/engine";
+import type {
+  CelPolicyException,
+  KubeObject,
+  PolicyException,
+  RequestInfo,
+  ValuesSpec,
+} from "@kyverno-ts/api";
+import { createCelEngine, createEngine } from "@kyverno-ts/engine";
 import type { CliIo } from "../io.js";
 import { clockOf, ExitCode } from "../io.js";
 import {
@@ -20,6 +26,7 @@ import { outputDocuments, renderMutations, writeOutputDocuments } from "../outpu
 import { reportProblems, reportWarnings } from "../output/problems.js";
 import { createProgress, formatSeconds } from "../output/progress.js";
 import { buildClusterReport, reportResults } from "../output/report.js";
+import { celDataLoader, compileCelPolicies } from "../run/cel.js";
 import { createPoolLoader } from "../run/cluster.js";
 import { compilePolicies } from "../run/compile.js";
 import { evaluateAll } from "../run/evaluate.js";
@@ -66,6 +73,8 @@ interface ApplyInputs {
   values: ValuesSpec | undefined;
   userInfo: RequestInfo | undefined;
   exceptions: PolicyException[];
+  /** policies.kyverno.io PolicyExceptions (`-e` files, and the policy files with `--exceptions-with-policies`). */
+  celExceptions: CelPolicyException[];
   targets: KubeObject[];
   cluster: KubeObject[];
 }
@@ -111,6 +120,7 @@ async function loadApplyInputs(
   const userInfo = await readOne<RequestInfo>(options.userinfo, io, loadUserInfoSource, warnings);
   if (policies.ok && resources.ok && exceptions.ok && values.ok && userInfo.ok && targets.ok && cluster.ok) {
     const extra = options.exceptionsWithinPolicies ? policies.value.exceptions : [];
+    const celExtra = options.exceptionsWithinPolicies ? policies.value.celExceptions : [];
     return {
       ok: true,
       value: {
@@ -125,7 +135,8 @@ async function loadApplyInputs(
         resources: resources.value,
         values: values.value,
         userInfo: userInfo.value,
-        exceptions: [...exceptions.value, ...extra],
+        exceptions: [...exceptions.value.classic, ...extra],
+        celExceptions: [...exceptions.value.cel, ...celExtra],
         targets: targets.value,
         cluster: cluster.value,
       },
@@ -220,13 +231,14 @@ export async function runApply(
   const inputs = await loadApplyInputs(policyPaths, resourcePaths, options, io, warnings);
   reportWarnings(io, warnings);
   if (!inputs.ok) return reportProblems(io, inputs.problems);
-  const { policies, resources, values, userInfo, exceptions, targets, cluster } = inputs.value;
+  const { policies, resources, values, userInfo, exceptions, celExceptions, targets, cluster } = inputs.value;
   for (const s of policies.skipped)
     io.stderr.write(`Warning: ${ApplyMessages.skippedKind(s.file, s.kind)}\n`);
-  if (!options.exceptionsWithinPolicies && policies.exceptions.length > 0) {
-    io.stderr.write(`Warning: ${ApplyMessages.exceptionsInPolicies(policies.exceptions.length)}\n`);
+  const inPolicies = policies.exceptions.length + policies.celExceptions.length;
+  if (!options.exceptionsWithinPolicies && inPolicies > 0) {
+    io.stderr.write(`Warning: ${ApplyMessages.exceptionsInPolicies(inPolicies)}\n`);
   }
-  if (policies.policies.length === 0) {
+  if (policies.policies.length === 0 && policies.cel.length === 0) {
     const skipped = new Set(policies.skipped.map((s) => s.file));
     const held = inputs.value.policyFiles.filter((f) => !skipped.has(f.file));
     if (held.length === 0) return fail(ApplyMessages.noPolicies);
@@ -246,12 +258,20 @@ export async function runApply(
   });
   const compiled = compilePolicies(engine, policies.policies);
   if (!compiled.ok) return reportProblems(io, compiled.problems);
+  const celEngine = createCelEngine({
+    namespaceLabels: (ns) => variables.namespaceLabels(ns),
+    namespaceObject: (ns) => values?.namespaces?.find((n) => n.metadata?.name === ns),
+    contextLoader: { ...pool.loader, ...celDataLoader({ resources: [...resources, ...cluster] }) },
+  });
+  const celCompiled = compileCelPolicies(celEngine, policies.cel, celExceptions, policies.bindings);
+  if (!celCompiled.ok) return reportProblems(io, celCompiled.problems);
   for (const w of exceptionWarnings(exceptions, policies.policies, accepted))
     io.stderr.write(`Warning: ${w}\n`);
 
   if (options.output === undefined) {
-    const rules = compiled.value.reduce((n, p) => n + p.ruleNames.length, 0);
-    io.stdout.write(`${ApplyMessages.applying(rules, resources.length, exceptions.length)}\n`);
+    const rules = compiled.value.reduce((n, p) => n + p.ruleNames.length, 0) + celCompiled.value.length;
+    const exceptionCount = exceptions.length + celExceptions.length;
+    io.stdout.write(`${ApplyMessages.applying(rules, resources.length, exceptionCount)}\n`);
   }
   const progress = createProgress(io, now);
   const evaluated = evaluateAll({
@@ -262,6 +282,7 @@ export async function runApply(
     ...(userInfo ? { requestInfo: userInfo } : {}),
     exceptions,
     pool,
+    cel: { engine: celEngine, policies: celCompiled.value },
     onProgress: (done, total) => progress.update(done, total, "resources evaluated"),
   });
   progress.clear();

@@ -1,9 +1,15 @@
 import {
+  type AdmissionPolicyBinding,
+  type AdmissionPolicyDocument,
+  type CelPolicyException,
   classifyDocument,
   type JsonValue,
   type KubeObject,
   type LoadError,
   type Loaded,
+  loadAdmissionPolicy,
+  loadCelPolicy,
+  loadCelPolicyException,
   loadPolicy,
   loadPolicyException,
   type ParsedDocument,
@@ -12,6 +18,7 @@ import {
   type Where,
 } from "@kyverno-ts/api";
 import { InputMessages } from "../output/messages.js";
+import type { SourcedCelPolicy } from "../run/cel.js";
 import type { SourcedPolicy } from "../run/compile.js";
 import type { InputProblem, InputResult, SourceFile } from "./files.js";
 import { withDefaultNamespace } from "./scope.js";
@@ -54,7 +61,13 @@ function field(value: JsonValue, key: string): string {
 export interface LoadedPolicies {
   policies: SourcedPolicy[];
   exceptions: PolicyException[];
-  /** Documents of kinds this version does not evaluate (CEL policies, VAPs). */
+  /** `policies.kyverno.io` policies and Kubernetes Validating/MutatingAdmissionPolicies. */
+  cel: SourcedCelPolicy[];
+  /** `policies.kyverno.io` PolicyExceptions found among the policies. */
+  celExceptions: CelPolicyException[];
+  /** Bindings of the admission policies. */
+  bindings: AdmissionPolicyBinding[];
+  /** Documents of kinds this version does not evaluate. */
   skipped: Array<{ file: string; kind: string }>;
 }
 
@@ -68,14 +81,22 @@ function collect<T>(loaded: Loaded<T>, problems: InputProblem[], warnings: Warni
 }
 
 /**
- * Loads the policies (and PolicyExceptions) of policy files. Invalid policies are input problems;
- * documents of other kinds are ignored, and CEL policy kinds are listed as skipped.
+ * Loads the policies (and PolicyExceptions) of policy files: kyverno.io and policies.kyverno.io
+ * kinds, Kubernetes admission policies and their bindings. Invalid policies are input problems;
+ * documents of other kinds are ignored.
  */
 export function loadPolicyDocuments(
   documents: readonly SourcedDocument[],
   warnings: Warnings,
 ): InputResult<LoadedPolicies> {
-  const out: LoadedPolicies = { policies: [], exceptions: [], skipped: [] };
+  const out: LoadedPolicies = {
+    policies: [],
+    exceptions: [],
+    cel: [],
+    celExceptions: [],
+    bindings: [],
+    skipped: [],
+  };
   const problems: InputProblem[] = [];
   for (const doc of documents) {
     const cls = classifyDocument(doc.value);
@@ -85,11 +106,24 @@ export function loadPolicyDocuments(
     } else if (cls === "PolicyException") {
       const exception = collect(loadPolicyException(doc.value, whereOf(doc)), problems, warnings);
       if (exception) out.exceptions.push(exception);
-    } else if (cls === "CelPolicy" || cls === "CelPolicyException" || cls === "AdmissionPolicy") {
-      out.skipped.push({ file: doc.file, kind: field(doc.value, "kind") });
+    } else if (cls === "CelPolicy") {
+      const policy = collect(loadCelPolicy(doc.value, whereOf(doc)), problems, warnings);
+      if (policy) out.cel.push({ policy, file: doc.file, document: doc.document });
+    } else if (cls === "CelPolicyException") {
+      const exception = collect(loadCelPolicyException(doc.value, whereOf(doc)), problems, warnings);
+      if (exception) out.celExceptions.push(exception);
+    } else if (cls === "AdmissionPolicy") {
+      const loaded = collect(loadAdmissionPolicy(doc.value, whereOf(doc)), problems, warnings);
+      if (loaded === undefined) continue;
+      if (isBinding(loaded)) out.bindings.push(loaded);
+      else out.cel.push({ policy: loaded, file: doc.file, document: doc.document });
     }
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: out };
+}
+
+function isBinding(d: AdmissionPolicyDocument): d is AdmissionPolicyBinding {
+  return d.kind === "ValidatingAdmissionPolicyBinding" || d.kind === "MutatingAdmissionPolicyBinding";
 }
 
 /**
@@ -112,16 +146,27 @@ export function describeFiles(
   });
 }
 
+/** PolicyExceptions of exception files: kyverno.io ones and policies.kyverno.io (CEL) ones. */
+export interface LoadedExceptions {
+  classic: PolicyException[];
+  cel: CelPolicyException[];
+}
+
 /** Loads PolicyExceptions from exception files; other documents are input problems. */
 export function loadExceptionDocuments(
   documents: readonly SourcedDocument[],
   warnings: Warnings,
-): InputResult<PolicyException[]> {
-  const out: PolicyException[] = [];
+): InputResult<LoadedExceptions> {
+  const out: LoadedExceptions = { classic: [], cel: [] };
   const problems: InputProblem[] = [];
   for (const doc of documents) {
+    if (classifyDocument(doc.value) === "CelPolicyException") {
+      const exception = collect(loadCelPolicyException(doc.value, whereOf(doc)), problems, warnings);
+      if (exception) out.cel.push(exception);
+      continue;
+    }
     const exception = collect(loadPolicyException(doc.value, whereOf(doc)), problems, warnings);
-    if (exception) out.push(exception);
+    if (exception) out.classic.push(exception);
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: out };
 }

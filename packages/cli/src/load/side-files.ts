@@ -1,4 +1,11 @@
-import { type LoadError, loadUserInfo, loadValues, type RequestInfo, type ValuesSpec } from "@kyverno-ts/api";
+import {
+  type KubeObject,
+  type LoadError,
+  loadUserInfo,
+  loadValues,
+  type RequestInfo,
+  type ValuesSpec,
+} from "@kyverno-ts/api";
 import { InputMessages } from "../output/messages.js";
 import { parseSources, type SourcedDocument, type Warnings } from "./documents.js";
 import type { InputResult, SourceFile } from "./files.js";
@@ -45,4 +52,36 @@ export function loadUserInfoSource(source: SourceFile, warnings: Warnings): Inpu
   if (!loaded.ok) return { ok: false, problems: loaded.errors };
   warnings.push(...loaded.warnings);
   return { ok: true, value: loaded.value.requestInfo };
+}
+
+/**
+ * Loads a `cli.kyverno.io/v1alpha1` Context file: the objects of `spec.resources`, which CEL's
+ * `resource.Get` / `resource.List` read in `kyverno test`.
+ */
+export function loadContextSource(source: SourceFile, warnings: Warnings): InputResult<KubeObject[]> {
+  const doc = single(source, "context", warnings);
+  if (!doc.ok) return doc;
+  const value = doc.value.value;
+  const problem = (path: string, message: string): InputResult<KubeObject[]> => ({
+    ok: false,
+    problems: [
+      { code: "invalid-structure", file: doc.value.file, document: doc.value.document, path, message },
+    ],
+  });
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return problem("", "expected a Context object");
+  if (value.kind !== "Context")
+    return problem("kind", `expected kind Context, got ${JSON.stringify(value.kind ?? null)}`);
+  const spec = value.spec;
+  if (spec === undefined || spec === null) return { ok: true, value: [] };
+  if (typeof spec !== "object" || Array.isArray(spec)) return problem("spec", "expected an object");
+  const resources = spec.resources ?? [];
+  if (!Array.isArray(resources)) return problem("spec.resources", "expected a list of objects");
+  const out: KubeObject[] = [];
+  for (const [i, r] of resources.entries()) {
+    if (typeof r !== "object" || r === null || Array.isArray(r) || typeof r.kind !== "string")
+      return problem(`spec.resources[${i}]`, "expected a Kubernetes object with a kind");
+    out.push(r as KubeObject);
+  }
+  return { ok: true, value: out };
 }

@@ -19,7 +19,6 @@ export const Reasons = {
   resourceError: "Resource error",
   /** The patched or generated resource differs from the expected one. */
   resourceDiff: "Resource diff",
-  celPolicy: "CEL policies not supported yet",
   checks: "checks not supported yet",
   /** The computed result differs from the expected one. */
   want: (expected: string, actual: string) => `Want ${expected}, got ${actual}`,

@@ -1,5 +1,7 @@
 import type { JsonValue, KubeObject, Policy, PolicyException, RequestInfo, Rule } from "@kyverno-ts/api";
 import type {
+  CelEngine,
+  CompiledCelPolicy,
   CompiledPolicy,
   Engine,
   EngineRequest,
@@ -26,6 +28,8 @@ export interface EvaluationInput {
   pool?: PoolLoader;
   /** Called after each resource with the count done so far. */
   onProgress?: (done: number, total: number) => void;
+  /** CEL policies (policies.kyverno.io kinds, admission policies) and their engine. */
+  cel?: { engine: CelEngine; policies: readonly CompiledCelPolicy[] };
 }
 
 const OPERATIONS: readonly Operation[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
@@ -177,6 +181,33 @@ export function evaluateAll(input: EvaluationInput): Evaluated[] {
     }
     return { policy: compiled.policy, response, phase, original, resource };
   };
+  const cel = input.cel;
+  const celOf = (...types: CompiledCelPolicy["type"][]) =>
+    (cel?.policies ?? []).filter((p) => types.includes(p.type));
+  const celMutating = celOf("mutate");
+  const celValidating = celOf("validate", "imageValidate");
+  const celGenerating = celOf("generate");
+  const callCel = (
+    compiled: CompiledCelPolicy,
+    original: KubeObject,
+    resource: KubeObject,
+    phase: Phase,
+  ): Evaluated => {
+    const request = buildRequest(compiled.name, resource, input.variables, input.requestInfo);
+    let response: PolicyResponse;
+    try {
+      const engine = cel?.engine as CelEngine;
+      response =
+        phase === "mutate"
+          ? engine.mutate(compiled, request)
+          : phase === "generate"
+            ? engine.generate(compiled, request)
+            : engine.validate(compiled, request);
+    } catch (error) {
+      response = celCrashResponse(compiled, resource, phase, error);
+    }
+    return { policy: compiled.policy, response, phase, original, resource };
+  };
   input.resources.forEach((original, i) => {
     let resource = original;
     for (const compiled of mutating) {
@@ -184,12 +215,53 @@ export function evaluateAll(input: EvaluationInput): Evaluated[] {
       out.push(e);
       if (isObject(e.response.patchedResource)) resource = e.response.patchedResource as KubeObject;
     }
+    for (const compiled of celMutating) {
+      const e = callCel(compiled, original, resource, "mutate");
+      out.push(e);
+      if (isObject(e.response.patchedResource)) resource = e.response.patchedResource as KubeObject;
+    }
     input.pool?.use("targets");
     for (const compiled of mutatingExisting) out.push(call(compiled, original, resource, "mutateExisting"));
     for (const compiled of input.policies) out.push(call(compiled, original, resource, "validate"));
+    for (const compiled of celValidating) out.push(callCel(compiled, original, resource, "validate"));
     input.pool?.use("sources");
     for (const compiled of generating) out.push(call(compiled, original, resource, "generate"));
+    for (const compiled of celGenerating) out.push(callCel(compiled, original, resource, "generate"));
     input.onProgress?.(i + 1, total);
   });
   return out;
+}
+
+/** An `error` response for a CEL policy whose evaluation threw (a bug): the run goes on. */
+function celCrashResponse(
+  compiled: CompiledCelPolicy,
+  resource: KubeObject,
+  phase: Phase,
+  error: unknown,
+): PolicyResponse {
+  return {
+    policy: {
+      kind: compiled.policy.kind,
+      name: compiled.name,
+      ...(compiled.namespace !== undefined ? { namespace: compiled.namespace } : {}),
+    },
+    resource: {
+      apiVersion: typeof resource.apiVersion === "string" ? resource.apiVersion : "",
+      kind: typeof resource.kind === "string" ? resource.kind : "",
+      name: resource.metadata?.name ?? "",
+      namespace: resource.metadata?.namespace ?? "",
+      uid: typeof resource.metadata?.uid === "string" ? resource.metadata.uid : "",
+    },
+    rules: [
+      {
+        name: "",
+        type: RULE_TYPES[phase],
+        status: "error",
+        message: InputMessages.internal("engine", error),
+        failureAction: "Audit",
+      },
+    ],
+    background: compiled.background,
+    timestamp: Date.now(),
+  };
 }

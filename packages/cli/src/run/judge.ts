@@ -1,5 +1,5 @@
 import type { JsonValue, KubeObject, Policy } from "@kyverno-ts/api";
-import type { PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
+import type { CelEnginePolicy, PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
 import { withDefaultNamespace } from "../load/scope.js";
 import { Reasons, TestMessages } from "../output/messages.js";
 import { compareResources, withoutGenerateLabels } from "./compare.js";
@@ -38,7 +38,8 @@ export type Phase = "mutate" | "mutateExisting" | "validate" | "generate";
 
 /** One engine response together with the policy and the resource it came from. */
 export interface Evaluated {
-  policy: Policy;
+  /** The policy: a kyverno.io ClusterPolicy / Policy, or a CEL policy kind. */
+  policy: Policy | CelEnginePolicy;
   response: PolicyResponse;
   phase: Phase;
   /** The resource as loaded, before any mutation. */
@@ -94,22 +95,6 @@ export function resourcesOf(line: ExpectedResult): string[] {
 /** The kind a line filters on: `kind`, else `resourceSpec.kind`; empty for any kind. */
 export function kindOf(line: ExpectedResult): string {
   return line.kind ?? line.resourceSpec?.kind ?? "";
-}
-
-/** Why a line cannot be judged by this version, or undefined when it can. */
-export function unsupportedReason(line: ExpectedResult): string | undefined {
-  if (
-    line.isValidatingPolicy ||
-    line.isMutatingPolicy ||
-    line.isGeneratingPolicy ||
-    line.isImageValidatingPolicy ||
-    line.isDeletingPolicy ||
-    line.isValidatingAdmissionPolicy ||
-    line.isMutatingAdmissionPolicy
-  ) {
-    return Reasons.celPolicy;
-  }
-  return undefined;
 }
 
 function policyMatches(name: string, policy: PolicyResponse["policy"]): boolean {
@@ -199,18 +184,6 @@ export function judgeLine(
   const names = resourcesOf(line);
   const kind = kindOf(line);
   const base = { test, policy: line.policy, rule, kind, expected };
-  const unsupported = unsupportedReason(line);
-  if (unsupported !== undefined) {
-    const targets = names.length > 0 ? names : [""];
-    return targets.map((resource) => ({
-      ...base,
-      resource,
-      actual: "unsupported",
-      ok: false,
-      reason: unsupported,
-      message: unsupported,
-    }));
-  }
   const ofPolicy = evaluated.filter((e) => policyMatches(line.policy, e.response.policy));
   const candidates = ofPolicy.filter((e) => kind === "" || kind === e.response.resource.kind);
   const rulesOf = (e: Evaluated): Check[] =>

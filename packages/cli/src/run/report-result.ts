@@ -1,13 +1,20 @@
-import type { Policy } from "@kyverno-ts/api";
 import { type RuleResponse, type RuleStatus, reportStatus, SCORED_ANNOTATION } from "@kyverno-ts/engine";
 
+/** What report results read of a policy of any kind: its annotations. */
+export interface AnnotatedPolicy {
+  metadata: { annotations?: Record<string, string> };
+}
+
 /** The engine's report options for a policy: unscored when its `scored` annotation is `"false"`. */
-export function reportOptions(policy: Policy, auditWarn: boolean): { unscored: boolean; auditWarn: boolean } {
+export function reportOptions(
+  policy: AnnotatedPolicy,
+  auditWarn: boolean,
+): { unscored: boolean; auditWarn: boolean } {
   return { unscored: policy.metadata.annotations?.[SCORED_ANNOTATION] === "false", auditWarn };
 }
 
 /** The PolicyReport result of a rule response (see the engine's `reportStatus`). */
-export function reportResult(policy: Policy, rule: RuleResponse, auditWarn: boolean): RuleStatus {
+export function reportResult(policy: AnnotatedPolicy, rule: RuleResponse, auditWarn: boolean): RuleStatus {
   return reportStatus(rule, reportOptions(policy, auditWarn));
 }
 

@@ -3,15 +3,15 @@ import {
   type KubeObject,
   type LoadError,
   loadTest,
-  type PolicyException,
   type RequestInfo,
   type TestFile,
   type ValuesSpec,
 } from "@kyverno-ts/api";
-import { createEngine } from "@kyverno-ts/engine";
+import { createCelEngine, createEngine } from "@kyverno-ts/engine";
 import type { CliIo } from "../io.js";
 import { clockOf } from "../io.js";
 import {
+  type LoadedExceptions,
   type LoadedPolicies,
   loadExceptionDocuments,
   loadPolicyDocuments,
@@ -29,10 +29,11 @@ import {
   resolveTestPath,
   type SourceFile,
 } from "../load/files.js";
-import { loadUserInfoSource, loadValuesSource } from "../load/side-files.js";
+import { loadContextSource, loadUserInfoSource, loadValuesSource } from "../load/side-files.js";
 import { findTestFiles, testDisplay } from "../load/test-files.js";
 import { createVariables } from "../load/variables.js";
 import { ApplyMessages, InputMessages, Reasons, TestMessages } from "../output/messages.js";
+import { celDataLoader, compileCelPolicies } from "./cel.js";
 import { createPoolLoader } from "./cluster.js";
 import { compilePolicies } from "./compile.js";
 import { evaluateAll } from "./evaluate.js";
@@ -152,7 +153,9 @@ interface TestInputs {
   userInfo: RequestInfo | undefined;
   policies: LoadedPolicies;
   resources: KubeObject[];
-  exceptions: PolicyException[];
+  exceptions: LoadedExceptions;
+  /** Objects of the context file (`context`), for CEL's resource library. */
+  context: KubeObject[];
   /** Mutate-existing targets (`targetResources`). */
   targets: KubeObject[];
   /** Clone sources: `clusterResources` and every line's `cloneSourceResource`. */
@@ -200,6 +203,7 @@ async function loadTestInputs(
     ? ({ ok: true, value: test.values } as const)
     : await readSide<ValuesSpec>(test.variables, testDir, io, loadValuesSource, warnings);
   const userInfo = await readSide<RequestInfo>(test.userinfo, testDir, io, loadUserInfoSource, warnings);
+  const context = await readSide<KubeObject[]>(test.context, testDir, io, loadContextSource, warnings);
   const parse = async (paths: readonly string[] | undefined) => {
     const files = await readList(paths, testDir, io);
     return files.ok ? parseSources(files.value, warnings) : files;
@@ -218,13 +222,23 @@ async function loadTestInputs(
   ];
   const policies = policyDocs.ok ? loadPolicyDocuments(policyDocs.value, warnings) : policyDocs;
   const exceptions = exceptionDocs.ok ? loadExceptionDocuments(exceptionDocs.value, warnings) : exceptionDocs;
-  if (values.ok && userInfo.ok && policies.ok && resources.ok && exceptions.ok && targets.ok && cluster.ok) {
+  if (
+    values.ok &&
+    userInfo.ok &&
+    context.ok &&
+    policies.ok &&
+    resources.ok &&
+    exceptions.ok &&
+    targets.ok &&
+    cluster.ok
+  ) {
     const value = {
       values: values.value,
       userInfo: userInfo.value,
       policies: policies.value,
       resources: resources.value,
       exceptions: exceptions.value,
+      context: context.value ?? [],
       targets: targets.value,
       cluster: cluster.value,
       expected: await loadExpectedFiles(expectedPaths(test), testDir, io, warnings),
@@ -232,7 +246,7 @@ async function loadTestInputs(
     return { ok: true, value };
   }
   const problems: InputProblem[] = [];
-  for (const r of [values, userInfo, policies, resources, exceptions, targets, cluster])
+  for (const r of [values, userInfo, context, policies, resources, exceptions, targets, cluster])
     if (!r.ok) problems.push(...r.problems);
   return { ok: false, problems };
 }
@@ -261,7 +275,9 @@ export async function runTestFile(
   const inputs = await loadTestInputs(spec.value, dirname(absolute), io, warnings);
   for (const w of warnings) notes.push(`Warning: ${formatProblem(w)}`);
   if (!inputs.ok) return failed(path, name, inputs.problems, notes);
-  const { values, userInfo, policies, resources, exceptions, targets, cluster, expected } = inputs.value;
+  const { values, userInfo, policies, resources, targets, cluster, expected, context } = inputs.value;
+  const exceptions = inputs.value.exceptions.classic;
+  const celExceptions = [...inputs.value.exceptions.cel, ...policies.celExceptions];
   for (const s of policies.skipped) notes.push(`Warning: ${ApplyMessages.skippedKind(s.file, s.kind)}`);
 
   const unique = new Map<string, KubeObject>();
@@ -286,6 +302,19 @@ export async function runTestFile(
   });
   const compiled = compilePolicies(engine, policies.policies);
   if (!compiled.ok) return failed(path, name, compiled.problems, notes);
+  const celEngine = createCelEngine({
+    namespaceLabels: (ns) => variables.namespaceLabels(ns),
+    namespaceObject: (ns) => values?.namespaces?.find((n) => n.metadata?.name === ns),
+    contextLoader: {
+      ...pool.loader,
+      ...celDataLoader({
+        resources: [...context, ...unique.values(), ...cluster],
+        apiCallResponses: test.apiCallResponses,
+      }),
+    },
+  });
+  const celCompiled = compileCelPolicies(celEngine, policies.cel, celExceptions, policies.bindings);
+  if (!celCompiled.ok) return failed(path, name, celCompiled.problems, notes);
   for (const w of exceptionWarnings(exceptions, policies.policies, ["*"])) notes.push(`Warning: ${w}`);
   const evaluated = evaluateAll({
     engine,
@@ -295,6 +324,7 @@ export async function runTestFile(
     ...(userInfo ? { requestInfo: userInfo } : {}),
     exceptions,
     pool,
+    cel: { engine: celEngine, policies: celCompiled.value },
   });
   const files = (p: string): ExpectedFile =>
     expected.get(p) ?? { ok: false, error: TestMessages.noFileReader(p) };
@@ -317,9 +347,9 @@ export async function runTestFile(
     name,
     outcomes,
     notes,
-    policies: compiled.value.length,
+    policies: compiled.value.length + celCompiled.value.length,
     resources: unique.size,
-    exceptions: exceptions.length,
+    exceptions: exceptions.length + celExceptions.length,
   };
 }
 
