@@ -1,7 +1,7 @@
 // The Policy Reporter dashboard (our own): results of PolicyReports and ClusterPolicyReports by
 // status, namespace, policy and severity, from `policy_report_result` / `cluster_policy_report_result`
 // (the labels kept in every `metrics.mode`: namespace, policy, status, severity), and the reporter's
-// notification and ingestion errors.
+// notification errors.
 //
 // Plain Node 24 type stripping: erasable TypeScript only.
 import type { DashboardSpec } from "./dashboard.ts";
@@ -12,7 +12,7 @@ const RATE = "[$__rate_interval]";
 export const POLICY_REPORTER_DASHBOARD: DashboardSpec = {
   uid: "kyverno-ts-policy-reporter",
   title: "Policy Reporter (kyverno-ts)",
-  description: "Policy report results as Policy Reporter exports them, and its delivery errors.",
+  description: "Policy report results as Policy Reporter exports them, and its notification errors.",
   tags: ["kyverno", "kyverno-ts", "policy-reporter"],
   rows: [
     {
@@ -112,26 +112,6 @@ export const POLICY_REPORTER_DASHBOARD: DashboardSpec = {
             {
               expr: `sum by (target, code) (rate(policy_reporter_notification_errors_total${RATE}))`,
               legend: "{{target}} {{code}}",
-            },
-          ],
-        },
-        {
-          title: "Ingestion problems",
-          description: "Problems in ingested reports, failed store operations and failed watches.",
-          type: "timeseries",
-          unit: "ops",
-          queries: [
-            {
-              expr: `sum by (code) (rate(policy_reporter_report_issues_total${RATE}))`,
-              legend: "report {{code}}",
-            },
-            {
-              expr: `sum by (code) (rate(policy_reporter_store_errors_total${RATE}))`,
-              legend: "store {{code}}",
-            },
-            {
-              expr: `sum by (kind) (rate(policy_reporter_watch_errors_total${RATE}))`,
-              legend: "watch {{kind}}",
             },
           ],
         },

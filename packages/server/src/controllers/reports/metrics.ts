@@ -141,6 +141,7 @@ export function createReportsMetrics(options: ReportsMetricsOptions = {}): Repor
   // Counters an alert or a dashboard reads exist from the start (at 0), so a query has data to rate.
   scans.series("", () => [])?.inc(0);
   drops.series(REPORTS_CONTROLLER, () => [REPORTS_CONTROLLER])?.inc(0);
+  requeues.series(`${REPORTS_CONTROLLER}\u00001`, () => [REPORTS_CONTROLLER, "1"])?.inc(0);
   for (const spec of [F.policyResults, F.policyExecution])
     dropped.series(spec.name, () => [spec.name])?.inc(0);
   const series = new Map<
