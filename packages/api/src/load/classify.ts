@@ -1,6 +1,6 @@
 /** Telling apart the documents of a mixed file before loading them. */
 
-import type { JsonValue } from "../policy/types.js";
+import type { JsonValue } from "../policy/json.js";
 import { isObject } from "../schema/dsl.js";
 
 /**

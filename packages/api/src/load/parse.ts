@@ -10,7 +10,7 @@ import {
   type Tags,
   type YAMLError,
 } from "yaml";
-import type { JsonValue } from "../policy/types.js";
+import type { JsonValue } from "../policy/json.js";
 import { formatPath, type LoadError, type LoadErrorCode, type PathSegment } from "./errors.js";
 
 /** One non-empty document of a YAML or JSON file. */

@@ -1,7 +1,7 @@
 /** Upstream's admission check of anchors in validate patterns. */
 import type { Issue, PathSegment } from "../load/errors.js";
 import { isObject } from "../schema/dsl.js";
-import type { JsonValue } from "./types.js";
+import type { JsonValue } from "./json.js";
 
 const ANCHOR_LIKE = /^.?\(.+\)$/;
 

@@ -1,8 +1,8 @@
 /** Checks across a whole policy that upstream runs at admission (they need the kind or spec-level settings). */
 import type { Issue, PathSegment } from "../load/errors.js";
 import { isSet, obj, objects, str, structure } from "../schema/checks.js";
+import type { JsonObject } from "./json.js";
 import { filtersOf, kindsOf, userInfoField } from "./schema-match.js";
-import type { JsonObject } from "./types.js";
 
 /** Policy-level checks on a validated policy document. */
 export function policyIssues(policy: JsonObject): Issue[] {

@@ -2,41 +2,14 @@
 import type { Issue, Loaded, Where } from "../load/errors.js";
 import { failed, loadWith } from "../load/loader.js";
 import { obj, structure } from "../schema/checks.js";
-import { isObject, type ObjectSchema, s } from "../schema/dsl.js";
-import { namedMeta } from "../schema/kube.js";
+import { isObject } from "../schema/dsl.js";
 import type { PolicyException } from "./exception.js";
-import { v2Conditions } from "./schema-conditions.js";
-import { filtersOf, userInfoField, v2Exclude } from "./schema-match.js";
-import { podSecurityExclude } from "./schema-rule.js";
-import type { JsonObject, JsonValue } from "./types.js";
+import { exceptionSchema } from "./exception-schema.js";
+import type { JsonObject, JsonValue } from "./json.js";
+import { filtersOf, userInfoField } from "./schema-match.js";
 
 /** The apiVersions of PolicyException this loader accepts. */
 const EXCEPTION_API_VERSIONS: readonly string[] = ["kyverno.io/v2", "kyverno.io/v2beta1"];
-
-const exceptionSchema: ObjectSchema = s.object(
-  {
-    apiVersion: s.string(),
-    kind: s.enum(["PolicyException"]),
-    metadata: namedMeta,
-    spec: s.object(
-      {
-        background: s.boolean(),
-        match: v2Exclude,
-        conditions: v2Conditions,
-        exceptions: s.array(
-          s.object(
-            { policyName: s.string(), ruleNames: s.strings() },
-            { required: ["policyName", "ruleNames"] },
-          ),
-        ),
-        podSecurity: s.array(podSecurityExclude),
-      },
-      { required: ["exceptions", "match"] },
-    ),
-    status: s.any(),
-  },
-  { required: ["apiVersion", "kind", "metadata", "spec"] },
-);
 
 /** With background processing (the default) there is no admission request, so user info cannot be matched. */
 function exceptionIssues(doc: JsonObject): Issue[] {
@@ -65,9 +38,5 @@ export function loadPolicyException(value: JsonValue, where: Where): Loaded<Poli
     const message = `unsupported apiVersion ${JSON.stringify(value.apiVersion ?? null)} for PolicyException: use ${EXCEPTION_API_VERSIONS.join(" or ")}`;
     return failed(where, [{ code: "unsupported-kind", path: ["apiVersion"], message }]);
   }
-  const loaded = loadWith(exceptionSchema, value, where, { checks: exceptionIssues });
-  // The schema guarantees the shape of `PolicyException`.
-  return loaded.ok
-    ? { ok: true, value: loaded.value as unknown as PolicyException, warnings: loaded.warnings }
-    : loaded;
+  return loadWith(exceptionSchema, value, where, { checks: exceptionIssues });
 }

@@ -1,15 +1,5 @@
-import type { Conditions, MatchResources, ObjectMeta, PodSecurityExclude } from "./types.js";
+import type { Infer } from "../schema/dsl.js";
+import type { exceptionSchema } from "./exception-schema.js";
 
-/** A kyverno.io/v2 or v2beta1 PolicyException. */
-export interface PolicyException {
-  apiVersion: string;
-  kind: "PolicyException";
-  metadata: ObjectMeta & { name: string };
-  spec: {
-    background?: boolean;
-    match: MatchResources;
-    conditions?: Conditions;
-    exceptions: Array<{ policyName: string; ruleNames: string[] }>;
-    podSecurity?: PodSecurityExclude[];
-  };
-}
+/** A kyverno.io/v2 or v2beta1 PolicyException, inferred from the loader's schema. */
+export type PolicyException = Infer<typeof exceptionSchema>;

@@ -3,8 +3,9 @@ import type { Loaded, Where } from "../load/errors.js";
 import { failed, loadWith } from "../load/loader.js";
 import { isObject } from "../schema/dsl.js";
 import { lowercaseActionWarnings, policyIssues } from "./checks.js";
+import type { JsonValue } from "./json.js";
 import { policyV1, policyV2beta1 } from "./schema.js";
-import type { JsonValue, Policy } from "./types.js";
+import type { Policy } from "./types.js";
 
 /** The apiVersions of ClusterPolicy / Policy this loader accepts. */
 const POLICY_API_VERSIONS: readonly string[] = ["kyverno.io/v1", "kyverno.io/v2beta1"];
@@ -37,9 +38,6 @@ export function loadPolicy(value: JsonValue, where: Where): Loaded<Policy> {
     const message = `unsupported apiVersion ${JSON.stringify(apiVersion ?? null)} for ${kind}: use ${POLICY_API_VERSIONS.join(" or ")}`;
     return failed(where, [{ code: "unsupported-kind", path: ["apiVersion"], message }]);
   }
-  const loaded = loadWith(schema, value, where, { checks: policyIssues, raw: lowercaseActionWarnings });
-  // The schema guarantees the shape of `Policy`, and its defaults fill the required spec fields.
-  return loaded.ok
-    ? { ok: true, value: loaded.value as unknown as Policy, warnings: loaded.warnings }
-    : loaded;
+  // `Policy` is inferred from the schema, whose defaults fill the required spec fields.
+  return loadWith(schema, value, where, { checks: policyIssues, raw: lowercaseActionWarnings });
 }

@@ -1,6 +1,6 @@
 /** Schemas of conditions (preconditions, deny conditions, exception conditions) per API version. */
 import type { Issue } from "../load/errors.js";
-import { type ObjectSchema, type Schema, s } from "../schema/dsl.js";
+import { s } from "../schema/dsl.js";
 
 /** Every operator upstream's policy validation accepts in `any`/`all` conditions of free-form fields. */
 const CONDITION_OPERATORS: readonly string[] = [
@@ -30,20 +30,20 @@ const V1_OPERATORS = CONDITION_OPERATORS.filter((op) => op !== "Equal" && op !==
 /** Operators of v2beta1 / v2 conditions (CRD enum): the deprecated `In`/`NotIn` are gone too. */
 const V2_OPERATORS = V1_OPERATORS.filter((op) => op !== "In" && op !== "NotIn");
 
-function condition(operators: readonly string[]): ObjectSchema {
+function condition(operators: readonly string[]) {
   return s.object(
     { key: s.any(), operator: s.enum(operators), value: s.any(), message: s.string() },
     { required: ["operator"], defaults: { key: null } },
   );
 }
 
-function anyAll(operators: readonly string[]): ObjectSchema {
+function anyAll(operators: readonly string[]) {
   const list = s.array(condition(operators));
   return s.object({ any: list, all: list });
 }
 
 /** The legacy flat list of conditions (all must hold); upstream does not check its operators, so we warn. */
-const legacyList: Schema = s.array(
+const legacyList = s.array(
   s.object(
     { key: s.any(), operator: s.string(), value: s.any(), message: s.string() },
     {
@@ -68,10 +68,10 @@ const legacyList: Schema = s.array(
 );
 
 /** Conditions in a free-form (v1) field: `any`/`all`, or the legacy list. */
-export const freeConditions: Schema = s.union({ object: anyAll(CONDITION_OPERATORS), array: legacyList });
+export const freeConditions = s.union({ object: anyAll(CONDITION_OPERATORS), array: legacyList });
 
 /** Typed v1 conditions (`foreach[].preconditions`, attestation conditions). */
-export const v1Conditions: ObjectSchema = anyAll(V1_OPERATORS);
+export const v1Conditions = anyAll(V1_OPERATORS);
 
 /** Typed v2beta1 / v2 conditions. */
-export const v2Conditions: ObjectSchema = anyAll(V2_OPERATORS);
+export const v2Conditions = anyAll(V2_OPERATORS);

@@ -2,7 +2,7 @@
 import type { Issue } from "../load/errors.js";
 import { isPresent, str, structure } from "../schema/checks.js";
 import { type Check, type ObjectSchema, s } from "../schema/dsl.js";
-import type { JsonObject } from "./types.js";
+import type { JsonObject } from "./json.js";
 
 const SOURCES = ["configMap", "apiCall", "imageRegistry", "variable", "globalReference"];
 
@@ -69,13 +69,18 @@ const entryChecks: Check<JsonObject> = (o, path) => {
 };
 
 /** One `context` entry: a name and exactly one source. */
-export const contextEntry: ObjectSchema = s.object(
+export const contextEntry = s.object(
   {
     name: s.string(),
     configMap: s.object({ name: s.string(), namespace: s.string() }, { required: ["name"] }),
     apiCall,
     imageRegistry: s.object(
-      { reference: s.string(), jmesPath: s.string(), imageRegistryCredentials },
+      {
+        reference: s.string(),
+        jmesPath: s.string(),
+        // Carried as raw JSON by the engine.
+        imageRegistryCredentials: s.typed<JsonObject>(imageRegistryCredentials),
+      },
       { required: ["reference"] },
     ),
     variable: s.object(

@@ -1,12 +1,12 @@
 /** Schemas of `match` / `exclude` blocks (policies and exceptions) and their structural checks. */
 import type { Issue, PathSegment } from "../load/errors.js";
 import { arr, isSet, obj, objects, structure } from "../schema/checks.js";
-import { type Check, extend, type ObjectSchema, omit, s } from "../schema/dsl.js";
+import { type Check, extend, omit, s } from "../schema/dsl.js";
 import { labelSelector, nonEmptySelector } from "../schema/kube.js";
-import type { JsonObject } from "./types.js";
+import type { JsonObject } from "./json.js";
 
 /** The `resources` part of a filter. */
-const resourceDescription: ObjectSchema = s.object(
+const resourceDescription = s.object(
   {
     kinds: s.strings(),
     name: s.string(),
@@ -67,7 +67,7 @@ const roles = s.array(s.string(), (items, path) =>
 );
 
 /** One filter: resources plus who made the request. */
-const resourceFilter: ObjectSchema = s.object({
+const resourceFilter = s.object({
   resources: resourceDescription,
   subjects: s.array(subject),
   roles,
@@ -110,13 +110,13 @@ const v1Block = extend(
 const v2Block = omit(v1Block, ["resources", "subjects", "roles", "clusterRoles"]);
 
 /** `match` of a kyverno.io/v1 rule: `any`/`all`, or the legacy inline filter. */
-export const v1Match: ObjectSchema = extend(v1Block, {}, { checks: [matchFilters] });
+export const v1Match = extend(v1Block, {}, { checks: [matchFilters] });
 /** `exclude` of a kyverno.io/v1 rule. */
-export const v1Exclude: ObjectSchema = v1Block;
+export const v1Exclude = v1Block;
 /** `match` of a v2beta1 rule or a PolicyException: `any`/`all` only. */
-export const v2Match: ObjectSchema = extend(v2Block, {}, { checks: [matchFilters] });
+export const v2Match = extend(v2Block, {}, { checks: [matchFilters] });
 /** `exclude` of a v2beta1 rule. */
-export const v2Exclude: ObjectSchema = v2Block;
+export const v2Exclude = v2Block;
 
 /** Every filter of a match/exclude block with its path: `any[i]`, `all[i]`, or the block itself. */
 export function filtersOf(

@@ -11,18 +11,35 @@ import {
   str,
   structure,
 } from "../schema/checks.js";
-import { type Check, isObject, type ObjectSchema, type Schema, s } from "../schema/dsl.js";
+import {
+  type Check,
+  extend,
+  type Infer,
+  isObject,
+  type ObjectSchema,
+  omit,
+  type Schema,
+  s,
+} from "../schema/dsl.js";
 import { labelSelector } from "../schema/kube.js";
 import { patternIssues } from "./anchors.js";
+import type { JsonObject, JsonValue } from "./json.js";
 import { jsonPatchIssues } from "./json-patch.js";
 import { freeConditions, v1Conditions, v2Conditions } from "./schema-conditions.js";
 import { contextEntry } from "./schema-context.js";
 import { manifests, v1ImageVerification, v2ImageVerification } from "./schema-images.js";
 import { v1Exclude, v1Match, v2Exclude, v2Match } from "./schema-match.js";
-import type { JsonObject } from "./types.js";
 
 /** The API versions of ClusterPolicy / Policy. */
 export type PolicyVersion = "v1" | "v2beta1";
+
+/**
+ * The schema of `version`, typed as the v1 one: the wire types are those of kyverno.io/v1, and each
+ * v2beta1 schema accepts a subset of what its v1 counterpart does.
+ */
+function byVersion<T>(version: PolicyVersion, v1: Schema<T>, v2beta1: Schema): Schema<T> {
+  return version === "v1" ? v1 : s.typed<T>(v2beta1);
+}
 
 const context = s.array(contextEntry);
 
@@ -61,7 +78,7 @@ const PSS_CONTROLS = [
 const PSS_VERSIONS = [...Array.from({ length: 14 }, (_, i) => `v1.${19 + i}`), "latest"];
 
 /** One `podSecurity.exclude[]` entry; shared with PolicyException. */
-export const podSecurityExclude: ObjectSchema = s.object(
+export const podSecurityExclude = s.object(
   {
     controlName: s.enum(PSS_CONTROLS),
     images: s.strings(),
@@ -94,7 +111,7 @@ const cel = s.object({
   generate: s.boolean(),
 });
 
-const validateForeach: ObjectSchema = s.object(
+const validateForeachFields = s.object(
   {
     list: s.string(),
     elementScope: s.boolean(),
@@ -103,13 +120,22 @@ const validateForeach: ObjectSchema = s.object(
     pattern: s.any(),
     anyPattern: s.array(s.any()),
     deny: s.object({ conditions: freeConditions }),
-    foreach: s.lazy(() => s.array(validateForeach)),
   },
-  {
-    required: ["list"],
-    checks: [exactlyOne(["pattern", "anyPattern", "deny", "foreach"], isPresent, "foreach: "), patterns],
-  },
+  { required: ["list"] },
 );
+
+/** One `validate.foreach` entry (recursive, so written as an interface over its schema's fields). */
+export interface ValidateForeach extends Infer<typeof validateForeachFields> {
+  foreach?: ValidateForeach[];
+}
+
+const validateForeach: ObjectSchema<ValidateForeach> = extend(
+  validateForeachFields,
+  { foreach: s.lazy(() => s.array(validateForeach)) },
+  { checks: [exactlyOne(["pattern", "anyPattern", "deny", "foreach"], isPresent, "foreach: "), patterns] },
+);
+
+const PSS_LEVELS: readonly string[] = ["privileged", "baseline", "restricted"];
 
 const VALIDATION_KINDS = [
   "pattern",
@@ -122,60 +148,77 @@ const VALIDATION_KINDS = [
   "assert",
 ];
 
-function validation(version: PolicyVersion): ObjectSchema {
+function validation(version: PolicyVersion) {
   const exactlyOneKind = exactlyOne(VALIDATION_KINDS);
-  return s.object(
+  const v1 = s.object(
     {
       failureAction: s.enum(["Audit", "Enforce"]),
       failureActionOverrides: s.array(failureActionOverride),
-      ...(version === "v1" ? { allowExistingViolations: s.boolean() } : {}),
+      allowExistingViolations: s.boolean(),
       message: s.string(),
       pattern: s.any(),
       anyPattern: s.array(s.any()),
-      deny: s.object({ conditions: version === "v1" ? freeConditions : v2Conditions }),
+      deny: s.object({ conditions: byVersion(version, freeConditions, v2Conditions) }),
       foreach: s.array(validateForeach),
       podSecurity: s.object({
-        level: s.enum(["privileged", "baseline", "restricted"]),
+        level: s.enum(PSS_LEVELS),
         version: s.enum(PSS_VERSIONS),
         exclude: s.array(podSecurityExclude),
       }),
-      cel,
-      manifests,
+      // CEL and manifest validation are carried as raw JSON by the engine.
+      cel: s.typed<JsonObject>(cel),
+      manifests: s.typed<JsonObject>(manifests),
       assert: s.any(),
     },
     { checks: [(o, path) => (isSet(o) ? exactlyOneKind(o, path) : []), patterns] },
   );
+  // allowExistingViolations is a v1 field.
+  const typed: ObjectSchema<Infer<typeof v1>> = version === "v1" ? v1 : omit(v1, ["allowExistingViolations"]);
+  return typed;
 }
 
-const mutateForeach: ObjectSchema = s.object(
-  {
-    list: s.string(),
-    order: s.enum(["Ascending", "Descending"]),
-    context,
-    preconditions: v1Conditions,
-    patchStrategicMerge: s.any(),
-    patchesJson6902: s.string(),
-    foreach: s.lazy(() => s.array(mutateForeach)),
-  },
-  {
-    checks: [
-      (o, path): Issue[] => {
-        if (isSet(o.foreach)) {
-          const other = ["context", "preconditions", "patchStrategicMerge", "patchesJson6902"].some((k) =>
-            isPresent(o[k]),
-          );
-          return other ? [structure(path, "a nested foreach cannot contain other declarations")] : [];
-        }
-        // As upstream: a strategic merge patch counts when present (even `{}`), a JSON patch when non-empty.
-        return exactlyOne(["patchStrategicMerge", "patchesJson6902"], (v) =>
-          typeof v === "string" ? v !== "" : isPresent(v),
-        )(o, path);
-      },
-    ],
-  },
+const mutateForeachFields = s.object({
+  list: s.string(),
+  order: s.enum(["Ascending", "Descending"]),
+  context,
+  preconditions: v1Conditions,
+  patchStrategicMerge: s.any(),
+  patchesJson6902: s.string(),
+});
+
+/**
+ * One `mutate.foreach` entry (recursive, so written as an interface over its schema's fields). `list`
+ * is typed as present although upstream's schema does not require it.
+ */
+export interface MutateForeach extends Infer<typeof mutateForeachFields> {
+  list: string;
+  foreach?: MutateForeach[];
+}
+
+const mutateForeach: Schema<MutateForeach> = s.typed<MutateForeach>(
+  extend(
+    mutateForeachFields,
+    { foreach: s.lazy(() => s.array(mutateForeach)) },
+    {
+      checks: [
+        (o, path): Issue[] => {
+          if (isSet(o.foreach)) {
+            const other = ["context", "preconditions", "patchStrategicMerge", "patchesJson6902"].some((k) =>
+              isPresent(o[k]),
+            );
+            return other ? [structure(path, "a nested foreach cannot contain other declarations")] : [];
+          }
+          // As upstream: a strategic merge patch counts when present (even `{}`), a JSON patch when non-empty.
+          return exactlyOne(["patchStrategicMerge", "patchesJson6902"], (v) =>
+            typeof v === "string" ? v !== "" : isPresent(v),
+          )(o, path);
+        },
+      ],
+    },
+  ),
 );
 
-const target = s.object({
+const targetFields = s.object({
   apiVersion: s.string(),
   kind: s.string(),
   namespace: s.string(),
@@ -186,7 +229,16 @@ const target = s.object({
   preconditions: freeConditions,
 });
 
-const mutation = s.object(
+/** A target of a mutate-existing rule; `apiVersion` and `kind` are typed as present although upstream's schema does not require them. */
+export type TargetSelector = Omit<Infer<typeof targetFields>, "apiVersion" | "kind"> & {
+  apiVersion: string;
+  kind: string;
+};
+
+const target = s.typed<TargetSelector>(targetFields);
+
+/** The `mutate` block of a rule. */
+export const mutation = s.object(
   {
     patchStrategicMerge: s.any(),
     patchesJson6902: s.string(),
@@ -209,22 +261,27 @@ const clone = s.object({ name: s.string(), namespace: s.string() });
 const cloneList = s.object({ kinds: s.strings(), namespace: s.string(), selector: labelSelector });
 const GENERATE_SOURCES = ["data", "clone", "cloneList", "foreach"];
 
-const generateForeach = s.object(
-  {
-    list: s.string(),
-    context,
-    preconditions: v1Conditions,
-    apiVersion: s.string(),
-    kind: s.string(),
-    namespace: s.string(),
-    name: s.string(),
-    uid: s.string(),
-    data: s.any(),
-    clone,
-    cloneList,
-  },
+/** What a generate rule (or one of its foreach entries) creates. */
+const generateTarget = {
+  apiVersion: s.string(),
+  kind: s.string(),
+  namespace: s.string(),
+  name: s.string(),
+  uid: s.string(),
+  data: s.any(),
+  clone,
+  cloneList,
+};
+
+const generateForeachFields = s.object(
+  { list: s.string(), context, preconditions: v1Conditions, ...generateTarget },
   { checks: [atMostOne(["data", "clone", "cloneList"], isPresent)] },
 );
+
+/** One `generate.foreach` entry; `list` is typed as present although upstream's schema does not require it. */
+export type GenerateForeach = Omit<Infer<typeof generateForeachFields>, "list"> & { list: string };
+
+const generateForeach = s.typed<GenerateForeach>(generateForeachFields);
 
 /** A clone source is read when the policy is created, so upstream rejects variables in it. */
 const cloneWithoutVariables: Check<JsonObject> = (o, path) => {
@@ -250,14 +307,7 @@ const cloneWithoutVariables: Check<JsonObject> = (o, path) => {
 
 const generation = s.object(
   {
-    apiVersion: s.string(),
-    kind: s.string(),
-    namespace: s.string(),
-    name: s.string(),
-    uid: s.string(),
-    data: s.any(),
-    clone,
-    cloneList,
+    ...generateTarget,
     foreach: s.array(generateForeach),
     synchronize: s.boolean(),
     orphanDownstreamOnPolicyDelete: s.boolean(),
@@ -307,27 +357,38 @@ const matchesNothing: Check<JsonObject> = (o, path) => {
     : [];
 };
 
-/** The schema of a rule of the given API version. */
-export function ruleSchema(version: PolicyVersion): ObjectSchema {
+/** The schema of a rule of the given API version (typed as a kyverno.io/v1 rule). */
+export function ruleSchema(version: PolicyVersion) {
   return s.object(
     {
       name: s.string(),
       context,
-      match: version === "v1" ? v1Match : v2Match,
-      exclude: version === "v1" ? v1Exclude : v2Exclude,
-      preconditions: version === "v1" ? freeConditions : v2Conditions,
-      celPreconditions: s.array(
-        s.object({ name: s.string(), expression: s.string() }, { required: ["name", "expression"] }),
+      match: byVersion(version, v1Match, v2Match),
+      exclude: byVersion(version, v1Exclude, v2Exclude),
+      preconditions: byVersion(version, freeConditions, v2Conditions),
+      // Carried as raw JSON by the engine, as are verifyImages and imageExtractors.
+      celPreconditions: s.typed<JsonValue[]>(
+        s.array(s.object({ name: s.string(), expression: s.string() }, { required: ["name", "expression"] })),
       ),
       validate: validation(version),
       mutate: mutation,
       generate: generation,
-      verifyImages: s.array(version === "v1" ? v1ImageVerification : v2ImageVerification),
-      imageExtractors: s.map(
-        s.array(
-          s.object(
-            { path: s.string(), value: s.string(), name: s.string(), key: s.string(), jmesPath: s.string() },
-            { required: ["path"] },
+      verifyImages: s.typed<JsonValue[]>(
+        s.array(version === "v1" ? v1ImageVerification : v2ImageVerification),
+      ),
+      imageExtractors: s.typed<JsonObject>(
+        s.map(
+          s.array(
+            s.object(
+              {
+                path: s.string(),
+                value: s.string(),
+                name: s.string(),
+                key: s.string(),
+                jmesPath: s.string(),
+              },
+              { required: ["path"] },
+            ),
           ),
         ),
       ),
@@ -339,4 +400,4 @@ export function ruleSchema(version: PolicyVersion): ObjectSchema {
 }
 
 /** The schema of a failure action override, shared by spec and validate. */
-export const failureActionOverrides: Schema = s.array(failureActionOverride);
+export const failureActionOverrides = s.array(failureActionOverride);

@@ -3,6 +3,8 @@ import type { Issue } from "../load/errors.js";
 import { uniqueBy } from "../schema/checks.js";
 import { type ObjectSchema, s } from "../schema/dsl.js";
 import { namedMeta } from "../schema/kube.js";
+import type { JsonObject } from "./json.js";
+import type { ObjectMeta } from "./meta.js";
 import { failureActionOverrides, type PolicyVersion, ruleSchema } from "./schema-rule.js";
 
 /** Upstream stores policy names in labels, so they are limited to 63 characters. */
@@ -19,7 +21,7 @@ const SPEC_DEFAULTS = {
   failurePolicy: "Fail",
 };
 
-function spec(version: PolicyVersion): ObjectSchema {
+function spec(version: PolicyVersion) {
   return s.object(
     {
       rules: s.array(ruleSchema(version), uniqueBy("name", "rule name")),
@@ -31,13 +33,16 @@ function spec(version: PolicyVersion): ObjectSchema {
       emitWarning: s.boolean(),
       failurePolicy: s.enum(["Ignore", "Fail"]),
       webhookTimeoutSeconds: s.integer(),
-      webhookConfiguration: s.object({
-        failurePolicy: s.enum(["Ignore", "Fail"]),
-        timeoutSeconds: s.integer(),
-        matchConditions: s.array(
-          s.object({ name: s.string(), expression: s.string() }, { required: ["name", "expression"] }),
-        ),
-      }),
+      // Carried as raw JSON (the webhook configuration reads it).
+      webhookConfiguration: s.typed<JsonObject>(
+        s.object({
+          failurePolicy: s.enum(["Ignore", "Fail"]),
+          timeoutSeconds: s.integer(),
+          matchConditions: s.array(
+            s.object({ name: s.string(), expression: s.string() }, { required: ["name", "expression"] }),
+          ),
+        }),
+      ),
       useServerSideApply: s.boolean(),
       schemaValidation: s.boolean(),
       mutateExistingOnPolicyUpdate: s.boolean(),
@@ -64,12 +69,12 @@ const metadata: ObjectSchema = {
   ],
 };
 
-function document(version: PolicyVersion): ObjectSchema {
+function document(version: PolicyVersion) {
   return s.object(
     {
       apiVersion: s.string(),
       kind: s.enum(["ClusterPolicy", "Policy"]),
-      metadata,
+      metadata: s.typed<ObjectMeta & { name: string }>(metadata),
       spec: spec(version),
       status: s.any(),
     },
@@ -78,7 +83,7 @@ function document(version: PolicyVersion): ObjectSchema {
 }
 
 /** Schema of a kyverno.io/v1 ClusterPolicy or Policy. */
-export const policyV1: ObjectSchema = document("v1");
+export const policyV1 = document("v1");
 
 /** Schema of a kyverno.io/v2beta1 ClusterPolicy or Policy. */
-export const policyV2beta1: ObjectSchema = document("v2beta1");
+export const policyV2beta1: typeof policyV1 = document("v2beta1");

@@ -1,6 +1,6 @@
 /** Reusable structural checks for `s.object(..., { checks })` and `s.array(..., check)`. */
 import type { Issue, PathSegment } from "../load/errors.js";
-import type { JsonObject, JsonValue } from "../policy/types.js";
+import type { JsonObject, JsonValue } from "../policy/json.js";
 import type { Check } from "./dsl.js";
 import { isObject } from "./dsl.js";
 

@@ -2,22 +2,38 @@
  * A small declarative schema language for the YAML the project loads. Schemas are plain immutable
  * values built with `s.*`; `validate` (in validate.ts) walks a value against one and reports every
  * problem. Structural rules that a type cannot express (exactly one of, unique names) are `checks`.
+ * Each builder also carries, at the type level only, the type of the values it accepts:
+ * `Infer<typeof schema>` is the type a loader returns, so a wire type is written once, as its schema.
  */
 import type { Issue, PathSegment } from "../load/errors.js";
-import type { JsonObject, JsonValue } from "../policy/types.js";
+import type { JsonObject, JsonValue } from "../policy/json.js";
+
+declare const VALUE: unique symbol;
+
+/** Type level only: the type of the values a schema accepts (absent at run time). */
+export interface Typed<T> {
+  readonly [VALUE]?: T;
+}
+
+/** The type of the values a schema accepts (what a loader returns once the value validated). */
+export type Infer<S> = S extends Typed<infer T> ? T : never;
 
 /** A check run on an object (or array) after its fields validated cleanly; returns the problems found. */
 export type Check<T> = (value: T, path: readonly PathSegment[]) => Issue[];
 
 /** A string, optionally restricted to an enum (matched exactly, or ignoring case). */
-export interface StringSchema {
+export interface StringSchema<T extends string = string> extends StringNode, Typed<T> {}
+
+interface StringNode {
   readonly kind: "string";
   readonly enum?: readonly string[];
   readonly ignoreCase?: boolean;
 }
 
 /** An object with known fields; unknown fields are errors unless `open`. */
-export interface ObjectSchema {
+export interface ObjectSchema<T = unknown> extends ObjectNode, Typed<T> {}
+
+interface ObjectNode {
   readonly kind: "object";
   readonly fields: Readonly<Record<string, Schema>>;
   readonly required: readonly string[];
@@ -36,56 +52,84 @@ export interface ObjectSchema {
 export type JsonType = "null" | "boolean" | "number" | "string" | "array" | "object";
 
 /** A node of the schema language. */
-export type Schema =
-  | StringSchema
+type Node =
+  | StringNode
   | { readonly kind: "boolean" }
   | { readonly kind: "integer" }
   | { readonly kind: "number" }
   | { readonly kind: "any" }
   | { readonly kind: "array"; readonly items: Schema; readonly checks: readonly Check<JsonValue[]>[] }
   | { readonly kind: "map"; readonly values: Schema }
-  | ObjectSchema
+  | ObjectNode
   | { readonly kind: "union"; readonly byType: Readonly<Partial<Record<JsonType, Schema>>> }
   | { readonly kind: "lazy"; readonly get: () => Schema };
 
-/** Options of `s.object`. */
-export interface ObjectOptions {
-  required?: readonly string[];
+/** A node of the schema language accepting values of type `T` (`unknown`: untyped). */
+export type Schema<T = unknown> = Node & Typed<T>;
+
+/** Options of `s.object`; `R` are the required keys, `D` those with defaults (both present once loaded). */
+export interface ObjectOptions<R extends string = string, D extends string = string> {
+  required?: readonly R[];
   deprecated?: Readonly<Record<string, string>>;
   checks?: readonly Check<JsonObject>[];
   open?: boolean;
-  defaults?: Readonly<Record<string, JsonValue>>;
+  defaults?: Readonly<Record<D, JsonValue>>;
   foldCase?: boolean;
 }
 
-/** Schema builders. Use `s.lazy` for recursive schemas. */
+type Fields = Readonly<Record<string, Schema>>;
+
+type Flatten<T> = { [K in keyof T]: T[K] } & {};
+
+/** The object type of `fields`: keys in `Present` (required or defaulted) always set, the others optional. */
+export type ObjectOf<F extends Fields, Present extends string> = Flatten<
+  { -readonly [K in keyof F as K extends Present ? K : never]-?: Infer<F[K]> } & {
+    -readonly [K in keyof F as K extends Present ? never : K]?: Infer<F[K]>;
+  }
+>;
+
+/** Schema builders. Use `s.lazy` for recursive schemas (with the recursive type written as an interface). */
 export const s = {
   /** Any string. */
   string: (): StringSchema => ({ kind: "string" }),
   /** One of `values`; `ignoreCase` accepts any spelling, and the loader normalises it. */
-  enum: (values: readonly string[], options?: { ignoreCase?: boolean }): StringSchema => ({
+  enum: <const T extends string>(
+    values: readonly T[],
+    options?: { ignoreCase?: boolean },
+  ): StringSchema<T> => ({
     kind: "string",
     enum: values,
     ignoreCase: options?.ignoreCase ?? false,
   }),
   /** true or false. */
-  boolean: (): Schema => ({ kind: "boolean" }),
+  boolean: (): Schema<boolean> => ({ kind: "boolean" }),
   /** A whole number. */
-  integer: (): Schema => ({ kind: "integer" }),
+  integer: (): Schema<number> => ({ kind: "integer" }),
   /** Any number. */
-  number: (): Schema => ({ kind: "number" }),
+  number: (): Schema<number> => ({ kind: "number" }),
   /** Any JSON, not validated (patterns, data, condition keys and values). */
-  any: (): Schema => ({ kind: "any" }),
+  any: (): Schema<JsonValue> => ({ kind: "any" }),
   /** An array of `items`. */
-  array: (items: Schema, ...checks: Check<JsonValue[]>[]): Schema => ({ kind: "array", items, checks }),
+  array: <T>(items: Schema<T>, ...checks: Check<JsonValue[]>[]): Schema<T[]> => ({
+    kind: "array",
+    items,
+    checks,
+  }),
   /** An object whose keys are free and whose values are `values`. */
-  map: (values: Schema): Schema => ({ kind: "map", values }),
+  map: <T>(values: Schema<T>): Schema<Record<string, T>> => ({ kind: "map", values }),
   /** A map of strings, as labels and annotations. */
-  stringMap: (): Schema => ({ kind: "map", values: { kind: "string" } }),
+  stringMap: (): Schema<Record<string, string>> => ({ kind: "map", values: { kind: "string" } }),
   /** An array of strings. */
-  strings: (): Schema => ({ kind: "array", items: { kind: "string" }, checks: [] }),
-  /** An object with known fields. */
-  object: (fields: Readonly<Record<string, Schema>>, options: ObjectOptions = {}): ObjectSchema => ({
+  strings: (): Schema<string[]> => ({ kind: "array", items: { kind: "string" }, checks: [] }),
+  /** An object with known fields; `required` and defaulted fields are always present in its type. */
+  object: <
+    const F extends Fields,
+    const R extends string & keyof F = never,
+    const D extends string & keyof F = never,
+  >(
+    fields: F,
+    options: ObjectOptions<R, D> = {},
+  ): ObjectSchema<ObjectOf<F, R | D>> => ({
     kind: "object",
     fields,
     required: options.required ?? [],
@@ -96,17 +140,25 @@ export const s = {
     foldCase: options.foldCase ?? false,
   }),
   /** A value whose schema depends on its JSON type, e.g. conditions as an object or a legacy list. */
-  union: (byType: Partial<Record<JsonType, Schema>>): Schema => ({ kind: "union", byType }),
+  union: <const B extends Partial<Record<JsonType, Schema>>>(byType: B): Schema<Infer<B[keyof B]>> => ({
+    kind: "union",
+    byType,
+  }),
   /** A schema resolved on use, for recursion. */
-  lazy: (get: () => Schema): Schema => ({ kind: "lazy", get }),
+  lazy: <T>(get: () => Schema<T>): Schema<T> => ({ kind: "lazy", get }),
+  /**
+   * `schema`, with the values typed as `T` instead of what the schema infers: for a wire type kept
+   * looser than its validation (raw JSON the engine carries as data) or written by hand (metadata).
+   */
+  typed: <T>(schema: Schema): Schema<T> => schema as Schema<T>,
 };
 
 /** Returns `base` with more fields, required fields and checks; used for versions of a kind. */
-export function extend(
-  base: ObjectSchema,
-  fields: Readonly<Record<string, Schema>>,
-  options: ObjectOptions = {},
-): ObjectSchema {
+export function extend<B, const F extends Fields, const R extends string & keyof F = never>(
+  base: ObjectSchema<B>,
+  fields: F,
+  options: ObjectOptions<R, never> = {},
+): ObjectSchema<Flatten<Omit<B, keyof F> & ObjectOf<F, R>>> {
   return {
     kind: "object",
     fields: { ...base.fields, ...fields },
@@ -120,8 +172,11 @@ export function extend(
 }
 
 /** Returns `base` without some fields (and their required/deprecated entries). */
-export function omit(base: ObjectSchema, names: readonly string[]): ObjectSchema {
-  const drop = new Set(names);
+export function omit<B, const K extends string>(
+  base: ObjectSchema<B>,
+  names: readonly K[],
+): ObjectSchema<Flatten<Omit<B, K>>> {
+  const drop = new Set<string>(names);
   return {
     ...base,
     fields: Object.fromEntries(Object.entries(base.fields).filter(([k]) => !drop.has(k))),

@@ -1,6 +1,6 @@
 /** Schemas of Kubernetes building blocks: object metadata, label selectors, generic objects. */
 import type { Issue } from "../load/errors.js";
-import type { JsonObject } from "../policy/types.js";
+import type { JsonObject } from "../policy/json.js";
 import { objects, structure } from "./checks.js";
 import { type Check, type ObjectSchema, s } from "./dsl.js";
 
@@ -39,7 +39,7 @@ const requirementValues: Check<JsonObject> = (o, path) => {
 };
 
 /** A label selector (`matchLabels`, `matchExpressions`). */
-export const labelSelector: ObjectSchema = s.object({
+export const labelSelector = s.object({
   matchLabels: s.stringMap(),
   matchExpressions: s.array(
     s.object(
@@ -50,7 +50,7 @@ export const labelSelector: ObjectSchema = s.object({
 });
 
 /** A label selector that must select on something, as upstream requires of `resources.selector`. */
-export const nonEmptySelector: ObjectSchema = {
+export const nonEmptySelector: typeof labelSelector = {
   ...labelSelector,
   checks: [
     (o, path): Issue[] =>

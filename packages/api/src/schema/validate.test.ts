@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { JsonValue } from "../policy/types.js";
+import type { JsonValue } from "../policy/json.js";
 import { exactlyOne, uniqueBy } from "./checks.js";
 import { type Schema, s } from "./dsl.js";
 import { validate } from "./validate.js";

@@ -1,6 +1,6 @@
 import type { Issue, PathSegment } from "../load/errors.js";
-import type { JsonObject, JsonValue } from "../policy/types.js";
-import { isObject, jsonType, type ObjectSchema, type Schema, type StringSchema } from "./dsl.js";
+import type { JsonObject, JsonValue } from "../policy/json.js";
+import { isObject, jsonType, type ObjectSchema, type Schema } from "./dsl.js";
 
 /** A validated value: a clean copy (nulls in typed fields dropped, enums in canonical case) and every problem found. */
 export interface Validated {
@@ -128,7 +128,7 @@ function canonicalKey(
 }
 
 function checkEnum(
-  schema: StringSchema,
+  schema: Extract<Schema, { kind: "string" }>,
   value: string,
   path: readonly PathSegment[],
   issues: Issue[],
