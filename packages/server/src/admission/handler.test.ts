@@ -55,6 +55,29 @@ function setup(
   return { handler, cache, sink, metrics, logger, clock, call };
 }
 
+describe("admission error metrics", () => {
+  it("counts unreadable reviews and answers past the deadline in kyverno_admission_errors_total", async () => {
+    const { handler, metrics, clock } = setup([podValidatePolicy({ name: "p" })]);
+    handler.handleBody(VALIDATE_FAIL, '{"request": {"uid": "u1"');
+    // A review that waited in the queue longer than the whole budget.
+    immediate(
+      handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({})), {
+        receivedAt: clock.monotonic() - handler.deadlineMs - 1,
+      }),
+    );
+    immediate(handler.handleBody(VALIDATE_FAIL, JSON.stringify(review({}))));
+    const text = await metrics.render();
+    const errors = (type: string) =>
+      text.match(
+        new RegExp(
+          `^kyverno_admission_errors_total\\{request_webhook="ValidatingWebhookConfiguration",error_type="${type}"\\} (\\d+)$`,
+          "m",
+        ),
+      )?.[1];
+    expect([errors("bad_request"), errors("timeout"), errors("internal")]).toEqual(["1", "1", "0"]);
+  });
+});
+
 describe("validate webhook", () => {
   it("denies an Enforce failure with upstream's message shape and echoes the uid", () => {
     const { call } = setup([podValidatePolicy({ name: "disallow-privileged" })]);

@@ -206,7 +206,7 @@ export const METRIC_FAMILIES = {
     name: "kyverno_tls_certificate_expiration_timestamp_seconds",
     type: "gauge",
     labels: ["certificate"],
-    help: "When the webhook server's certificate expires (Unix time, seconds); certificate is `serving` or `ca`.",
+    help: "When the certificate the webhook server presents expires (Unix time, seconds); certificate is `serving`.",
     binaries: ["admission"],
     origin: "kyverno-ts",
     note: "upstream renews silently; this lets an alert fire before a failed renewal breaks the webhooks",

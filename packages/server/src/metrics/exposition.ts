@@ -5,7 +5,7 @@
  * Prometheus client exposes (CPU, resident memory, start time) and Node's heap.
  */
 import { memoryUsage } from "node:process";
-import { METRIC_FAMILIES } from "./catalog.js";
+import { METRIC_FAMILIES, type MetricFamilySpec } from "./catalog.js";
 import { createCollectedFamily, type Exposure, type RenderableFamily } from "./family.js";
 
 /** What a metrics endpoint serves. */
@@ -49,7 +49,7 @@ export function createExposition(families: () => readonly RenderableFamily[]): M
   };
 }
 
-/** Time source of the process families (injected in tests). */
+/** Where the process families read their figures (injected in tests). */
 export interface ProcessProbe {
   cpuSeconds(): number;
   residentBytes(): number;
@@ -74,9 +74,9 @@ export function systemProcessProbe(): ProcessProbe {
 /** `process_cpu_seconds_total`, `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`, `process_start_time_seconds`. */
 export function processFamilies(
   probe: ProcessProbe,
-  exposureFor: (spec: (typeof METRIC_FAMILIES)[keyof typeof METRIC_FAMILIES]) => Exposure,
+  exposureFor: (spec: MetricFamilySpec) => Exposure,
 ): RenderableFamily[] {
-  const one = (spec: (typeof METRIC_FAMILIES)[keyof typeof METRIC_FAMILIES], value: () => number) =>
+  const one = (spec: MetricFamilySpec, value: () => number) =>
     createCollectedFamily(spec, exposureFor(spec), () => [{ values: [], value: value() }]);
   return [
     one(METRIC_FAMILIES.processCpu, probe.cpuSeconds),
