@@ -16,8 +16,8 @@ import type {
   Resource,
 } from "./contract.js";
 import { scoped, toFilter, toPagination, toPolicyResult, toResource } from "./map.js";
+import type { RouteContext } from "./route-context.js";
 import { arrayOf, filterQuery, paginated, reportListQuery, responses, resultListQuery } from "./schemas.js";
-import type { RouteContext } from "./server.js";
 
 type ListQuery = ApiFilterQuery & ApiPaginationQuery;
 type ReportQuery = Pick<ApiFilterQuery, "namespaces" | "sources" | "labels" | "search"> & ApiPaginationQuery;

@@ -27,8 +27,8 @@ import {
   toResourceResult,
   toSourceCategoryTree,
 } from "./map.js";
+import type { RouteContext } from "./route-context.js";
 import { arrayOf, filterQuery, idParams, paginated, responses, resultListQuery } from "./schemas.js";
-import type { RouteContext } from "./server.js";
 
 type ListQuery = ApiFilterQuery & ApiPaginationQuery;
 type IdParams = { id: string };

@@ -25,6 +25,7 @@ import {
   toPolicyResult,
   toResourceResult,
 } from "./map.js";
+import type { RouteContext } from "./route-context.js";
 import {
   filterQuery,
   paginated,
@@ -33,7 +34,6 @@ import {
   resultListQuery,
   sourceParams,
 } from "./schemas.js";
-import type { RouteContext } from "./server.js";
 
 type ListQuery = ApiFilterQuery & ApiPaginationQuery;
 type SourceParams = { source: string };

@@ -25,8 +25,8 @@ import {
   toFilter,
   toSourceCategoryTree,
 } from "./map.js";
+import type { RouteContext } from "./route-context.js";
 import { filterQuery, propertyParams, responses, sourceParams } from "./schemas.js";
-import type { RouteContext } from "./server.js";
 
 type SourceParams = { source: string };
 

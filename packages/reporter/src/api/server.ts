@@ -10,6 +10,7 @@ import { type Logger, silentLogger } from "../logger.js";
 import type { ReporterMetrics } from "../metrics/metrics.js";
 import type { ReportStore } from "../store/types.js";
 import type { HealthStatus, Target } from "./contract.js";
+import type { RouteContext } from "./route-context.js";
 import { type PolicyDetailsSource, registerPolicyDetailsRoutes } from "./routes-policy-details.js";
 import { registerV1Routes } from "./routes-v1.js";
 import { registerV2Routes } from "./routes-v2.js";
@@ -44,12 +45,6 @@ export interface ApiServer {
   /** Starts listening; resolves to the address. */
   listen(options: { port: number; host?: string }): Promise<string>;
   close(): Promise<void>;
-}
-
-/** What route modules receive. */
-export interface RouteContext {
-  store: ReportStore;
-  targets: () => readonly Target[];
 }
 
 function sameSecret(a: string, b: string): boolean {
