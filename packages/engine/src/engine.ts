@@ -1,4 +1,6 @@
 import type { Policy } from "@kyverno-ts/api";
+import { createCelEnvironment } from "./cel/env.js";
+import { CEL_POLICY_VARIABLES } from "./cel-policies/engine.js";
 import { compilePolicy } from "./compile/compile.js";
 import { internalView } from "./compile/compiled.js";
 import type { CompiledPolicy, CompileResult, Engine, EngineOptions, EngineRequest } from "./engine-types.js";
@@ -34,9 +36,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const namespaceLabels = options.namespaceLabels ?? (() => undefined);
   const exceptionNamespaces = options.exceptionNamespaces ?? ["*"];
   const memo = createEngineMemo();
+  const cel = createCelEnvironment({ variables: CEL_POLICY_VARIABLES });
   return {
     compile(policy: Policy): CompileResult {
-      const result = compilePolicy(jp, policy);
+      const result = compilePolicy(jp, cel, policy);
       if (result.ok) {
         const blocks =
           internalView(result.policy)?.compiledRules.flatMap((r) => r.validation?.block ?? []) ?? [];

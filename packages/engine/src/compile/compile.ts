@@ -1,5 +1,7 @@
 import type { JsonValue, Policy, Rule } from "@kyverno-ts/api";
 import { autogenRules } from "../autogen/index.js";
+import type { CelEnvironment } from "../cel/env.js";
+import { type CompiledCelRule, compileCelRule } from "../cel-policies/classic-rule.js";
 import type { CompileIssue, CompileResult } from "../engine-types.js";
 import type { Jmespath } from "../jmespath/index.js";
 import { escapePointer } from "../variables/substitute.js";
@@ -71,7 +73,7 @@ function checkBareExpressions(jp: Jmespath, rule: Rule, path: string, issues: Co
  * Compiles a loaded policy: expands autogen rules and checks every JMESPath expression once, so
  * evaluation never meets a syntax error. Returns the issues with their field paths instead of throwing.
  */
-export function compilePolicy(jp: Jmespath, policy: Policy): CompileResult {
+export function compilePolicy(jp: Jmespath, cel: CelEnvironment, policy: Policy): CompileResult {
   const issues: CompileIssue[] = [];
   policy.spec.rules.forEach((rule, i) => {
     const path = `spec.rules[${i}]`;
@@ -79,5 +81,16 @@ export function compilePolicy(jp: Jmespath, policy: Policy): CompileResult {
     checkBareExpressions(jp, rule, path, issues);
   });
   if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, policy: makeCompiled(policy, autogenRules(policy)) };
+  const rules = autogenRules(policy);
+  // validate.cel rules, autogen variants included, are compiled once here.
+  const celRules = new Map<Rule, CompiledCelRule>();
+  for (const rule of rules) {
+    if (rule.validate?.cel === undefined) continue;
+    const index = policy.spec.rules.findIndex((r) => r.name === rule.name);
+    const path = index >= 0 ? `spec.rules[${index}]` : `autogen rule ${rule.name}`;
+    const compiled = compileCelRule(cel, rule, path, issues);
+    if (compiled !== undefined) celRules.set(rule, compiled);
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, policy: makeCompiled(policy, rules, celRules) };
 }

@@ -1,4 +1,5 @@
 import type { FailureAction, FailureActionOverride, Policy, Rule } from "@kyverno-ts/api";
+import type { CompiledCelRule } from "../cel-policies/classic-rule.js";
 import type { CompiledPolicy, RuleInfo, UnsupportedRule } from "../engine-types.js";
 import { parseKindSelector, type RequestKind } from "../match/index.js";
 import { passMessage, unsupportedRuleMessage } from "../response/messages.js";
@@ -39,8 +40,10 @@ export interface CompiledValidation {
   readonly block: ValidationBlock;
   /** `validate.message`, unsubstituted. */
   readonly message: string | undefined;
-  /** The name of an unsupported rule type (`validate.cel`, `validate.manifests`), which makes the rule an error. */
+  /** The name of an unsupported rule type (`validate.manifests`, `verifyImages`), which makes the rule an error. */
   readonly unsupported: string | undefined;
+  /** `validate.cel`, compiled. */
+  readonly cel: CompiledCelRule | undefined;
   readonly podSecurity: PodSecurity | undefined;
   /** The rule's `pass` outcome (`validation rule 'X' passed.`), one frozen object shared by its results. */
   readonly passed: Outcome;
@@ -52,7 +55,7 @@ type PodSecurity = NonNullable<NonNullable<Rule["validate"]>["podSecurity"]>;
  * The validation of a validate rule, and of a `verifyImages` rule, which the validate pass answers
  * with an `error` until image verification exists (never a silent pass).
  */
-function compileValidation(rule: Rule): CompiledValidation | undefined {
+function compileValidation(rule: Rule, cel: CompiledCelRule | undefined): CompiledValidation | undefined {
   const validation = rule.validate ?? ((rule.verifyImages ?? []).length > 0 ? {} : undefined);
   if (!validation) return undefined;
   // Every field the block evaluator reads, present (possibly undefined) in one fixed order. The rule's
@@ -69,6 +72,7 @@ function compileValidation(rule: Rule): CompiledValidation | undefined {
     block,
     message: validation.message,
     unsupported: unsupportedFeature(rule),
+    cel,
     podSecurity: validation.podSecurity,
     passed: Object.freeze({ status: "pass", message: passMessage(rule.name) }),
   };
@@ -85,7 +89,12 @@ function ruleUsesSubjects(rule: Rule): boolean {
   );
 }
 
-function compileRule(policy: Policy, rule: Rule, autogen: boolean): CompiledRule {
+function compileRule(
+  policy: Policy,
+  rule: Rule,
+  autogen: boolean,
+  cel: CompiledCelRule | undefined,
+): CompiledRule {
   const kinds = ruleKinds(rule);
   const spec = policy.spec;
   return {
@@ -96,7 +105,7 @@ function compileRule(policy: Policy, rule: Rule, autogen: boolean): CompiledRule
     failureAction:
       rule.validate?.failureAction ?? verifyImagesFailureAction(rule) ?? spec.validationFailureAction,
     failureActionOverrides: rule.validate?.failureActionOverrides ?? spec.validationFailureActionOverrides,
-    validation: compileValidation(rule),
+    validation: compileValidation(rule, cel),
     admissionOnly: ADMISSION_ONLY.test(JSON.stringify(rule)) || ruleUsesSubjects(rule),
   };
 }
@@ -159,7 +168,6 @@ function verifyImagesFailureAction(rule: Rule): FailureAction | undefined {
 /** The feature of a rule this engine does not evaluate yet, or undefined. */
 export function unsupportedFeature(rule: Rule): string | undefined {
   if ((rule.verifyImages ?? []).length > 0) return "verifyImages";
-  if (rule.validate?.cel) return "validate.cel";
   if (rule.validate?.manifests) return "validate.manifests";
   return undefined;
 }
@@ -208,10 +216,16 @@ function ruleInfo(c: CompiledRule, autogenOrigins: ReadonlyMap<string, string>):
 }
 
 /** Builds the compiled form of a policy from its (already expanded) rules. */
-export function makeCompiled(policy: Policy, rules: Rule[]): CompiledPolicyImpl {
+export function makeCompiled(
+  policy: Policy,
+  rules: Rule[],
+  celRules: ReadonlyMap<Rule, CompiledCelRule> = new Map(),
+): CompiledPolicyImpl {
   const original = new Set(policy.spec.rules.map((r) => r.name));
   const annotations = policy.metadata.annotations ?? {};
-  const compiled = rules.map((rule) => compileRule(policy, rule, !original.has(rule.name)));
+  const compiled = rules.map((rule) =>
+    compileRule(policy, rule, !original.has(rule.name), celRules.get(rule)),
+  );
   // Autogen names are the original's with a prefix, cut to 63 characters, as the engine makes them.
   const autogenOrigins = new Map<string, string>();
   for (const r of policy.spec.rules)

@@ -3,6 +3,7 @@
  * does not evaluate yet (verifyImages, validate.cel, validate.manifests), which answer `error`.
  */
 import type { JsonValue } from "@kyverno-ts/api";
+import { evaluateCelRule } from "../cel-policies/classic-rule.js";
 import type { RuleHandler } from "../pipeline/handler.js";
 import { unsupportedRuleMessage } from "../response/messages.js";
 import { podSecurityOutcome } from "../validate/pod-security.js";
@@ -20,6 +21,14 @@ export const validateHandler: RuleHandler = {
     const ruleName = compiled.rule.name;
     if (validation.unsupported !== undefined)
       return { status: "error", message: unsupportedRuleMessage(validation.unsupported) };
+    if (validation.cel !== undefined) {
+      const outcome = evaluateCelRule(validation.cel, ruleName, req, {
+        loader: env.loader,
+        now: new Date(env.now),
+        namespaceLabels: env.namespaceLabels,
+      });
+      return { status: outcome.status, message: outcome.message };
+    }
     const podSecurity = validation.podSecurity;
     if (podSecurity !== undefined) {
       // As pattern checks, Pod Security is not checked on a deleted resource (upstream skips it):
