@@ -1,4 +1,5 @@
 import {
+  type JsonValue,
   type KubeObject,
   type LoadError,
   loadUserInfo,
@@ -54,15 +55,23 @@ export function loadUserInfoSource(source: SourceFile, warnings: Warnings): Inpu
   return { ok: true, value: loaded.value.requestInfo };
 }
 
+/** The mocked cluster of a Context file. */
+export interface TestContext {
+  /** `spec.resources`: objects CEL's `resource.Get` / `resource.List` find. */
+  resources: KubeObject[];
+  /** `spec.images`: image metadata CEL's `image.GetMetadata` answers, by `image`. */
+  images: Array<{ [key: string]: JsonValue }>;
+}
+
 /**
- * Loads a `cli.kyverno.io/v1alpha1` Context file: the objects of `spec.resources`, which CEL's
- * `resource.Get` / `resource.List` read in `kyverno test`.
+ * Loads a `cli.kyverno.io/v1alpha1` Context file: the objects of `spec.resources` and the image
+ * metadata of `spec.images`, which CEL's libraries read in `kyverno test`.
  */
-export function loadContextSource(source: SourceFile, warnings: Warnings): InputResult<KubeObject[]> {
+export function loadContextSource(source: SourceFile, warnings: Warnings): InputResult<TestContext> {
   const doc = single(source, "context", warnings);
   if (!doc.ok) return doc;
   const value = doc.value.value;
-  const problem = (path: string, message: string): InputResult<KubeObject[]> => ({
+  const problem = (path: string, message: string): InputResult<TestContext> => ({
     ok: false,
     problems: [
       { code: "invalid-structure", file: doc.value.file, document: doc.value.document, path, message },
@@ -73,7 +82,7 @@ export function loadContextSource(source: SourceFile, warnings: Warnings): Input
   if (value.kind !== "Context")
     return problem("kind", `expected kind Context, got ${JSON.stringify(value.kind ?? null)}`);
   const spec = value.spec;
-  if (spec === undefined || spec === null) return { ok: true, value: [] };
+  if (spec === undefined || spec === null) return { ok: true, value: { resources: [], images: [] } };
   if (typeof spec !== "object" || Array.isArray(spec)) return problem("spec", "expected an object");
   const resources = spec.resources ?? [];
   if (!Array.isArray(resources)) return problem("spec.resources", "expected a list of objects");
@@ -83,5 +92,13 @@ export function loadContextSource(source: SourceFile, warnings: Warnings): Input
       return problem(`spec.resources[${i}]`, "expected a Kubernetes object with a kind");
     out.push(r as KubeObject);
   }
-  return { ok: true, value: out };
+  const images = spec.images ?? [];
+  if (!Array.isArray(images)) return problem("spec.images", "expected a list of image metadata");
+  const metadata: Array<{ [key: string]: JsonValue }> = [];
+  for (const [i, m] of images.entries()) {
+    if (typeof m !== "object" || m === null || Array.isArray(m) || typeof m.image !== "string")
+      return problem(`spec.images[${i}]`, "expected an object with an image reference");
+    metadata.push(m);
+  }
+  return { ok: true, value: { resources: out, images: metadata } };
 }

@@ -85,13 +85,21 @@ export interface CelData {
   apiCallResponses?: readonly ApiCallResponse[];
   /** Mocked global context entries, for `globalContext.Get`. */
   globalContext?: ReadonlyMap<string, JsonValue>;
+  /** Image metadata by reference, for `image.GetMetadata`. */
+  images?: ReadonlyArray<{ [key: string]: JsonValue }>;
 }
 
 /** The loader methods of the CEL libraries, over the test's data (added to the classic loader). */
 export function celDataLoader(
   data: CelData,
-): Pick<ContextLoader, "kubeResource" | "apiCall" | "globalReference"> {
+): Pick<ContextLoader, "kubeResource" | "apiCall" | "globalReference" | "imageRegistry"> {
   return {
+    imageRegistry(reference): LoadResult {
+      const found = (data.images ?? []).find((m) => m.image === reference);
+      return found === undefined
+        ? { ok: false, error: `no metadata for image ${reference} in the context` }
+        : { ok: true, value: found };
+    },
     kubeResource(call): LoadResult {
       const found = data.resources.filter((o) => matchesCall(o, call));
       if (call.verb === "get") {

@@ -235,6 +235,19 @@ function findExpected(objects: readonly KubeObject[], actual: KubeObject): KubeO
   );
 }
 
+/**
+ * As upstream reads a patched-resources file holding a single resource: that resource is the
+ * expected one whatever its name, compared under the actual resource's name and namespace.
+ */
+function onlyOfKind(objects: readonly KubeObject[], actual: KubeObject): KubeObject | undefined {
+  const [only, ...rest] = objects;
+  if (only === undefined || rest.length > 0 || only.kind !== actual.kind) return undefined;
+  const a = withDefaultNamespace(actual);
+  const metadata = { ...(only.metadata ?? {}), name: a.metadata?.name ?? "" };
+  if (a.metadata?.namespace !== undefined) metadata.namespace = a.metadata.namespace;
+  return { ...only, metadata };
+}
+
 /** A failed resource comparison: the reason and the message, or undefined when the resources match. */
 type ResourceVerdict = { reason: string; message: string } | undefined;
 
@@ -245,7 +258,7 @@ function readExpected(path: string, options: JudgeOptions): ExpectedFile {
 function checkPatched(path: string, subject: KubeObject, options: JudgeOptions): ResourceVerdict {
   const file = readExpected(path, options);
   if (!file.ok) return { reason: Reasons.resourceError, message: file.error };
-  const wanted = findExpected(file.value, subject);
+  const wanted = findExpected(file.value, subject) ?? onlyOfKind(file.value, subject);
   if (!wanted) return { reason: Reasons.resourceError, message: TestMessages.notInFile(path, subject) };
   const diffs = compareResources(wanted, withDefaultNamespace(subject));
   return diffs.length === 0

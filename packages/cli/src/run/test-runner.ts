@@ -29,7 +29,12 @@ import {
   resolveTestPath,
   type SourceFile,
 } from "../load/files.js";
-import { loadContextSource, loadUserInfoSource, loadValuesSource } from "../load/side-files.js";
+import {
+  loadContextSource,
+  loadUserInfoSource,
+  loadValuesSource,
+  type TestContext,
+} from "../load/side-files.js";
 import { findTestFiles, testDisplay } from "../load/test-files.js";
 import { createVariables } from "../load/variables.js";
 import { ApplyMessages, InputMessages, Reasons, TestMessages } from "../output/messages.js";
@@ -154,8 +159,8 @@ interface TestInputs {
   policies: LoadedPolicies;
   resources: KubeObject[];
   exceptions: LoadedExceptions;
-  /** Objects of the context file (`context`), for CEL's resource library. */
-  context: KubeObject[];
+  /** The context file (`context`): objects and image metadata for CEL's libraries. */
+  context: TestContext;
   /** Mutate-existing targets (`targetResources`). */
   targets: KubeObject[];
   /** Clone sources: `clusterResources` and every line's `cloneSourceResource`. */
@@ -203,7 +208,7 @@ async function loadTestInputs(
     ? ({ ok: true, value: test.values } as const)
     : await readSide<ValuesSpec>(test.variables, testDir, io, loadValuesSource, warnings);
   const userInfo = await readSide<RequestInfo>(test.userinfo, testDir, io, loadUserInfoSource, warnings);
-  const context = await readSide<KubeObject[]>(test.context, testDir, io, loadContextSource, warnings);
+  const context = await readSide<TestContext>(test.context, testDir, io, loadContextSource, warnings);
   const parse = async (paths: readonly string[] | undefined) => {
     const files = await readList(paths, testDir, io);
     return files.ok ? parseSources(files.value, warnings) : files;
@@ -238,7 +243,7 @@ async function loadTestInputs(
       policies: policies.value,
       resources: resources.value,
       exceptions: exceptions.value,
-      context: context.value ?? [],
+      context: context.value ?? { resources: [], images: [] },
       targets: targets.value,
       cluster: cluster.value,
       expected: await loadExpectedFiles(expectedPaths(test), testDir, io, warnings),
@@ -308,7 +313,8 @@ export async function runTestFile(
     contextLoader: {
       ...pool.loader,
       ...celDataLoader({
-        resources: [...context, ...unique.values(), ...cluster],
+        resources: [...context.resources, ...unique.values(), ...cluster],
+        images: context.images,
         apiCallResponses: test.apiCallResponses,
       }),
     },
