@@ -21,6 +21,18 @@ import { ensureHelm } from "../../../scripts/cluster-tools.ts";
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
+/**
+ * Whether a 403 line is the admission controller's after `helm uninstall`'s pre-delete hook revoked its
+ * ClusterRoleBinding (by design, so no replica recreates a webhook configuration): expected then, and
+ * only then.
+ */
+export function revokedByUninstallHook(line: string): boolean {
+  return (
+    line.startsWith("kyverno/kyverno-admission-controller-") &&
+    line.includes("system:serviceaccount:kyverno:kyverno-admission-controller")
+  );
+}
+
 /** Output of one helm or kubectl run. */
 export interface RunResult {
   code: number;
