@@ -82,7 +82,6 @@ export {
 } from "./cluster/webhook-configs.js";
 export type {
   BackgroundRuleLabels,
-  ReportsGauges,
   ReportsMetrics,
   ReportsMetricsOptions,
 } from "./controllers/reports/metrics.js";
@@ -103,10 +102,8 @@ export type {
 export { systemReportsClock } from "./controllers/reports/types.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { createJsonLogger, silentLogger } from "./logger.js";
-export type { MetricFamilySpec, MetricOrigin, MetricsBinary, MetricType } from "./metrics/catalog.js";
-export { familiesOf, METRIC_FAMILIES, UPSTREAM_NOT_EMITTED } from "./metrics/catalog.js";
-export type { MetricExposureConfig, MetricsConfig } from "./metrics/config.js";
-export { DEFAULT_BUCKETS, defaultMetricsConfig, parseMetricsConfig } from "./metrics/config.js";
+export type { MetricsConfig } from "./metrics/config.js";
+export { DEFAULT_BUCKETS, parseMetricsConfig } from "./metrics/config.js";
 export type { MetricsSource } from "./metrics/exposition.js";
 export type {
   AdmissionMetrics,
