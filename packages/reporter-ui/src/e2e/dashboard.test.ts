@@ -252,7 +252,7 @@ describe.runIf(runs)("dashboard in chromium", { timeout: 30_000 }, () => {
         `${path}: preloaded but never used`,
       ).toEqual([]);
     }
-  });
+  }, 120_000); // ten fresh documents, each loaded and settled: ~30 s on a busy 2-core machine
 
   it("shows a new violation once it is reported", async () => {
     await page.goto(route("/?search=rogue-miner"));
