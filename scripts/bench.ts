@@ -1,12 +1,14 @@
 // Engine benchmark (not a test): compiles the Pod Security and best-practices policies of the
 // conformance set once, evaluates them against generated Pods and Deployments, and compares the
 // per-resource cost with a floor measured in the same run (JSON parse + clone of the same resource).
+// The CEL sets (the Pod Security Standards as ValidatingPolicies and as validate.cel ClusterPolicies)
+// run next to the classic policies of the same names, on the same resources.
 // Usage: npm run bench [-- --count 10000]
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadPolicy, parseDocuments } from "../packages/api/dist/index.js";
-import { createEngine } from "../packages/engine/dist/index.js";
+import { loadCelPolicy, loadPolicy, parseDocuments } from "../packages/api/dist/index.js";
+import { createCelEngine, createEngine } from "../packages/engine/dist/index.js";
 
 const root = fileURLToPath(new URL("../../shared/conformance/kyverno-policies/", import.meta.url));
 const countArg = process.argv.indexOf("--count");
@@ -23,7 +25,7 @@ function yamlFiles(dir: string): string[] {
   return out;
 }
 
-function loadSet(dirs: string[], kind: "validate" | "mutate") {
+function loadSet(dirs: string[], kind: "validate" | "mutate", names?: ReadonlySet<string>) {
   const engine = createEngine();
   const compiled = [];
   let rules = 0;
@@ -37,6 +39,7 @@ function loadSet(dirs: string[], kind: "validate" | "mutate") {
         if (kind === "mutate" && value.spec.rules.some((r) => JSON.stringify(r).includes("{{"))) continue;
         const loaded = loadPolicy(doc.value, { file, document: doc.document });
         if (!loaded.ok) continue;
+        if (names !== undefined && !names.has(loaded.value.metadata.name)) continue;
         const c = engine.compile(loaded.value);
         if (!c.ok) continue;
         compiled.push(c.policy);
@@ -45,6 +48,24 @@ function loadSet(dirs: string[], kind: "validate" | "mutate") {
     }
   }
   return { engine, compiled, rules };
+}
+
+/** The ValidatingPolicies of some folders, compiled once with the CEL engine. */
+function loadCelSet(dirs: string[]) {
+  const engine = createCelEngine();
+  const compiled = [];
+  for (const dir of dirs) {
+    for (const file of yamlFiles(join(root, dir))) {
+      for (const doc of parseDocuments(readFileSync(file, "utf8"), file).documents) {
+        if ((doc.value as { kind?: string })?.kind !== "ValidatingPolicy") continue;
+        const loaded = loadCelPolicy(doc.value, { file, document: doc.document });
+        if (!loaded.ok) continue;
+        const c = engine.compile(loaded.value);
+        if (c.ok) compiled.push(c.policy);
+      }
+    }
+  }
+  return { engine, compiled };
 }
 
 /** Deterministic PRNG so every run evaluates the same resources. */
@@ -179,5 +200,39 @@ for (const set of sets) {
       )} ${m.p99.toFixed(1).padStart(8)} ${(m.p50 / floor.p50).toFixed(1).padStart(10)}x   (Pods only: p50 ${podOnly.p50.toFixed(1)} µs; ${results} rule results)`,
   );
 }
+// CEL: the same Pod Security checks as ValidatingPolicies and as validate.cel rules, against the
+// classic policies of the same names.
+const vpol = loadCelSet(["pod-security-vpol"]);
+const vpolNames = new Set(vpol.compiled.map((p) => p.name));
+const celRules = loadSet(["pod-security-cel"], "validate", vpolNames);
+const classicSame = loadSet(["pod-security/baseline", "pod-security/restricted"], "validate", vpolNames);
+const run = (label: string, policies: number, fn: (r: Record<string, unknown>) => number) => {
+  let results = 0;
+  const m = measure(resources, (r) => {
+    results += fn(r);
+  });
+  console.log(
+    `${label.padEnd(17)} ${String(policies).padStart(8)} ${"".padStart(5)} ${m.perSecond.toFixed(0).padStart(12)} ${m.p50
+      .toFixed(1)
+      .padStart(
+        8,
+      )} ${m.p99.toFixed(1).padStart(8)} ${(m.p50 / floor.p50).toFixed(1).padStart(10)}x   (${results} results)`,
+  );
+  return m;
+};
+console.log("");
+console.log(`Pod Security as CEL (${[...vpolNames].sort().join(", ")}):`);
+const classic = run("classic same", classicSame.compiled.length, (r) =>
+  classicSame.compiled.reduce((n, p) => n + classicSame.engine.validate(p, { resource: r }).rules.length, 0),
+);
+const vp = run("ValidatingPolicy", vpol.compiled.length, (r) =>
+  vpol.compiled.reduce((n, p) => n + vpol.engine.validate(p, { resource: r }).rules.length, 0),
+);
+const vc = run("validate.cel", celRules.compiled.length, (r) =>
+  celRules.compiled.reduce((n, p) => n + celRules.engine.validate(p, { resource: r }).rules.length, 0),
+);
+console.log(
+  `CEL p50 / classic p50: ValidatingPolicy ${(vp.p50 / classic.p50).toFixed(2)}x, validate.cel ${(vc.p50 / classic.p50).toFixed(2)}x`,
+);
 console.log("");
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

@@ -1,5 +1,6 @@
 import type { Policy } from "@kyverno-ts/api";
 import { createCelEnvironment } from "./cel/env.js";
+import { createValueCache } from "./cel/values.js";
 import { CEL_POLICY_VARIABLES } from "./cel-policies/engine.js";
 import { compilePolicy } from "./compile/compile.js";
 import { internalView } from "./compile/compiled.js";
@@ -37,6 +38,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const exceptionNamespaces = options.exceptionNamespaces ?? ["*"];
   const memo = createEngineMemo();
   const cel = createCelEnvironment({ variables: CEL_POLICY_VARIABLES });
+  const celValues = createValueCache();
   return {
     compile(policy: Policy): CompileResult {
       const result = compilePolicy(jp, cel, policy);
@@ -75,6 +77,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       namespaceLabels,
       exceptionNamespaces,
       memo,
+      celValues,
     };
     return runRules(policy, request, env, HANDLERS[kind]);
   }

@@ -30,6 +30,15 @@ export interface CompiledBlock {
   readonly variables: readonly NamedProgram[];
   readonly validations: readonly CompiledValidation[];
   readonly auditAnnotations: readonly NamedProgram[];
+  /** The identifiers its expressions read (`object`, `request`, …): only those are bound. */
+  readonly reads: ReadonlySet<string>;
+}
+
+/** The identifiers a set of programs reads. */
+export function identifiersOf(programs: Iterable<CelProgram | undefined>): Set<string> {
+  const out = new Set<string>();
+  for (const p of programs) if (p !== undefined) for (const id of p.reads.identifiers) out.add(id);
+  return out;
 }
 
 /** The source of a block: the fields as written. */
@@ -82,12 +91,15 @@ export class BlockCompiler {
       const program = this.expression(a.valueExpression, `${path}.auditAnnotations[${i}].valueExpression`);
       if (program) auditAnnotations.push({ name: a.key, program });
     });
-    return {
-      matchConditions: this.named(source.matchConditions, `${path}.matchConditions`),
-      variables: this.named(source.variables, `${path}.variables`),
-      validations,
-      auditAnnotations,
-    };
+    const matchConditions = this.named(source.matchConditions, `${path}.matchConditions`);
+    const variables = this.named(source.variables, `${path}.variables`);
+    const reads = identifiersOf([
+      ...matchConditions.map((c) => c.program),
+      ...variables.map((v) => v.program),
+      ...validations.flatMap((v) => [v.program, v.messageProgram]),
+      ...auditAnnotations.map((a) => a.program),
+    ]);
+    return { matchConditions, variables, validations, auditAnnotations, reads };
   }
 }
 

@@ -8,7 +8,7 @@ import type { CelValue } from "@bufbuild/cel";
 import type { JsonObject, JsonValue, KubeObject, NamedExpression, Rule } from "@kyverno-ts/api";
 import type { CelEnvironment } from "../cel/env.js";
 import { createSession } from "../cel/session.js";
-import { toCelValue } from "../cel/values.js";
+import { toCelValue, type ValueCache } from "../cel/values.js";
 import type { CompileIssue, ContextLoader, EngineRequest } from "../engine-types.js";
 import type { Outcome } from "../response/types.js";
 import {
@@ -82,8 +82,11 @@ export function compileCelRule(
   return { block, paramKind, paramRef };
 }
 
+const NO_EXCEPTION_VALUES = toCelValue({ allowedValues: [], allowedImages: [] });
+
 /** What evaluating a `validate.cel` rule reads from the engine. */
 export interface CelRuleEnv {
+  readonly values: ValueCache;
   readonly loader: ContextLoader;
   readonly now: Date;
   readonly namespaceLabels: (namespace: string) => Record<string, string> | undefined;
@@ -116,7 +119,7 @@ export function evaluateCelRule(
   const target = requestTarget(req);
   const session = createSession({ loader: env.loader, now: env.now });
   const labels = req.namespaceLabels ?? env.namespaceLabels(target.namespace);
-  const namespace: KubeObject | undefined =
+  const namespace = (): KubeObject | undefined =>
     target.namespace === ""
       ? undefined
       : {
@@ -128,10 +131,10 @@ export function evaluateCelRule(
   if (typeof params === "string") return { status: "error", message: params };
   const bindings = withVariables(
     {
-      ...requestBindings(req, target, namespace),
+      ...requestBindings(req, target, namespace, { reads: rule.block.reads, values: env.values }),
       params,
       authorizer: null,
-      exceptions: toCelValue({ allowedValues: [], allowedImages: [] }),
+      exceptions: NO_EXCEPTION_VALUES,
     },
     rule.block.variables,
     session,

@@ -6,7 +6,7 @@
 import type { CelMutation, CelPolicyException, MatchConstraints, NamedExpression } from "@kyverno-ts/api";
 import type { CelEnvironment, CelProgram } from "../cel/env.js";
 import { type PolicyVariant, policyVariants } from "./autogen.js";
-import { BlockCompiler, type CompiledBlock, type NamedProgram } from "./block.js";
+import { BlockCompiler, type CompiledBlock, identifiersOf, type NamedProgram } from "./block.js";
 import type {
   CelCompileOptions,
   CelCompileResult,
@@ -30,6 +30,8 @@ export interface CompiledVariant {
   readonly generate: readonly CelProgram[];
   /** DeletingPolicy `conditions`. */
   readonly conditions: readonly NamedProgram[];
+  /** The identifiers every expression of the variant (and the exceptions) reads. */
+  reads: ReadonlySet<string>;
 }
 
 /** A compiled PolicyException naming the policy. */
@@ -122,14 +124,12 @@ function compileVariant(c: BlockCompiler, spec: SpecView, v: PolicyVariant): Com
     const program = c.expression(g.expression, `spec.generate[${i}].expression`);
     if (program) generate.push(program);
   });
-  return {
-    name: v.name,
-    constraints: v.constraints,
-    block,
-    mutations,
-    generate,
-    conditions: c.named(spec.conditions, "spec.conditions"),
-  };
+  const conditions = c.named(spec.conditions, "spec.conditions");
+  const reads = new Set([
+    ...block.reads,
+    ...identifiersOf([...mutations.map((m) => m.program), ...generate, ...conditions.map((x) => x.program)]),
+  ]);
+  return { name: v.name, constraints: v.constraints, block, mutations, generate, conditions, reads };
 }
 
 /** Whether an exception names the policy (by name and kind; a namespaced kind also by `ns/name`). */
@@ -168,6 +168,8 @@ export function compileCelPolicy(
     exceptions.push({ exception, conditions });
   }
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
+  const exceptionReads = identifiersOf(exceptions.flatMap((e) => e.conditions.map((x) => x.program)));
+  for (const v of variants) v.reads = new Set([...v.reads, ...exceptionReads]);
   const annotations = policy.metadata.annotations ?? {};
   const namespaced = policy.kind.startsWith("Namespaced");
   const compiled: CompiledCelPolicyImpl = {

@@ -4,6 +4,7 @@
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { createCelEnvironment } from "../cel/env.js";
+import { createValueCache } from "../cel/values.js";
 import type { EngineRequest } from "../engine-types.js";
 import { celInternalView, compileCelPolicy } from "./compile.js";
 import type { CelEvalEnv } from "./evaluate.js";
@@ -36,6 +37,7 @@ export function createCelEngine(options: CelEngineOptions = {}): CelEngine {
     namespaceObject: options.namespaceObject ?? (() => undefined),
     budget: options.costBudget,
     deadlineMs: options.deadlineMs,
+    values: createValueCache(),
   };
   return {
     compile: (policy, compileOptions) => compileCelPolicy(celEnvironment, policy, compileOptions),

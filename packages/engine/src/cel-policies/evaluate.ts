@@ -6,7 +6,7 @@
 import type { CelValue } from "@bufbuild/cel";
 import type { KubeObject } from "@kyverno-ts/api";
 import { type CelSession, createSession } from "../cel/session.js";
-import { toCelValue } from "../cel/values.js";
+import { toCelValue, type ValueCache } from "../cel/values.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import type { PolicyResponse, ResourceRef, RuleResponse, RuleType } from "../response/types.js";
 import { evaluateConditions, withVariables } from "./block.js";
@@ -22,7 +22,12 @@ export interface CelEvalEnv {
   readonly namespaceObject: (namespace: string) => KubeObject | undefined;
   readonly budget: number | undefined;
   readonly deadlineMs: number | undefined;
+  /** Converted request objects, shared by the policies of one request. */
+  readonly values: ValueCache;
 }
+
+/** The `exceptions` binding when no exception supplies values. */
+const NO_EXCEPTION_VALUES = toCelValue({ allowedValues: [], allowedImages: [] });
 
 /** A request that reached the policy's own work: the variant, the bindings (with variables), the session. */
 export interface Prepared {
@@ -127,14 +132,17 @@ export function prepare(
     ...(env.deadlineMs !== undefined ? { deadlineMs: env.deadlineMs } : {}),
   });
   const base = policy.jsonMode
-    ? { object: toCelValue(req.resource as never), oldObject: null, request: null, namespaceObject: null }
-    : requestBindings(req, target, namespaceOf(env, target.namespace));
+    ? { object: env.values.of(req.resource as never), oldObject: null, request: null, namespaceObject: null }
+    : requestBindings(req, target, () => namespaceOf(env, target.namespace), {
+        reads: variant.reads,
+        values: env.values,
+      });
   const bindings = withVariables(
     {
       ...base,
       params: null,
       authorizer: null,
-      exceptions: toCelValue({ allowedValues: [], allowedImages: [] }),
+      exceptions: NO_EXCEPTION_VALUES,
     },
     variant.block.variables,
     session,

@@ -5,7 +5,7 @@
  */
 import type { CelValue } from "@bufbuild/cel";
 import type { JsonValue, KubeObject } from "@kyverno-ts/api";
-import { toCelValue } from "../cel/values.js";
+import { toCelValue, type ValueCache } from "../cel/values.js";
 import type { EngineRequest } from "../engine-types.js";
 import { resourceGvk } from "../match/index.js";
 import { pluralOf } from "./resources.js";
@@ -61,11 +61,22 @@ function userInfoJson(req: EngineRequest): JsonValue {
   return out;
 }
 
-/** Builds the request bindings; `namespace` is the request namespace's object, when known. */
+/** What building the bindings needs beside the request: which names are read, and the conversion cache. */
+export interface BindingOptions {
+  /** The identifiers the policy's expressions read; the others are bound to null. */
+  readonly reads: ReadonlySet<string>;
+  readonly values: ValueCache;
+}
+
+/**
+ * Builds the request bindings; `namespace` is the request namespace's object, when known. Objects
+ * are converted through the cache (once per request), and `request` only when an expression reads it.
+ */
 export function requestBindings(
   req: EngineRequest,
   target: RequestTarget,
-  namespace: KubeObject | undefined,
+  namespace: () => KubeObject | undefined,
+  options: BindingOptions,
 ): RequestBindings {
   const operation = target.operation;
   const object = operation === "DELETE" ? null : (req.resource as unknown as JsonValue);
@@ -73,6 +84,25 @@ export function requestBindings(
     operation === "CREATE" || operation === "CONNECT"
       ? null
       : ((req.oldResource ?? (operation === "DELETE" ? req.resource : null)) as unknown as JsonValue);
+  const { reads, values } = options;
+  return {
+    object: values.of(object),
+    oldObject: reads.has("oldObject") ? values.of(oldObject) : null,
+    request: reads.has("request") ? toCelValue(requestJson(req, target, object, oldObject)) : null,
+    namespaceObject: reads.has("namespaceObject")
+      ? toCelValue((namespace() ?? null) as unknown as JsonValue)
+      : null,
+  };
+}
+
+/** The AdmissionRequest as the `request` variable shows it. */
+function requestJson(
+  req: EngineRequest,
+  target: RequestTarget,
+  object: JsonValue,
+  oldObject: JsonValue,
+): JsonValue {
+  const operation = target.operation;
   const kind = { group: target.group, version: target.version, kind: target.kind };
   const resource = { group: target.group, version: target.version, resource: target.resource };
   const request: { [key: string]: JsonValue } = {
@@ -96,10 +126,5 @@ export function requestBindings(
     request.subResource = target.subresource;
     request.requestSubResource = target.subresource;
   }
-  return {
-    object: toCelValue(object),
-    oldObject: toCelValue(oldObject),
-    request: toCelValue(request),
-    namespaceObject: toCelValue((namespace ?? null) as unknown as JsonValue),
-  };
+  return request;
 }

@@ -1,6 +1,6 @@
 /**
- * Passes over a parsed expression before it is planned: every comprehension's loop condition is
- * wrapped in a call that charges the evaluation's cost budget (so a hostile expression is stopped),
+ * Passes over a parsed expression before it is planned: every comprehension's range is wrapped in
+ * a call that charges its size to the evaluation's cost budget (so a hostile expression is stopped),
  * `cel.bind(x, init, body)` is expanded as cel-go's macro does, and the names the expression reads
  * (`object`, `request`, `variables.<name>`, …) are collected.
  */
@@ -10,8 +10,12 @@ import type { parse } from "@bufbuild/cel";
 export type Expr = ReturnType<typeof parse>["expr"];
 type Call = Extract<Expr["exprKind"], { case: "callExpr" }>["value"];
 
-/** The function charged once per comprehension iteration. */
+/** The function that charges a comprehension's iterations (the size of its range) to the budget. */
 export const TICK_FUNCTION = "kyvernoTick__";
+/** `a.?b.?c.orValue(d)` fused: `optPath__(a, ["b", "c"], d)` walks the path without optionals. */
+export const OPT_PATH_FUNCTION = "optPath__";
+/** `a.?b.?c.hasValue()` fused: `optHas__(a, ["b", "c"])`. */
+export const OPT_HAS_FUNCTION = "optHas__";
 
 /** What an expression reads: its free identifiers and the `variables.<name>` it selects. */
 export interface ExpressionReads {
@@ -88,6 +92,52 @@ function expandBind(e: Expr, call: Call): Expr | undefined {
   } as unknown as Expr;
 }
 
+function constString(e: Expr | undefined): string | undefined {
+  if (e?.exprKind.case !== "constExpr") return undefined;
+  const c = e.exprKind.value.constantKind;
+  return c.case === "stringValue" ? c.value : undefined;
+}
+
+function listExpr(id: bigint, elements: Expr[]): Expr {
+  return {
+    $typeName: "cel.expr.Expr",
+    id,
+    exprKind: {
+      case: "listExpr",
+      value: { $typeName: "cel.expr.Expr.CreateList", elements, optionalIndices: [] },
+    },
+  } as unknown as Expr;
+}
+
+/**
+ * Fuses a chain of optional field selections ended by `orValue(x)` or `hasValue()` into one call, so
+ * the common `object.spec.?securityContext.?privileged.orValue(false)` allocates no optionals.
+ */
+function fuseOptionalChain(e: Expr, call: Call): Expr | undefined {
+  const fused =
+    call.function === "orValue" && call.args.length === 1
+      ? OPT_PATH_FUNCTION
+      : call.function === "hasValue" && call.args.length === 0
+        ? OPT_HAS_FUNCTION
+        : undefined;
+  if (fused === undefined) return undefined;
+  const keys: Expr[] = [];
+  let base = call.target;
+  while (base?.exprKind.case === "callExpr") {
+    const inner = base.exprKind.value;
+    if (
+      inner.function !== "optSelect__" ||
+      inner.args.length !== 1 ||
+      constString(inner.args[0]) === undefined
+    )
+      break;
+    keys.unshift(inner.args[0] as Expr);
+    base = inner.target;
+  }
+  if (keys.length === 0 || base === undefined) return undefined;
+  return callExpr(e.id, fused, [base, listExpr(e.id, keys), ...call.args]);
+}
+
 /**
  * Rewrites `expr` in place for evaluation (cost ticks, `cel.bind`) and returns what it reads.
  * Identifiers bound by comprehensions are not reported as free.
@@ -105,11 +155,20 @@ export function prepareExpression(expr: Expr): { expr: Expr; reads: ExpressionRe
         const operand = kind.value.operand;
         if (operand && identName(operand) === "variables" && !bound.has("variables"))
           variables.add(kind.value.field);
-        if (operand) kind.value.operand = visit(operand, bound);
+        if (operand === undefined) return e;
+        // `a.b.c` as `dyn(a)["b"]["c"]`: the same on maps (every value here is JSON).
+        if (!kind.value.testOnly) {
+          // The root identifier is wrapped in `dyn()`: otherwise the planner still tries the
+          // qualified names `a.b`, `a.b.c` (as variables and registry types) on every evaluation.
+          const base = visit(operand, bound);
+          const root = base.exprKind.case === "identExpr" ? callExpr(e.id, "dyn", [base]) : base;
+          return callExpr(e.id, "_[_]", [root, stringConst(e.id, kind.value.field)]);
+        }
+        kind.value.operand = visit(operand, bound);
         return e;
       }
       case "callExpr": {
-        const expanded = expandBind(e, kind.value);
+        const expanded = expandBind(e, kind.value) ?? fuseOptionalChain(e, kind.value);
         if (expanded !== undefined) return visit(expanded, bound);
         if (kind.value.target) kind.value.target = visit(kind.value.target, bound);
         kind.value.args = kind.value.args.map((a) => visit(a, bound));
@@ -132,10 +191,11 @@ export function prepareExpression(expr: Expr): { expr: Expr; reads: ExpressionRe
         return e;
       case "comprehensionExpr": {
         const c = kind.value;
-        if (c.iterRange) c.iterRange = visit(c.iterRange, bound);
+        // The range is charged once, with its size, before the loop runs.
+        if (c.iterRange) c.iterRange = callExpr(e.id, TICK_FUNCTION, [visit(c.iterRange, bound)]);
         if (c.accuInit) c.accuInit = visit(c.accuInit, bound);
         const inner = new Set([...bound, c.iterVar, c.accuVar, ...(c.iterVar2 ? [c.iterVar2] : [])]);
-        if (c.loopCondition) c.loopCondition = callExpr(e.id, TICK_FUNCTION, [visit(c.loopCondition, inner)]);
+        if (c.loopCondition) c.loopCondition = visit(c.loopCondition, inner);
         if (c.loopStep) c.loopStep = visit(c.loopStep, inner);
         if (c.result) c.result = visit(c.result, new Set([...bound, c.accuVar]));
         return e;

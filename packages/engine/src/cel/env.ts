@@ -10,6 +10,8 @@ import {
   celEnv,
   celFunc,
   isCelError,
+  isCelList,
+  isCelMap,
   parse,
   plan,
 } from "@bufbuild/cel";
@@ -60,7 +62,7 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     ...kubernetesFunctions(),
     ...kyvernoFunctions(slot),
     celFunc(TICK_FUNCTION, [CelScalar.DYN], CelScalar.DYN, (v) => {
-      charge(slot);
+      charge(slot, isCelList(v) || isCelMap(v) ? v.size + 1 : 1);
       return v;
     }),
   ];

@@ -15,6 +15,8 @@ export const DEFAULT_DEADLINE_MS = 1_000;
 export interface CelSession {
   /** Remaining comprehension iterations. */
   budget: number;
+  /** How many comprehensions were charged (the deadline is checked every 64). */
+  charges: number;
   /** Why the evaluation was stopped (cost or deadline), once it was. */
   stopped: string | undefined;
   /** Monotonic milliseconds after which the evaluation is stopped. */
@@ -41,6 +43,7 @@ export function createSession(options: SessionOptions = {}): CelSession {
   const monotonic = options.monotonic ?? (() => performance.now());
   return {
     budget: options.budget ?? DEFAULT_COST_BUDGET,
+    charges: 0,
     stopped: undefined,
     deadline: monotonic() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS),
     monotonic,
@@ -54,17 +57,18 @@ export interface SessionSlot {
   current: CelSession | undefined;
 }
 
-/** Charges one iteration; throws once the budget or the deadline is exceeded. */
-export function charge(slot: SessionSlot): void {
+/** Charges `cost` iterations; throws once the budget or the deadline is exceeded. */
+export function charge(slot: SessionSlot, cost: number): void {
   const session = slot.current;
   if (session === undefined) return;
   if (session.stopped !== undefined) throw new Error(session.stopped);
-  session.budget--;
+  session.budget -= cost;
   if (session.budget < 0) {
     session.stopped = "operation cancelled: actual cost limit exceeded";
     throw new Error(session.stopped);
   }
-  if ((session.budget & 1023) === 0 && session.monotonic() > session.deadline) {
+  session.charges++;
+  if ((session.charges & 63) === 0 && session.monotonic() > session.deadline) {
     session.stopped = "operation cancelled: evaluation deadline exceeded";
     throw new Error(session.stopped);
   }

@@ -36,6 +36,27 @@ export function toCelValue(value: JsonValue | undefined): CelValue {
   return celMap(map);
 }
 
+/** Converted objects by identity, so the policies of one request convert its objects once. */
+export interface ValueCache {
+  of(value: JsonValue | undefined): CelValue;
+}
+
+/** A cache of conversions keyed by the JSON objects themselves (held weakly). */
+export function createValueCache(): ValueCache {
+  const cache = new WeakMap<object, CelValue>();
+  return {
+    of(value) {
+      if (value === null || typeof value !== "object") return toCelValue(value);
+      let hit = cache.get(value);
+      if (hit === undefined) {
+        hit = toCelValue(value);
+        cache.set(value, hit);
+      }
+      return hit;
+    },
+  };
+}
+
 const OPAQUE_PREFIX = "\u0000kyverno-ts:";
 
 /** A library's opaque value: a map whose single key names its type and holds its payload. */

@@ -23,6 +23,7 @@ export const validateHandler: RuleHandler = {
       return { status: "error", message: unsupportedRuleMessage(validation.unsupported) };
     if (validation.cel !== undefined) {
       const outcome = evaluateCelRule(validation.cel, ruleName, req, {
+        values: env.celValues,
         loader: env.loader,
         now: new Date(env.now),
         namespaceLabels: env.namespaceLabels,

@@ -1,5 +1,6 @@
 /** What evaluating a policy needs from the engine, and what it derives once per request from it. */
 import type { PolicyException } from "@kyverno-ts/api";
+import type { ValueCache } from "../cel/values.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import type { EngineMemo } from "../evaluation/memo.js";
 import { acceptsNamespace } from "../exceptions/exceptions.js";
@@ -13,6 +14,8 @@ export interface PolicyEvalEnv {
   loader: ContextLoader;
   now: number;
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** CEL conversions of request objects (`validate.cel` rules), shared by the policies of a request. */
+  celValues: ValueCache;
 }
 
 const NO_EXCEPTIONS: readonly PolicyException[] = Object.freeze([]);

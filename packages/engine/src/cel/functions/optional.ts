@@ -56,6 +56,20 @@ function select(target: CelValue, key: CelValue): CelValue {
   throw new Error(`no such field on ${typeof base === "string" ? "string" : "value"} for optional selection`);
 }
 
+/** Follows `keys` from `base` as a chain of `.?key` would; undefined where the chain is none. */
+function walk(base: CelValue, keys: CelValue): CelValue | undefined {
+  let current: CelValue | undefined = inner(base);
+  if (!isCelList(keys)) throw new Error("optional path needs a list of keys");
+  for (const key of keys) {
+    if (current === undefined || current === null) return undefined;
+    if (isCelMap(current)) {
+      if (typeof key !== "string") return undefined;
+      current = current.get(key);
+    } else throw new Error("no such field for optional selection");
+  }
+  return current;
+}
+
 /** Whether a value is CEL's zero value of its type. */
 function isZero(value: CelValue): boolean {
   if (value === null || value === false || value === "" || value === 0n || value === 0) return true;
@@ -91,6 +105,11 @@ export const optionalFunctions: readonly CelFunc[] = [
   celMethod("optIndex__", DYN, [DYN], DYN, function (key) {
     return select(this, key);
   }),
+  celFunc("optPath__", [DYN, DYN, DYN], DYN, (base, keys, fallback) => {
+    const found = walk(base, keys);
+    return found === undefined ? fallback : found;
+  }),
+  celFunc("optHas__", [DYN, DYN], CelScalar.BOOL, (base, keys) => walk(base, keys) !== undefined),
   celFunc("optEntry__", [DYN], DYN, (v) => opaque(ENTRY, celList([v]))),
   celFunc("optList__", [DYN], DYN, (list) => {
     if (!isCelList(list)) throw new Error("optional list entries need a list");
