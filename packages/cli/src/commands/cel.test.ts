@@ -1,0 +1,195 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { cli, tempTree } from "../testing/harness.js";
+
+const VPOL = `apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata:
+  name: check-labels
+spec:
+  validationActions: [Deny]
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ['']
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [pods]
+  variables:
+    - name: allowed
+      expression: "resource.Get('v1', 'configmaps', 'platform', 'envs').data.allowed.split(',')"
+  validations:
+    - message: label 'environment' is required
+      expression: "object.metadata.?labels.?environment.orValue('') in variables.allowed"
+`;
+
+const PODS = `apiVersion: v1
+kind: Pod
+metadata:
+  name: good
+  labels: {environment: prod}
+spec:
+  containers: [{name: c, image: nginx}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bad
+spec:
+  containers: [{name: c, image: nginx}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: bad-deploy
+spec:
+  template:
+    metadata: {labels: {environment: dev}}
+    spec:
+      containers: [{name: c, image: nginx}]
+`;
+
+const CONFIG_MAP = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: envs
+  namespace: platform
+data:
+  allowed: prod,staging
+`;
+
+const EXCEPTION = `apiVersion: policies.kyverno.io/v1
+kind: PolicyException
+metadata:
+  name: allow-bad
+  namespace: default
+spec:
+  policyRefs:
+    - name: check-labels
+      kind: ValidatingPolicy
+  matchConditions:
+    - name: bad-only
+      expression: "object.metadata.name == 'bad'"
+`;
+
+const TEST = `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: check-labels
+policies: [policy.yaml]
+resources: [pods.yaml]
+context: context.yaml
+results:
+  - isValidatingPolicy: true
+    policy: check-labels
+    kind: Pod
+    resources: [good]
+    result: pass
+  - isValidatingPolicy: true
+    policy: check-labels
+    kind: Pod
+    resources: [bad]
+    result: fail
+  - isValidatingPolicy: true
+    policy: check-labels
+    kind: Deployment
+    resources: [bad-deploy]
+    result: fail
+`;
+
+const CONTEXT = `apiVersion: cli.kyverno.io/v1alpha1
+kind: Context
+metadata:
+  name: context
+spec:
+  resources:
+${CONFIG_MAP.split("\n")
+  .filter((l) => l !== "")
+  .map((l, i) => (i === 0 ? `    - ${l}` : `      ${l}`))
+  .join("\n")}
+`;
+
+describe("CEL policies in apply and test", () => {
+  const trees: Array<() => void> = [];
+  const tree = (files: Record<string, string>) => {
+    const t = tempTree(files);
+    trees.push(t.cleanup);
+    return t.dir;
+  };
+  afterEach(() => {
+    for (const cleanup of trees.splice(0)) cleanup();
+  });
+
+  it("apply reports a ValidatingPolicy's results under the policy with an empty rule", async () => {
+    const dir = tree({ "policy.yaml": VPOL, "pods.yaml": PODS, "cm.yaml": CONFIG_MAP });
+    const run = await cli(
+      ["apply", "policy.yaml", "-r", "pods.yaml", "--cluster-resource", "cm.yaml", "-o", "json"],
+      dir,
+    );
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as { results: Array<Record<string, unknown>> };
+    const byName = Object.fromEntries(
+      report.results.map((r) => [(r.resources as Array<{ name: string }>)[0]?.name, r]),
+    );
+    expect(byName.good).toMatchObject({
+      policy: "check-labels",
+      rule: "",
+      result: "pass",
+      source: "KyvernoValidatingPolicy",
+    });
+    expect(byName.bad).toMatchObject({
+      rule: "",
+      result: "fail",
+      message: "label 'environment' is required",
+    });
+    expect(byName["bad-deploy"]).toMatchObject({ result: "fail" });
+  });
+
+  it("apply -e skips the resources a CEL PolicyException selects", async () => {
+    const dir = tree({
+      "policy.yaml": VPOL,
+      "pods.yaml": PODS,
+      "cm.yaml": CONFIG_MAP,
+      "exception.yaml": EXCEPTION,
+    });
+    const run = await cli(
+      [
+        "apply",
+        "policy.yaml",
+        "-r",
+        "pods.yaml",
+        "--cluster-resource",
+        "cm.yaml",
+        "-e",
+        "exception.yaml",
+        "-o",
+        "json",
+      ],
+      dir,
+    );
+    const report = JSON.parse(run.stdout) as {
+      results: Array<{ result: string; resources: Array<{ name: string }> }>;
+    };
+    expect(report.results.find((r) => r.resources[0]?.name === "bad")?.result).toBe("skip");
+  });
+
+  it("test judges CEL result lines with the context file's objects", async () => {
+    const dir = tree({
+      "policy.yaml": VPOL,
+      "pods.yaml": PODS,
+      "kyverno-test.yaml": TEST,
+      "context.yaml": CONTEXT,
+    });
+    const run = await cli(["test", "."], dir);
+    expect(run.stdout).toContain("Test Summary: 3 tests passed and 0 tests failed");
+    expect(run.code).toBe(0);
+  });
+
+  it("names the file, policy and field of an expression that does not compile", async () => {
+    const broken = VPOL.replace("in variables.allowed", "in variables.allowed)");
+    const dir = tree({ "policy.yaml": broken, "pods.yaml": PODS });
+    const run = await cli(["apply", "policy.yaml", "-r", "pods.yaml"], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("policy.yaml");
+    expect(run.stderr).toContain("spec.validations[0].expression");
+    expect(run.stderr).toContain("check-labels");
+  });
+});

@@ -1,0 +1,360 @@
+import type { CelPolicy, CelPolicyException, KubeObject } from "@kyverno-ts/api";
+import { describe, expect, it } from "vitest";
+import { createCelEngine } from "./engine.js";
+import type { CelCompileOptions, CompiledCelPolicy } from "./types.js";
+
+const podRules = {
+  resourceRules: [
+    { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"] },
+  ],
+};
+
+function pod(
+  name: string,
+  extra: Record<string, unknown> = {},
+  labels: Record<string, string> = {},
+): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "team", labels },
+    spec: { containers: [{ name: "c", image: "nginx:1.25", ...extra }] },
+  };
+}
+
+function deployment(name: string, privileged: boolean): KubeObject {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace: "team" },
+    spec: {
+      template: { spec: { containers: [{ name: "c", image: "x", securityContext: { privileged } }] } },
+    },
+  };
+}
+
+function vpol(spec: Record<string, unknown>, kind = "ValidatingPolicy", namespace?: string): CelPolicy {
+  return {
+    apiVersion: "policies.kyverno.io/v1",
+    kind,
+    metadata: { name: "check", ...(namespace ? { namespace } : {}) },
+    spec: { matchConstraints: podRules, ...spec },
+  } as CelPolicy;
+}
+
+const engine = createCelEngine({
+  clock: { now: () => new Date("2025-01-01T00:00:00Z") },
+  namespaceLabels: (ns) => (ns === "team" ? { env: "prod" } : undefined),
+});
+
+function compile(policy: CelPolicy, options?: CelCompileOptions): CompiledCelPolicy {
+  const result = engine.compile(policy, options);
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  return result.policy;
+}
+
+const noPrivileged = vpol({
+  validationActions: ["Deny"],
+  variables: [
+    { name: "containers", expression: "object.spec.containers" },
+    {
+      name: "privileged",
+      expression: "variables.containers.filter(c, c.?securityContext.?privileged.orValue(false))",
+    },
+  ],
+  validations: [
+    {
+      expression: "variables.privileged.size() == 0",
+      messageExpression: "'privileged: ' + variables.privileged.map(c, c.name).join(', ')",
+    },
+  ],
+});
+
+describe("ValidatingPolicy", () => {
+  it("passes and fails with one result named after no rule, and the message expression", () => {
+    const p = compile(noPrivileged);
+    const good = engine.validate(p, { resource: pod("good") });
+    expect(good.policy).toEqual({ kind: "ValidatingPolicy", name: "check" });
+    expect(good.rules).toEqual([
+      { name: "", type: "Validation", status: "pass", message: "", failureAction: "Enforce" },
+    ]);
+    const bad = engine.validate(p, { resource: pod("bad", { securityContext: { privileged: true } }) });
+    expect(bad.rules[0]).toMatchObject({ status: "fail", message: "privileged: c" });
+  });
+
+  it("falls back to message, then to the failed expression", () => {
+    const p = compile(vpol({ validations: [{ expression: "false", message: "static" }] }));
+    expect(engine.validate(p, { resource: pod("a") }).rules[0]?.message).toBe("static");
+    const q = compile(vpol({ validations: [{ expression: "1 == 2" }] }));
+    expect(engine.validate(q, { resource: pod("a") }).rules[0]?.message).toBe("failed expression: 1 == 2");
+  });
+
+  it("gives no response when matchConstraints or matchConditions do not select the request", () => {
+    const p = compile(
+      vpol({
+        matchConstraints: { ...podRules, namespaceSelector: { matchLabels: { env: "prod" } } },
+        matchConditions: [
+          { name: "labelled", expression: "has(object.metadata.labels) && 'app' in object.metadata.labels" },
+        ],
+        validations: [{ expression: "false" }],
+      }),
+    );
+    expect(engine.validate(p, { resource: pod("a") }).rules).toEqual([]);
+    expect(engine.validate(p, { resource: pod("a", {}, { app: "x" }) }).rules[0]?.status).toBe("fail");
+    expect(
+      engine.validate(p, {
+        resource: {
+          ...pod("b", {}, { app: "x" }),
+          metadata: { name: "b", namespace: "dev", labels: { app: "x" } },
+        },
+      }).rules,
+    ).toEqual([]);
+    const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "team" } };
+    expect(engine.validate(p, { resource: configMap }).rules).toEqual([]);
+  });
+
+  it("reports an evaluation error as an error result", () => {
+    const p = compile(vpol({ validations: [{ expression: "object.spec.nodeName == 'x'" }] }));
+    expect(engine.validate(p, { resource: pod("a") }).rules[0]?.status).toBe("error");
+  });
+
+  it("applies to Pod controllers through autogen, unless disabled", () => {
+    const p = compile(noPrivileged);
+    expect(p.autogen).toEqual(["autogen", "autogen-cronjobs"]);
+    expect(engine.validate(p, { resource: deployment("d", true) }).rules[0]?.status).toBe("fail");
+    expect(engine.validate(p, { resource: deployment("d", false) }).rules[0]?.status).toBe("pass");
+    const cronJob: KubeObject = {
+      apiVersion: "batch/v1",
+      kind: "CronJob",
+      metadata: { name: "cj", namespace: "team" },
+      spec: {
+        jobTemplate: {
+          spec: {
+            template: { spec: { containers: [{ name: "c", securityContext: { privileged: true } }] } },
+          },
+        },
+      },
+    };
+    expect(engine.validate(p, { resource: cronJob }).rules[0]?.status).toBe("fail");
+    const off = compile({
+      ...noPrivileged,
+      spec: { ...noPrivileged.spec, autogen: { podControllers: { controllers: [] } } },
+    } as CelPolicy);
+    expect(off.autogen).toEqual([]);
+    expect(engine.validate(off, { resource: deployment("d", true) }).rules).toEqual([]);
+  });
+
+  it("sees namespaceObject, request and lazy variables", () => {
+    const p = compile(
+      vpol({
+        variables: [
+          { name: "env", expression: "namespaceObject.metadata.labels.env" },
+          { name: "prod", expression: "variables.env == 'prod'" },
+        ],
+        validations: [
+          { expression: "!variables.prod || request.operation == 'CREATE'", message: "only create in prod" },
+        ],
+      }),
+    );
+    expect(engine.validate(p, { resource: pod("a"), operation: "CREATE" }).rules[0]?.status).toBe("pass");
+    const update = engine.validate(p, { resource: pod("a"), oldResource: pod("a"), operation: "UPDATE" });
+    expect(update.rules[0]).toMatchObject({ status: "fail", message: "only create in prod" });
+  });
+
+  it("puts audit annotations in the result's properties", () => {
+    const p = compile(
+      vpol({
+        auditAnnotations: [{ key: "image", valueExpression: "object.spec.containers[0].image" }],
+        validations: [{ expression: "true" }],
+      }),
+    );
+    expect(engine.validate(p, { resource: pod("a") }).rules[0]?.properties).toEqual({ image: "nginx:1.25" });
+  });
+
+  it("only sees its own namespace when namespaced", () => {
+    const p = compile(
+      vpol({ validations: [{ expression: "false" }] }, "NamespacedValidatingPolicy", "other"),
+    );
+    expect(p.namespace).toBe("other");
+    expect(engine.validate(p, { resource: pod("a") }).rules).toEqual([]);
+  });
+
+  it("evaluates any JSON payload in JSON mode", () => {
+    const p = compile(
+      vpol({
+        matchConstraints: undefined,
+        evaluation: { mode: "JSON" },
+        matchConditions: [{ name: "plan", expression: "has(object.planned_values)" }],
+        validations: [{ expression: "object.planned_values.public == false" }],
+      }),
+    );
+    const plan = { planned_values: { public: true } } as unknown as KubeObject;
+    expect(engine.validate(p, { resource: plan }).rules[0]?.status).toBe("fail");
+  });
+
+  it("skips (or passes) requests a PolicyException's conditions select", () => {
+    const exception = (reportResult?: "pass"): CelPolicyException => ({
+      apiVersion: "policies.kyverno.io/v1",
+      kind: "PolicyException",
+      metadata: { name: "allow-debug", namespace: "team" },
+      spec: {
+        policyRefs: [{ name: "check", kind: "ValidatingPolicy" }],
+        matchConditions: [{ name: "debug", expression: "object.metadata.name == 'debug'" }],
+        ...(reportResult ? { reportResult } : {}),
+      },
+    });
+    const p = compile(noPrivileged, { exceptions: [exception()] });
+    const bad = { securityContext: { privileged: true } };
+    const skipped = engine.validate(p, { resource: pod("debug", bad) }).rules[0];
+    expect(skipped).toMatchObject({ status: "skip", exception: { namespace: "team", name: "allow-debug" } });
+    expect(engine.validate(p, { resource: pod("other", bad) }).rules[0]?.status).toBe("fail");
+    const passing = compile(noPrivileged, { exceptions: [exception("pass")] });
+    expect(engine.validate(passing, { resource: pod("debug", bad) }).rules[0]?.status).toBe("pass");
+  });
+
+  it("names the policy, field path and error of an expression that does not compile", () => {
+    const result = engine.compile(
+      vpol({ validations: [{ expression: "true" }, { expression: "object.spec. == 1" }] }),
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues[0]?.path).toBe("spec.validations[1].expression");
+    expect(result.issues[0]?.message).toMatch(/syntax error/);
+  });
+
+  it("reads cluster data through the context loader", () => {
+    const withLoader = createCelEngine({
+      contextLoader: {
+        kubeResource: (call) =>
+          call.verb === "get" && call.resource === "configmaps"
+            ? { ok: true, value: { data: { allowed: "nginx:1.25" } } }
+            : { ok: false, error: "not found" },
+      },
+    });
+    const compiled = withLoader.compile(
+      vpol({
+        variables: [{ name: "cm", expression: "resource.Get('v1', 'configmaps', 'platform', 'images')" }],
+        validations: [
+          { expression: "object.spec.containers.all(c, c.image in variables.cm.data.allowed.split(','))" },
+        ],
+      }),
+    );
+    if (!compiled.ok) throw new Error("compile");
+    expect(withLoader.validate(compiled.policy, { resource: pod("a") }).rules[0]?.status).toBe("pass");
+  });
+});
+
+describe("MutatingPolicy", () => {
+  const mpol = (mutations: unknown[]): CelPolicy =>
+    ({
+      apiVersion: "policies.kyverno.io/v1alpha1",
+      kind: "MutatingPolicy",
+      metadata: { name: "mutate" },
+      spec: { matchConstraints: podRules, mutations },
+    }) as CelPolicy;
+
+  it("applies apply configurations and JSON patches in order", () => {
+    const p = compile(
+      mpol([
+        {
+          patchType: "ApplyConfiguration",
+          applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'team': 'core'}}}" },
+        },
+        {
+          patchType: "JSONPatch",
+          jsonPatch: {
+            expression:
+              "[JSONPatch{op: 'add', path: '/metadata/labels/owner', value: object.metadata.labels.team + '-owner'}]",
+          },
+        },
+      ]),
+    );
+    const response = engine.mutate(p, { resource: pod("a") });
+    expect(response.rules[0]?.status).toBe("pass");
+    expect((response.patchedResource as KubeObject).metadata?.labels).toEqual({
+      team: "core",
+      owner: "core-owner",
+    });
+    expect(response.patch).toEqual(
+      expect.arrayContaining([
+        { op: "add", path: "/metadata/labels/team", value: "core" },
+        { op: "add", path: "/metadata/labels/owner", value: "core-owner" },
+      ]),
+    );
+  });
+
+  it("merges container lists by name, as server-side apply", () => {
+    const p = compile(
+      mpol([
+        {
+          patchType: "ApplyConfiguration",
+          applyConfiguration: {
+            expression:
+              "Object{spec: Object.spec{containers: object.spec.containers.map(c, Object.spec.containers{name: c.name, imagePullPolicy: 'Always'})}}",
+          },
+        },
+      ]),
+    );
+    const patched = engine.mutate(p, { resource: pod("a") }).patchedResource as KubeObject;
+    expect((patched.spec as { containers: unknown[] }).containers).toEqual([
+      { name: "c", image: "nginx:1.25", imagePullPolicy: "Always" },
+    ]);
+  });
+});
+
+describe("GeneratingPolicy, DeletingPolicy and ImageValidatingPolicy", () => {
+  it("generates the objects generator.Apply is given", () => {
+    const p = compile({
+      apiVersion: "policies.kyverno.io/v1alpha1",
+      kind: "GeneratingPolicy",
+      metadata: { name: "gen" },
+      spec: {
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["namespaces"] },
+          ],
+        },
+        variables: [
+          {
+            name: "cm",
+            expression: "[{'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'defaults'}}]",
+          },
+        ],
+        generate: [{ expression: "generator.Apply(object.metadata.name, variables.cm)" }],
+      },
+    } as CelPolicy);
+    const ns = { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" } };
+    const rule = engine.generate(p, { resource: ns }).rules[0];
+    expect(rule?.status).toBe("pass");
+    expect(rule?.generated?.map((g) => g.object)).toEqual([
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "defaults", namespace: "team" } },
+    ]);
+  });
+
+  it("tells which resources a DeletingPolicy deletes", () => {
+    const p = compile({
+      apiVersion: "policies.kyverno.io/v1alpha1",
+      kind: "DeletingPolicy",
+      metadata: { name: "cleanup" },
+      spec: {
+        schedule: "*/5 * * * *",
+        matchConstraints: podRules,
+        conditions: [{ name: "temporary", expression: "'temporary' in object.metadata.?labels.orValue({})" }],
+      },
+    } as CelPolicy);
+    expect(engine.evaluateDeletion(p, pod("a", {}, { temporary: "true" })).rules[0]?.status).toBe("pass");
+    expect(engine.evaluateDeletion(p, pod("b")).rules[0]?.status).toBe("skip");
+  });
+
+  it("reports an ImageValidatingPolicy as an error, never a pass", () => {
+    const p = compile({
+      apiVersion: "policies.kyverno.io/v1alpha1",
+      kind: "ImageValidatingPolicy",
+      metadata: { name: "images" },
+      spec: { matchConstraints: podRules, validations: [{ expression: "true" }] },
+    } as CelPolicy);
+    const rule = engine.validate(p, { resource: pod("a") }).rules[0];
+    expect(rule?.status).toBe("error");
+    expect(rule?.message).toContain("image verification is not implemented");
+  });
+});
