@@ -17,6 +17,22 @@ const SEVERITIES: ReadonlySet<string> = new Set<PolicySeverity>([
   "info",
 ]);
 
+/** The report `source` of each policy kind, as upstream writes it; `kyverno` for the kyverno.io kinds. */
+const SOURCES: Readonly<Record<string, string>> = {
+  ValidatingPolicy: "KyvernoValidatingPolicy",
+  NamespacedValidatingPolicy: "KyvernoValidatingPolicy",
+  ImageValidatingPolicy: "KyvernoImageValidatingPolicy",
+  NamespacedImageValidatingPolicy: "KyvernoImageValidatingPolicy",
+  MutatingPolicy: "KyvernoMutatingPolicy",
+  NamespacedMutatingPolicy: "KyvernoMutatingPolicy",
+  GeneratingPolicy: "KyvernoGeneratingPolicy",
+  NamespacedGeneratingPolicy: "KyvernoGeneratingPolicy",
+  DeletingPolicy: "KyvernoDeletingPolicy",
+  NamespacedDeletingPolicy: "KyvernoDeletingPolicy",
+  ValidatingAdmissionPolicy: "ValidatingAdmissionPolicy",
+  MutatingAdmissionPolicy: "MutatingAdmissionPolicy",
+};
+
 /** How rule statuses become report results. */
 export interface ReportOptions {
   /** The policy's `policies.kyverno.io/scored` annotation is `"false"`: failures are warnings. */
@@ -48,7 +64,7 @@ export function resourceReference(response: PolicyResponse): ObjectReference {
 
 /**
  * Report results of the validate rule responses of one policy response, as upstream builds them:
- * source `kyverno`, policy (`ns/name` for namespaced Policies), rule, result, message,
+ * source `kyverno` (`KyvernoValidatingPolicy` and friends for the CEL kinds), policy (`ns/name` for namespaced Policies), rule, result, message,
  * category/severity from the policy annotations, the resource reference, scored, timestamp and
  * the rule's report properties. Use it for PolicyReports and for the CLI's `--policy-report`.
  */
@@ -62,7 +78,7 @@ export function policyReportResults(
   for (const rule of response.rules) {
     if (rule.type !== "Validation") continue;
     const result: PolicyReportResult = {
-      source: "kyverno",
+      source: SOURCES[p.kind] ?? "kyverno",
       policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,
       rule: rule.name,
       result: reportStatus(rule, options),
