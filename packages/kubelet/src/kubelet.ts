@@ -13,12 +13,12 @@ import { reconcileEndpoints } from "./controllers/endpoints.js";
 import { reconcileJob } from "./controllers/jobs.js";
 import { type Deployment, type Job, matches, type ReplicaSet, type Service } from "./controllers/objects.js";
 import { reconcileReplicaSet } from "./controllers/replicasets.js";
-import type { PodNetwork } from "./network/pod-network.js";
+import { ownerAlive, type PodNetwork } from "./network/pod-network.js";
 import type { ContainerLog } from "./pods/container-log.js";
 import type { Pod } from "./pods/pod-types.js";
 import { type PodWorker, startPodWorker } from "./pods/pod-worker.js";
 import { resolvePort } from "./pods/probes.js";
-import { createPodmanRuntime } from "./runtime/podman-runtime.js";
+import { createPodmanRuntime, removeLeftoverContainers } from "./runtime/podman-runtime.js";
 import { createProcessRuntime } from "./runtime/process-runtime.js";
 import type { ContainerRuntime } from "./runtime/types.js";
 
@@ -287,6 +287,8 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   return {
     nodeName,
     async start() {
+      if (options.mode === "podman" && options.podman !== undefined)
+        await removeLeftoverContainers(options.podman.env, ownerAlive);
       stateDir = mkdtempSync(join(tmpdir(), `kubelet-${options.network.runId}-`));
       client = createKubeClient({
         kubeconfig: kubeconfigOf(options.apiServer),

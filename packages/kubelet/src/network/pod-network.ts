@@ -40,7 +40,8 @@ export interface PodNetworkOptions {
 
 const NETNS_PREFIX = "kubelet-";
 
-function ownerAlive(runId: string): boolean {
+/** Whether the process that created the run `runId` (its pid is the id's prefix) still runs. */
+export function ownerAlive(runId: string): boolean {
   const pid = Number.parseInt(runId.slice(0, -2), 36);
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
