@@ -7,6 +7,9 @@
  * Service, an upgrade that rolls the admission controller without a failed admission request, a
  * rollback and an uninstall whose hook removes the webhooks. Any 403 in a component's output fails.
  */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { admissionLoop, type LoopCounts, PRIVILEGED_POD } from "./cluster/admission-loop.ts";
 import {
@@ -24,6 +27,15 @@ if (unavailable !== undefined) console.warn(`chart install e2e skipped: ${unavai
 
 const chart = (name: string) => `${REPO_ROOT}charts/${name}`;
 const numbers: Record<string, number | LoopCounts> = {};
+
+/** A copy of a chart with another version (what `helm upgrade` to a new release of the chart gets). */
+function changedChart(name: string, version: string): string {
+  const dir = join(mkdtempSync(join(tmpdir(), "chart-")), name);
+  cpSync(chart(name), dir, { recursive: true });
+  const file = join(dir, "Chart.yaml");
+  writeFileSync(file, readFileSync(file, "utf8").replace(/^version: .*$/m, `version: ${version}`));
+  return dir;
+}
 
 describe.skipIf(unavailable !== undefined)(
   "the charts installed into the sandbox, run by the test kubelet",
@@ -284,14 +296,14 @@ describe.skipIf(unavailable !== undefined)(
         if (line.includes("leases.coordination.k8s.io")) acknowledged.add(line);
     });
 
-    it("rolls the admission controller on helm upgrade --reuse-values while every admission request is answered", async () => {
+    it("rolls the admission controller on helm upgrade --reuse-values to a changed chart while every admission request is answered", async () => {
       // ServiceMonitor and PrometheusRule render once their CRDs are served.
       ok(await cluster.kubectl(["create", "-f", "-"], MONITORING_CRDS));
       const loop = admissionLoop(cluster.client);
       const upgrade = await cluster.helm([
         "upgrade",
         "kyverno",
-        chart("kyverno-ts"),
+        changedChart("kyverno-ts", "0.1.1"),
         "-n",
         "kyverno",
         "--reuse-values",
@@ -312,6 +324,9 @@ describe.skipIf(unavailable !== undefined)(
       expect(upgrade.code).toBe(0);
       expect(counts.failures).toEqual([]);
       expect(counts.answered).toBeGreaterThan(20);
+      expect((await cluster.helm(["list", "-n", "kyverno", "-o", "json"])).stdout).toContain(
+        '"chart":"kyverno-ts-0.1.1"',
+      );
       const pods = JSON.parse(
         (
           await cluster.kubectl([

@@ -3,9 +3,9 @@
  * reconcile pass (Deployments → ReplicaSets → Jobs → this node's Pods → Endpoints), the Pod workers,
  * and what the sandbox and tests ask of it (`resolveService`, `podLogs`, `logs`).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createInformer, createKubeClient, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import type { ApiServerAccess } from "./api/token-request.js";
 import { reconcileDeployment } from "./controllers/deployments.js";
@@ -107,7 +107,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     repoRoot: options.repoRoot,
     kubectl: options.kubectl ?? "/usr/bin/kubectl",
   };
-  const processRuntime = createProcessRuntime({ hostDirs: [options.repoRoot] });
+  let processRuntime: ContainerRuntime | undefined;
   let podmanRuntime: ContainerRuntime | undefined;
   const workers = new Map<string, PodWorker>();
   const finishedLogs: ContainerLog[] = [];
@@ -125,6 +125,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const report = (message: string): void => options.onError?.(message);
 
   const runtimeFor = (kind: "kyverno-ts" | "kubectl"): ContainerRuntime => {
+    if (processRuntime === undefined) throw new Error("the kubelet is not started");
     if (options.mode !== "podman" || kind === "kubectl") return processRuntime;
     if (podmanRuntime === undefined) {
       if (options.podman === undefined)
@@ -289,6 +290,10 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     async start() {
       if (options.mode === "podman" && options.podman !== undefined)
         await removeLeftoverContainers(options.podman.env, ownerAlive);
+      // The Node.js binary may live outside the repository (a system Node.js): its folder is bound too.
+      processRuntime = createProcessRuntime({
+        hostDirs: [options.repoRoot, dirname(realpathSync(images.node))],
+      });
       stateDir = mkdtempSync(join(tmpdir(), `kubelet-${options.network.runId}-`));
       client = createKubeClient({
         kubeconfig: kubeconfigOf(options.apiServer),

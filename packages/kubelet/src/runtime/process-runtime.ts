@@ -39,7 +39,6 @@ export function containerScript(launch: ContainerLaunch, hostDirs: readonly stri
     else lines.push(...bindLines(root, dir, true));
   }
   lines.push(...bindLines(root, "/dev", false), ...bindLines(root, "/proc", false));
-  for (const dir of hostDirs) lines.push(...bindLines(root, dir, true));
   lines.push(
     `mkdir -p ${shellQuote(`${root}/tmp`)} ${shellQuote(`${root}/home/nonroot`)}`,
     `chmod 1777 ${shellQuote(`${root}/tmp`)}`,
@@ -54,6 +53,8 @@ export function containerScript(launch: ContainerLaunch, hostDirs: readonly stri
       ...(mount.readOnly ? [`mount -o remount,bind,ro ${shellQuote(target)}`] : []),
     );
   }
+  // After the volumes: a repository under /tmp (a CI clone) stays visible above an emptyDir on /tmp.
+  for (const dir of hostDirs) lines.push(...bindLines(root, dir, true));
   if (launch.readOnlyRootFilesystem) lines.push(`mount -o remount,ro,bind ${shellQuote(root)}`);
   const exec = ["exec", "chroot", root, "env", "-C", launch.workingDir];
   if (launch.user !== undefined || launch.dropAllCapabilities || launch.noNewPrivileges) {
@@ -74,7 +75,13 @@ export function containerScript(launch: ContainerLaunch, hostDirs: readonly stri
 
 /** Runs containers as local processes in the Pods' network namespaces. */
 export function createProcessRuntime(options: ProcessRuntimeOptions): ContainerRuntime {
-  const hostDirs = [...new Set(options.hostDirs.map((d) => realpathSync(d)))];
+  const real = [...new Set(options.hostDirs.map((d) => realpathSync(d)))];
+  const within = (dir: string, parent: string) => dir === parent || dir.startsWith(`${parent}/`);
+  // A folder inside a system folder or inside another listed one is visible already.
+  const hostDirs = real.filter(
+    (dir) =>
+      !SYSTEM_DIRS.some((s) => within(dir, s)) && !real.some((other) => other !== dir && within(dir, other)),
+  );
   return {
     name: "process",
     async start(launch: ContainerLaunch, output: (chunk: Buffer) => void): Promise<RunningContainer> {
