@@ -231,8 +231,32 @@ const vp = run("ValidatingPolicy", vpol.compiled.length, (r) =>
 const vc = run("validate.cel", celRules.compiled.length, (r) =>
   celRules.compiled.reduce((n, p) => n + celRules.engine.validate(p, { resource: r }).rules.length, 0),
 );
+// This shared machine's speed drifts within seconds: the ratio is also taken over alternating
+// rounds (each set on the same slice of resources in turn), as the median of per-round ratios.
+const ROUNDS = 20;
+const slice = Math.max(1, Math.floor(resources.length / ROUNDS));
+const sets3 = [
+  (r: Record<string, unknown>) => {
+    for (const p of classicSame.compiled) classicSame.engine.validate(p, { resource: r });
+  },
+  (r: Record<string, unknown>) => {
+    for (const p of vpol.compiled) vpol.engine.validate(p, { resource: r });
+  },
+  (r: Record<string, unknown>) => {
+    for (const p of celRules.compiled) celRules.engine.validate(p, { resource: r });
+  },
+];
+const ratios: number[][] = [[], []];
+for (let round = 0; round < ROUNDS; round++) {
+  const part = resources.slice(round * slice, (round + 1) * slice);
+  const p50s = sets3.map((fn) => measure(part, fn).p50);
+  ratios[0]?.push((p50s[1] ?? 0) / (p50s[0] ?? 1));
+  ratios[1]?.push((p50s[2] ?? 0) / (p50s[0] ?? 1));
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 console.log(
-  `CEL p50 / classic p50: ValidatingPolicy ${(vp.p50 / classic.p50).toFixed(2)}x, validate.cel ${(vc.p50 / classic.p50).toFixed(2)}x`,
+  `CEL p50 / classic p50: ValidatingPolicy ${(vp.p50 / classic.p50).toFixed(2)}x, validate.cel ${(vc.p50 / classic.p50).toFixed(2)}x; ` +
+    `median over ${ROUNDS} alternating rounds: ValidatingPolicy ${median(ratios[0] ?? []).toFixed(2)}x, validate.cel ${median(ratios[1] ?? []).toFixed(2)}x`,
 );
 console.log("");
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

@@ -24,6 +24,8 @@ import { pluralOf } from "./resources.js";
 
 /** A compiled `validate.cel` rule. */
 export interface CompiledCelRule {
+  /** The environment it was compiled in (evaluation runs in its context). */
+  readonly env: CelEnvironment;
   readonly block: CompiledBlock;
   readonly paramKind: { apiVersion: string; kind: string } | undefined;
   readonly paramRef: { name?: string; namespace?: string } | undefined;
@@ -79,7 +81,7 @@ export function compileCelRule(
         ...(typeof cel.paramRef.namespace === "string" ? { namespace: cel.paramRef.namespace } : {}),
       }
     : undefined;
-  return { block, paramKind, paramRef };
+  return { env, block, paramKind, paramRef };
 }
 
 const NO_EXCEPTION_VALUES = toCelValue({ allowedValues: [], allowedImages: [] });
@@ -111,6 +113,15 @@ function paramsOf(rule: CompiledCelRule, loader: ContextLoader, namespace: strin
  * order (the first false fails with its message, an error is an `error`), else `pass`.
  */
 export function evaluateCelRule(
+  rule: CompiledCelRule,
+  ruleName: string,
+  req: EngineRequest,
+  env: CelRuleEnv,
+): Outcome & { properties?: Record<string, string> } {
+  return rule.env.within(() => evaluateWithin(rule, ruleName, req, env));
+}
+
+function evaluateWithin(
   rule: CompiledCelRule,
   ruleName: string,
   req: EngineRequest,

@@ -39,14 +39,15 @@ export function createCelEngine(options: CelEngineOptions = {}): CelEngine {
     deadlineMs: options.deadlineMs,
     values: createValueCache(),
   };
+  const within = <T>(fn: () => T): T => celEnvironment.within(fn);
   return {
     compile: (policy, compileOptions) => compileCelPolicy(celEnvironment, policy, compileOptions),
-    validate: (policy, request) => validateCel(celInternalView(policy), request, env),
-    mutate: (policy, request) => mutateCel(celInternalView(policy), request, env),
-    generate: (policy, request) => generateCel(celInternalView(policy), request, env),
+    validate: (policy, request) => within(() => validateCel(celInternalView(policy), request, env)),
+    mutate: (policy, request) => within(() => mutateCel(celInternalView(policy), request, env)),
+    generate: (policy, request) => within(() => generateCel(celInternalView(policy), request, env)),
     evaluateDeletion: (policy, resource: KubeObject) => {
       const request: EngineRequest = { resource, operation: "CREATE", background: true };
-      return deleteCel(celInternalView(policy), request, env);
+      return within(() => deleteCel(celInternalView(policy), request, env));
     },
   };
 }

@@ -4,6 +4,7 @@
  * once in `compile`; a program only evaluates. Evaluation never throws: errors are values.
  */
 import {
+  type CelError,
   type CelFunc,
   CelScalar,
   type CelValue,
@@ -20,8 +21,12 @@ import { kubernetesFunctions } from "./functions/kubernetes.js";
 import { kyvernoFunctions } from "./functions/kyverno.js";
 import { optionalFunctions } from "./functions/optional.js";
 import { createRegexCache, stringFunctions } from "./functions/strings.js";
+import { type Planned, Planner } from "./planner.js";
 import { type CelSession, charge, type SessionSlot } from "./session.js";
 import { rewriteOptionalSyntax } from "./syntax.js";
+
+/** The function the one-call plan of every evaluation calls. */
+const RUN_FUNCTION = "kyvernoRun__";
 
 /** Outcome of evaluating a program: a value, or why it failed. */
 export type CelOutcome = { ok: true; value: CelValue } | { ok: false; error: string };
@@ -41,6 +46,11 @@ export type CelCompiled = { ok: true; program: CelProgram } | { ok: false; error
 /** A CEL environment: compile expressions once, evaluate them many times. */
 export interface CelEnvironment {
   compile(expression: string): CelCompiled;
+  /**
+   * Runs `fn` (which evaluates programs) inside one evaluation context: evaluating a policy's
+   * expressions within one call saves setting the context up for each.
+   */
+  within<T>(fn: () => T): T;
 }
 
 /** Options of `createCelEnvironment`. */
@@ -66,8 +76,33 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
       return v;
     }),
   ];
+  // Conversions such as `duration()` read `@bufbuild/cel`'s evaluation context, which only its own
+  // plans set up: each evaluation runs inside a one-call plan whose function runs the job.
+  const job: { run: (() => CelValue | CelError) | undefined; result: CelValue | CelError } = {
+    run: undefined,
+    result: null,
+  };
+  funcs.push(
+    celFunc(RUN_FUNCTION, [], CelScalar.BOOL, () => {
+      job.result = job.run?.() ?? null;
+      return true;
+    }),
+  );
   const variables = Object.fromEntries(options.variables.map((v) => [v, CelScalar.DYN]));
   const env = celEnv({ variables, funcs });
+  const runner = plan(env, parse(`${RUN_FUNCTION}()`));
+  const inContext = (fn: () => CelValue | CelError): CelValue | CelError => {
+    const outer = job.run;
+    // Already inside an evaluation (a variable read by another expression): the context is set.
+    if (outer !== undefined) return fn();
+    job.run = fn;
+    try {
+      const done = runner({});
+      return isCelError(done) ? done : job.result;
+    } finally {
+      job.run = outer;
+    }
+  };
   const known = new Set(options.variables);
   const cache = new Map<string, CelCompiled>();
 
@@ -84,14 +119,12 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     } catch (error) {
       return { ok: false, error: message(error) };
     }
-    const unknown = [...prepared.reads.identifiers].filter((id) => !known.has(id) && !NAMESPACES.has(id));
-    if (unknown.length > 0)
-      return { ok: false, error: `undeclared reference to '${unknown[0]}' (in container '')` };
-    let run: (ctx: Record<string, CelValue>) => ReturnType<ReturnType<typeof plan>>;
+    let run: Planned;
     try {
-      run = plan(env, prepared.expr) as typeof run;
+      run = new Planner(env, known).planRoot(prepared.expr);
     } catch (error) {
-      return { ok: false, error: message(error) };
+      const text = message(error);
+      return { ok: false, error: text.startsWith("undeclared") ? `${text} (in container '')` : text };
     }
     const program: CelProgram = {
       expression,
@@ -100,7 +133,7 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
         const previous = slot.current;
         slot.current = session;
         try {
-          const value = run(bindings as Record<string, CelValue>);
+          const value = inContext(() => run(bindings));
           if (session.stopped !== undefined) return { ok: false, error: session.stopped };
           if (isCelError(value)) return { ok: false, error: value.message };
           return { ok: true, value };
@@ -115,6 +148,21 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
   }
 
   return {
+    within<T>(fn: () => T): T {
+      if (job.run !== undefined) return fn();
+      const out: { done?: { value: T } | { thrown: unknown } } = {};
+      inContext(() => {
+        try {
+          out.done = { value: fn() };
+        } catch (thrown) {
+          out.done = { thrown };
+        }
+        return null;
+      });
+      const done = out.done ?? { thrown: new Error("the evaluation did not run") };
+      if ("thrown" in done) throw done.thrown;
+      return done.value;
+    },
     compile(expression) {
       let hit = cache.get(expression);
       if (hit === undefined) {
@@ -125,36 +173,6 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     },
   };
 }
-
-/** Identifiers that name function namespaces (`optional.of`, `resource.Get`, …), not variables. */
-const NAMESPACES: ReadonlySet<string> = new Set([
-  "optional",
-  "cel",
-  "lists",
-  "sets",
-  "base64",
-  "strings",
-  "math",
-  "format",
-  "resource",
-  "http",
-  "globalContext",
-  "image",
-  "imagedata",
-  "json",
-  "yaml",
-  "time",
-  "x509",
-  "jsonpatch",
-  "generator",
-  "random",
-  "ip",
-  "cidr",
-  "url",
-  "semver",
-  "quantity",
-  "user",
-]);
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

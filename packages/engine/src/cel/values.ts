@@ -17,7 +17,10 @@ import {
 } from "@bufbuild/cel";
 import type { JsonValue } from "@kyverno-ts/api";
 
-/** Converts JSON into CEL values (whole numbers as `int`). */
+/**
+ * Converts JSON into CEL values (whole numbers as `int`). Objects are wrapped, not copied: a field is
+ * converted when an expression first reads it, then kept, so a policy pays for what it reads.
+ */
 export function toCelValue(value: JsonValue | undefined): CelValue {
   if (value === undefined || value === null) return null;
   switch (typeof value) {
@@ -28,12 +31,62 @@ export function toCelValue(value: JsonValue | undefined): CelValue {
       return value;
   }
   if (Array.isArray(value)) return celList(value.map(toCelValue));
-  const map = new Map<string, CelValue>();
-  for (const key in value) {
-    const item = value[key];
-    if (item !== undefined) map.set(key, toCelValue(item));
+  return celMap(new JsonMap(value));
+}
+
+/** A JSON object seen as a CEL map, converting each field on first read. */
+class JsonMap implements ReadonlyMap<string, CelValue> {
+  private converted: Map<string, CelValue> | undefined;
+  private count = -1;
+
+  constructor(private readonly json: { readonly [key: string]: JsonValue }) {}
+
+  get size(): number {
+    if (this.count < 0) {
+      let n = 0;
+      for (const key in this.json) if (this.json[key] !== undefined) n++;
+      this.count = n;
+    }
+    return this.count;
   }
-  return celMap(map);
+
+  has(key: string): boolean {
+    return typeof key === "string" && Object.hasOwn(this.json, key) && this.json[key] !== undefined;
+  }
+
+  get(key: string): CelValue | undefined {
+    if (typeof key !== "string" || !Object.hasOwn(this.json, key)) return undefined;
+    const hit = this.converted?.get(key);
+    if (hit !== undefined) return hit;
+    const raw = this.json[key];
+    if (raw === undefined) return undefined;
+    const value = toCelValue(raw);
+    if (raw !== null && typeof raw === "object") {
+      if (this.converted === undefined) this.converted = new Map();
+      this.converted.set(key, value);
+    }
+    return value;
+  }
+
+  forEach(fn: (value: CelValue, key: string, map: ReadonlyMap<string, CelValue>) => void): void {
+    for (const key of this.keys()) fn(this.get(key) as CelValue, key, this);
+  }
+
+  *keys(): MapIterator<string> {
+    for (const key in this.json) if (this.json[key] !== undefined) yield key;
+  }
+
+  *values(): MapIterator<CelValue> {
+    for (const key of this.keys()) yield this.get(key) as CelValue;
+  }
+
+  *entries(): MapIterator<[string, CelValue]> {
+    for (const key of this.keys()) yield [key, this.get(key) as CelValue];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, CelValue]> {
+    return this.entries();
+  }
 }
 
 /** Converted objects by identity, so the policies of one request convert its objects once. */
@@ -66,7 +119,7 @@ export function opaque(type: string, payload: CelInput): CelMap {
 
 /** The payload of an opaque value of `type`, or undefined for any other value. */
 export function opaquePayload(value: CelValue | undefined, type: string): CelValue | undefined {
-  if (!isCelMap(value) || value.size !== 1) return undefined;
+  if (!isCelMap(value)) return undefined;
   return value.get(OPAQUE_PREFIX + type);
 }
 

@@ -67,7 +67,6 @@ export function substitutionErrorMessage(what: string, error: string): string {
 /** What happens instead, per unsupported feature, for the message below. */
 const UNSUPPORTED_CONSEQUENCE: Readonly<Record<string, string>> = {
   verifyImages: "image signatures and attestations are not verified",
-  "validate.cel": "its CEL expressions are not evaluated",
   "validate.manifests": "manifest signatures are not verified",
 };
 

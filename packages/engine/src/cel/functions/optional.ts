@@ -15,7 +15,7 @@ import {
   isCelMap,
   isCelUint,
 } from "@bufbuild/cel";
-import { opaque, opaquePayload, opaqueType } from "../values.js";
+import { opaque, opaquePayload } from "../values.js";
 
 const DYN = CelScalar.DYN;
 const OPTIONAL = "optional";
@@ -28,7 +28,7 @@ export function optionalOf(value: CelValue | undefined): CelValue {
 
 /** Whether a value is an optional. */
 export function isOptional(value: CelValue): boolean {
-  return opaqueType(value) === OPTIONAL;
+  return opaquePayload(value, OPTIONAL) !== undefined;
 }
 
 /** The value an optional holds (undefined for none); a non-optional value is its own value. */
