@@ -245,6 +245,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     logger,
   });
   const duties = createLeaderDuties({
+    metrics: core.metrics,
     renewer,
     webhooks,
     status,

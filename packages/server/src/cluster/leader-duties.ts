@@ -14,6 +14,9 @@ import type { WebhookController } from "./webhook-controller.js";
 /** Upstream's certificate check period. */
 export const CERTIFICATE_CHECK_MS = 12 * 60 * 60 * 1000;
 
+/** The `controller_name` of the leader's duty queue in the controller metrics. */
+export const ADMISSION_LEADER_QUEUE = "admission-leader";
+
 /** A unit of leader work. */
 export type DutyKey = "certificates" | "webhooks" | `status/${string}`;
 
@@ -29,6 +32,11 @@ export interface LeaderDutiesOptions {
   certificateCheckMs?: number;
   /** Retry period while some kinds cannot be resolved (default 30 s). */
   unresolvedRetryMs?: number;
+  /** Told of each reconciliation and requeue of the duty queue (`kyverno_controller_*_total`). */
+  metrics?: {
+    reconcile(controller: string): void;
+    requeue(controller: string, retries: number): void;
+  };
 }
 
 /** The leader's work; see `createLeaderDuties`. */
@@ -87,12 +95,15 @@ export function createLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
       if (term !== undefined || signal.aborted) return;
       applied = -1;
       const queue = createWorkQueue<DutyKey>({
-        name: "admission-leader",
+        name: ADMISSION_LEADER_QUEUE,
         clock,
         maxRetries: Number.POSITIVE_INFINITY,
         rateLimiter: exponentialRateLimiter({ baseMs: 250, maxMs: 30_000 }),
-        onRequeue: (e) =>
-          logger.warn({ duty: e.key, retries: e.retries, err: e.error }, "leader duty failed"),
+        onReconcile: (e) => options.metrics?.reconcile(e.controller),
+        onRequeue: (e) => {
+          options.metrics?.requeue(e.controller, e.retries);
+          logger.warn({ duty: e.key, retries: e.retries, err: e.error }, "leader duty failed");
+        },
       });
       const done = queue.process(1, (key, ctx) => reconcile(queue, key, ctx.signal));
       term = { queue, done };

@@ -158,7 +158,8 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: ["controller_name"],
     help: "Number of reconciliations performed, by controller.",
-    binaries: ["reports"],
+    binaries: BOTH,
+    note: "the admission controller's leader duties (certificates, webhook configurations, policy statuses) run on one queue, `admission-leader`",
     origin: "upstream",
   }),
   controllerRequeue: family({
@@ -166,7 +167,7 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: ["controller_name", "num_requeues"],
     help: "Number of keys queued again after a failure, by controller and consecutive requeues.",
-    binaries: ["reports"],
+    binaries: BOTH,
     origin: "upstream",
   }),
   controllerDrop: family({
@@ -174,7 +175,7 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: ["controller_name"],
     help: "Number of keys given up after too many failures, by controller.",
-    binaries: ["reports"],
+    binaries: BOTH,
     origin: "upstream",
   }),
   info: family({

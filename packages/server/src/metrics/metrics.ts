@@ -129,8 +129,12 @@ export interface AdmissionMetrics extends MetricsSource {
   clientQuery(event: ClientQueryLabels): void;
   /** A request that could not be evaluated normally (`kyverno_admission_errors_total`). */
   admissionError(webhook: WebhookKind, errorType: AdmissionErrorType): void;
-  /** The expiry of the certificate served (`serving`) or of its CA (`ca`). */
-  certificateExpiry(certificate: "serving" | "ca", notAfter: Date): void;
+  /** The expiry of the certificate the webhook server presents. */
+  certificateExpiry(certificate: "serving", notAfter: Date): void;
+  /** A reconciliation of a controller queue (the leader's duties). */
+  reconcile(controller: string): void;
+  /** A key queued again after its `retries`-th consecutive failure. */
+  requeue(controller: string, retries: number): void;
 }
 
 /** Options of `createAdmissionMetrics`. */
@@ -146,6 +150,8 @@ export interface AdmissionMetricsOptions {
 }
 
 const F = METRIC_FAMILIES;
+/** The leader's duty queue (as `ADMISSION_LEADER_QUEUE` of cluster/leader-duties.ts). */
+const ADMISSION_LEADER_QUEUE = "admission-leader";
 
 /** The admission controller's families, in exposition order. */
 const ADMISSION_FAMILIES: readonly MetricFamilySpec[] = Object.values(F).filter((f: MetricFamilySpec) =>
@@ -193,6 +199,10 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
   const clientQueries = counter(F.clientQueries);
   const admissionErrors = counter(F.admissionErrors);
   const resultsDropped = counter(F.resultsDropped);
+  const reconciles = counter(F.controllerReconcile);
+  const requeues = counter(F.controllerRequeue);
+  // The leader's duty queue retries forever: nothing is ever dropped, the family stays at 0.
+  const drops = counter(F.controllerDrop);
 
   const ruleInfo = new Map<string, string[][]>();
   const certificates = new Map<string, number>();
@@ -210,6 +220,9 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     }),
     policyChanges,
     clientQueries,
+    reconciles,
+    requeues,
+    drops,
     collected(F.info, () => [{ values: [options.version], value: 1 }]),
     admissionErrors,
     resultsDropped,
@@ -225,6 +238,8 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     for (const type of ["timeout", "internal", "bad_request"] as const)
       admissionErrors.series(`${webhook}\u0000${type}`, () => [webhook, type])?.inc(0);
   resultsDropped.series("", () => [])?.inc(0);
+  drops.series(ADMISSION_LEADER_QUEUE, () => [ADMISSION_LEADER_QUEUE])?.inc(0);
+  requeues.series(`${ADMISSION_LEADER_QUEUE}\u00001`, () => [ADMISSION_LEADER_QUEUE, "1"])?.inc(0);
   for (const spec of [F.policyResults, F.policyExecution, F.admissionRequests, F.admissionReview])
     dropped.series(spec.name, () => [spec.name])?.inc(0);
 
@@ -294,6 +309,12 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     },
     certificateExpiry(certificate, notAfter) {
       certificates.set(certificate, Math.floor(notAfter.getTime() / 1000));
+    },
+    reconcile(controller) {
+      reconciles.series(controller, () => [controller])?.inc();
+    },
+    requeue(controller, retries) {
+      requeues.series(`${controller}\u0000${retries}`, () => [controller, String(retries)])?.inc();
     },
   };
 }
