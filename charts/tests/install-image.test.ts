@@ -91,9 +91,22 @@ describe.skipIf(unavailable !== undefined)(
       expect(install.code).toBe(0);
       numbers.kyvernoInstallMs = install.ms;
       const ps = await tools.check("podman", ["ps", "--format", "{{.Image}} {{.Names}}"]);
-      expect(
-        ps.split("\n").filter((l) => l.startsWith(`${image} kubelet-${cluster.network.runId}-`)),
-      ).toHaveLength(2);
+      const ours = ps
+        .split("\n")
+        .filter((l) => l.startsWith(`${image} kubelet-${cluster.network.runId}-`))
+        .map((l) => l.split(" ")[1] ?? "");
+      expect(ours).toHaveLength(2);
+      for (const name of ours) {
+        const config = await tools.check("podman", [
+          "inspect",
+          "--format",
+          "{{.Config.User}} {{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.HostConfig.NetworkMode}}",
+          name,
+        ]);
+        expect(config.trim()).toMatch(
+          /^65532:65532 true \[[^\]]*CAP_CHOWN[^\]]*CAP_NET_RAW[^\]]*CAP_SYS_CHROOT\] ns:\/run\/netns\/kubelet-/,
+        );
+      }
       const logs = await cluster.kubectl([
         "logs",
         "-n",

@@ -7,7 +7,7 @@
  * Service, an upgrade that rolls the admission controller without a failed admission request, a
  * rollback and an uninstall whose hook removes the webhooks. Any 403 in a component's output fails.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -29,8 +29,11 @@ const chart = (name: string) => `${REPO_ROOT}charts/${name}`;
 const numbers: Record<string, number | LoopCounts> = {};
 
 /** A copy of a chart with another version (what `helm upgrade` to a new release of the chart gets). */
+const chartCopies: string[] = [];
 function changedChart(name: string, version: string): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "chart-")), name);
+  const parent = mkdtempSync(join(tmpdir(), "chart-"));
+  chartCopies.push(parent);
+  const dir = join(parent, name);
   cpSync(chart(name), dir, { recursive: true });
   const file = join(dir, "Chart.yaml");
   writeFileSync(file, readFileSync(file, "utf8").replace(/^version: .*$/m, `version: ${version}`));
@@ -48,6 +51,7 @@ describe.skipIf(unavailable !== undefined)(
     }, 60000);
     afterAll(async () => {
       await cluster?.stop();
+      for (const dir of chartCopies) rmSync(dir, { recursive: true, force: true });
       numbers.totalMs = Date.now() - started;
       console.log(`chart install e2e numbers: ${JSON.stringify(numbers)}`);
     }, 120000);

@@ -4,7 +4,7 @@
  * `helm` and `kubectl` run against it asynchronously (the API server lives in this process).
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -162,6 +162,7 @@ export async function startTestCluster(
       await started.stop();
       await sandbox.stop();
       await network.stop();
+      rmSync(home, { recursive: true, force: true });
     },
   };
 }
