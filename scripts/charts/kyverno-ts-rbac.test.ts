@@ -29,6 +29,8 @@ const ADMISSION_CALLS: Access[] = [
   ...verbs("list watch", core("namespaces")),
   ...verbs("list watch", core("configmaps")),
   { verb: "get", ...core("configmaps", { namespace: "team-a", name: "settings" }) },
+  // The kyverno-metrics ConfigMap, read at start.
+  { verb: "get", ...core("configmaps", { namespace: "kyverno", name: "kyverno-metrics" }) },
   { verb: "list", group: "apiextensions.k8s.io", resource: "customresourcedefinitions" },
   ...["validatingwebhookconfigurations", "mutatingwebhookconfigurations"].flatMap((resource) =>
     verbs("list watch create", { group: "admissionregistration.k8s.io", resource }),
@@ -71,6 +73,7 @@ const REPORTS_CALLS: Access[] = [
   ...verbs("list watch", kyverno("policies")),
   ...verbs("list watch", core("namespaces")),
   { verb: "get", ...core("configmaps", { namespace: "team-a", name: "settings" }) },
+  { verb: "get", ...core("configmaps", { namespace: "kyverno", name: "kyverno-metrics" }) },
   { verb: "get", ...kyverno("globalcontextentries", { name: "e" }) },
   { verb: "list", group: "apiextensions.k8s.io", resource: "customresourcedefinitions" },
   ...verbs("get create update delete", {
