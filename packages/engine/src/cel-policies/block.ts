@@ -32,6 +32,8 @@ export interface CompiledBlock {
   readonly auditAnnotations: readonly NamedProgram[];
   /** The identifiers its expressions read (`object`, `request`, …): only those are bound. */
   readonly reads: ReadonlySet<string>;
+  /** `variables` by name, for the lazy `variables` binding. */
+  readonly variableIndex: ReadonlyMap<string, CelProgram>;
 }
 
 /** The identifiers a set of programs reads. */
@@ -99,7 +101,8 @@ export class BlockCompiler {
       ...validations.flatMap((v) => [v.program, v.messageProgram]),
       ...auditAnnotations.map((a) => a.program),
     ]);
-    return { matchConditions, variables, validations, auditAnnotations, reads };
+    const variableIndex = new Map(variables.map((v) => [v.name, v.program]));
+    return { matchConditions, variables, validations, auditAnnotations, reads, variableIndex };
   }
 }
 
@@ -109,17 +112,14 @@ export class BlockCompiler {
  * expressions that read it.
  */
 class LazyVariables implements ReadonlyMap<string, CelValue> {
-  private readonly cache = new Map<string, CelValue>();
-  private readonly pending = new Set<string>();
-  private readonly programs: ReadonlyMap<string, CelProgram>;
+  private cache: Map<string, CelValue> | undefined;
+  private pending: string | string[] | undefined;
   bindings: Record<string, CelValue> = {};
 
   constructor(
-    variables: readonly NamedProgram[],
+    private readonly programs: ReadonlyMap<string, CelProgram>,
     private readonly session: CelSession,
-  ) {
-    this.programs = new Map(variables.map((v) => [v.name, v.program]));
-  }
+  ) {}
 
   get size(): number {
     return this.programs.size;
@@ -130,19 +130,22 @@ class LazyVariables implements ReadonlyMap<string, CelValue> {
   }
 
   get(key: string): CelValue | undefined {
-    const known = this.cache.get(key);
+    const known = this.cache?.get(key);
     if (known !== undefined) return known;
     const program = this.programs.get(key);
     if (program === undefined) return undefined;
-    if (this.pending.has(key)) throw new Error(`variable ${key} references itself`);
-    this.pending.add(key);
+    const outer = this.pending;
+    if (outer === key || (Array.isArray(outer) && outer.includes(key)))
+      throw new Error(`variable ${key} references itself`);
+    this.pending = outer === undefined ? key : [...(Array.isArray(outer) ? outer : [outer]), key];
     try {
       const out = program.evaluate(this.bindings, this.session);
       if (!out.ok) throw new Error(`composited variable "${key}" fails to be evaluated: ${out.error}`);
+      if (this.cache === undefined) this.cache = new Map();
       this.cache.set(key, out.value);
       return out.value;
     } finally {
-      this.pending.delete(key);
+      this.pending = outer;
     }
   }
 
@@ -170,7 +173,7 @@ class LazyVariables implements ReadonlyMap<string, CelValue> {
 /** Adds the lazy `variables` binding to `base`; the result is what every expression of the block sees. */
 export function withVariables(
   base: Readonly<Record<string, CelValue>>,
-  variables: readonly NamedProgram[],
+  variables: ReadonlyMap<string, CelProgram>,
   session: CelSession,
 ): Record<string, CelValue> {
   const lazy = new LazyVariables(variables, session);

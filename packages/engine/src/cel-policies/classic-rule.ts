@@ -24,8 +24,6 @@ import { pluralOf } from "./resources.js";
 
 /** A compiled `validate.cel` rule. */
 export interface CompiledCelRule {
-  /** The environment it was compiled in (evaluation runs in its context). */
-  readonly env: CelEnvironment;
   readonly block: CompiledBlock;
   readonly paramKind: { apiVersion: string; kind: string } | undefined;
   readonly paramRef: { name?: string; namespace?: string } | undefined;
@@ -81,7 +79,7 @@ export function compileCelRule(
         ...(typeof cel.paramRef.namespace === "string" ? { namespace: cel.paramRef.namespace } : {}),
       }
     : undefined;
-  return { env, block, paramKind, paramRef };
+  return { block, paramKind, paramRef };
 }
 
 const NO_EXCEPTION_VALUES = toCelValue({ allowedValues: [], allowedImages: [] });
@@ -118,7 +116,7 @@ export function evaluateCelRule(
   req: EngineRequest,
   env: CelRuleEnv,
 ): Outcome & { properties?: Record<string, string> } {
-  return rule.env.within(() => evaluateWithin(rule, ruleName, req, env));
+  return evaluateWithin(rule, ruleName, req, env);
 }
 
 function evaluateWithin(
@@ -147,7 +145,7 @@ function evaluateWithin(
       authorizer: null,
       exceptions: NO_EXCEPTION_VALUES,
     },
-    rule.block.variables,
+    rule.block.variableIndex,
     session,
   );
   const conditions = evaluateConditions(rule.block.matchConditions, bindings, session);

@@ -42,7 +42,7 @@ export function createCelEngine(options: CelEngineOptions = {}): CelEngine {
   const within = <T>(fn: () => T): T => celEnvironment.within(fn);
   return {
     compile: (policy, compileOptions) => compileCelPolicy(celEnvironment, policy, compileOptions),
-    validate: (policy, request) => within(() => validateCel(celInternalView(policy), request, env)),
+    validate: (policy, request) => validateCel(celInternalView(policy), request, env),
     mutate: (policy, request) => within(() => mutateCel(celInternalView(policy), request, env)),
     generate: (policy, request) => within(() => generateCel(celInternalView(policy), request, env)),
     evaluateDeletion: (policy, resource: KubeObject) => {

@@ -144,7 +144,7 @@ export function prepare(
       authorizer: null,
       exceptions: NO_EXCEPTION_VALUES,
     },
-    variant.block.variables,
+    variant.block.variableIndex,
     session,
   );
   const conditions = evaluateConditions(variant.block.matchConditions, bindings, session);

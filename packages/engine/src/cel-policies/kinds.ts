@@ -69,7 +69,7 @@ export function mutateCel(
       const scoped =
         current === original
           ? bindings
-          : withVariables({ ...bindings, object: toCelValue(current) }, variant.block.variables, session);
+          : withVariables({ ...bindings, object: toCelValue(current) }, variant.block.variableIndex, session);
       const out = m.program.evaluate(scoped, session);
       if (!out.ok) {
         response.rules.push(celRule(policy, "Mutation", "error", `${m.program.expression}: ${out.error}`));

@@ -17,10 +17,11 @@ export const OPT_PATH_FUNCTION = "optPath__";
 /** `a.?b.?c.hasValue()` fused: `optHas__(a, ["b", "c"])`. */
 export const OPT_HAS_FUNCTION = "optHas__";
 
-/** What an expression reads: its free identifiers and the `variables.<name>` it selects. */
+/** What an expression reads: its free identifiers, the `variables.<name>` it selects, the functions it calls. */
 export interface ExpressionReads {
   readonly identifiers: ReadonlySet<string>;
   readonly variables: ReadonlySet<string>;
+  readonly functions: ReadonlySet<string>;
 }
 
 function callExpr(id: bigint, fn: string, args: Expr[], target?: Expr): Expr {
@@ -145,6 +146,7 @@ function fuseOptionalChain(e: Expr, call: Call): Expr | undefined {
 export function prepareExpression(expr: Expr): { expr: Expr; reads: ExpressionReads } {
   const identifiers = new Set<string>();
   const variables = new Set<string>();
+  const functions = new Set<string>();
   const visit = (e: Expr, bound: ReadonlySet<string>): Expr => {
     const kind = e.exprKind;
     switch (kind.case) {
@@ -170,7 +172,13 @@ export function prepareExpression(expr: Expr): { expr: Expr; reads: ExpressionRe
       case "callExpr": {
         const expanded = expandBind(e, kind.value) ?? fuseOptionalChain(e, kind.value);
         if (expanded !== undefined) return visit(expanded, bound);
-        if (kind.value.target) kind.value.target = visit(kind.value.target, bound);
+        const target = kind.value.target;
+        functions.add(
+          target?.exprKind.case === "identExpr"
+            ? `${target.exprKind.value.name}.${kind.value.function}`
+            : kind.value.function,
+        );
+        if (target) kind.value.target = visit(target, bound);
         kind.value.args = kind.value.args.map((a) => visit(a, bound));
         return e;
       }
@@ -205,5 +213,5 @@ export function prepareExpression(expr: Expr): { expr: Expr; reads: ExpressionRe
     }
   };
   const out = visit(expr, new Set());
-  return { expr: out, reads: { identifiers, variables } };
+  return { expr: out, reads: { identifiers, variables, functions } };
 }

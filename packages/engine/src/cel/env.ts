@@ -21,7 +21,7 @@ import { kubernetesFunctions } from "./functions/kubernetes.js";
 import { kyvernoFunctions } from "./functions/kyverno.js";
 import { optionalFunctions } from "./functions/optional.js";
 import { createRegexCache, stringFunctions } from "./functions/strings.js";
-import { type Planned, Planner } from "./planner.js";
+import { type ListArrays, type Planned, Planner } from "./planner.js";
 import { type CelSession, charge, type SessionSlot } from "./session.js";
 import { rewriteOptionalSyntax } from "./syntax.js";
 
@@ -104,6 +104,7 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     }
   };
   const known = new Set(options.variables);
+  const arrays: ListArrays = new WeakMap();
   const cache = new Map<string, CelCompiled>();
 
   function build(expression: string): CelCompiled {
@@ -121,11 +122,12 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     }
     let run: Planned;
     try {
-      run = new Planner(env, known).planRoot(prepared.expr);
+      run = new Planner(env, known, arrays).planRoot(prepared.expr);
     } catch (error) {
       const text = message(error);
       return { ok: false, error: text.startsWith("undeclared") ? `${text} (in container '')` : text };
     }
+    const needsContext = [...prepared.reads.functions].some(usesMessages);
     const program: CelProgram = {
       expression,
       reads: prepared.reads,
@@ -133,7 +135,7 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
         const previous = slot.current;
         slot.current = session;
         try {
-          const value = inContext(() => run(bindings));
+          const value = needsContext ? inContext(() => run(bindings)) : run(bindings);
           if (session.stopped !== undefined) return { ok: false, error: session.stopped };
           if (isCelError(value)) return { ok: false, error: value.message };
           return { ok: true, value };
@@ -172,6 +174,14 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
       return hit;
     },
   };
+}
+
+/**
+ * Whether a function works on timestamps or durations, which `@bufbuild/cel` represents as protobuf
+ * messages that need its evaluation context; other expressions run without setting it up.
+ */
+function usesMessages(fn: string): boolean {
+  return fn === "timestamp" || fn === "duration" || fn.startsWith("time.") || /^get[A-Z]/.test(fn);
 }
 
 function message(error: unknown): string {

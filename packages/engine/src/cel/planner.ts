@@ -14,6 +14,7 @@
 import type { CelEnv } from "@bufbuild/cel";
 import {
   type CelError,
+  type CelList,
   CelScalar,
   type CelValue,
   celError,
@@ -27,6 +28,7 @@ import {
   mapType,
 } from "@bufbuild/cel";
 import type { Expr } from "./ast.js";
+import { optionalInner } from "./functions/optional.js";
 
 type Result = CelValue | CelError;
 /** Evaluates a planned node against the bindings and the frame of comprehension variables. */
@@ -84,7 +86,18 @@ export class Planner {
   constructor(
     private readonly env: CelEnv,
     private readonly variables: ReadonlySet<string>,
+    private readonly arrays: ListArrays,
   ) {}
+
+  /** The items of a list as an array, read once per list. */
+  private readonly listItems = (list: CelList): readonly CelValue[] => {
+    const cached = this.arrays.get(list);
+    if (cached !== undefined) return cached;
+    const out: CelValue[] = new Array(list.size);
+    for (let i = 0; i < out.length; i++) out[i] = list.get(i) as CelValue;
+    this.arrays.set(list, out);
+    return out;
+  };
 
   /** Plans `expr`; throws on a construct it does not know (reported as a compile error). */
   planRoot(expr: Expr): Planned {
@@ -108,6 +121,11 @@ export class Planner {
         return this.call(k.value, e.id);
       case "listExpr": {
         const items = k.value.elements.map((x) => this.plan(x));
+        if (k.value.elements.every((x) => x.exprKind.case === "constExpr")) {
+          // A list of constants is built once.
+          const constant = celList(items.map((n) => n({}, EMPTY_FRAME) as CelValue));
+          return () => constant;
+        }
         return (vars, frame) => {
           const out: CelValue[] = new Array(items.length);
           for (let i = 0; i < items.length; i++) {
@@ -255,6 +273,61 @@ export class Planner {
           return generic(undefined, [a, b]);
         };
       }
+      case "optPath__":
+      case "optHas__": {
+        const keyList = args[1]?.exprKind.case === "listExpr" ? args[1].exprKind.value.elements : undefined;
+        const keys = keyList?.map((x) =>
+          x.exprKind.case === "constExpr" && x.exprKind.value.constantKind.case === "stringValue"
+            ? x.exprKind.value.constantKind.value
+            : undefined,
+        );
+        if (keys === undefined || keys.some((x) => x === undefined)) break;
+        const base = this.plan(args[0] as Expr);
+        const fallback = fn === "optPath__" ? this.plan(args[2] as Expr) : undefined;
+        const path = keys as string[];
+        return (vars, frame) => {
+          const b = base(vars, frame);
+          if (isCelError(b)) return b;
+          let v: CelValue | undefined = optionalInner(b);
+          for (let i = 0; i < path.length && v !== undefined; i++) {
+            if (v === null) v = undefined;
+            else if (isCelMap(v)) v = v.get(path[i] as string);
+            else return celError(`no such field '${path[i]}' for optional selection on ${typeName(v)}`, id);
+          }
+          if (fallback === undefined) return v !== undefined;
+          return v === undefined ? fallback(vars, frame) : v;
+        };
+      }
+      case "_+_": {
+        const [l, r] = args.map((a) => this.plan(a)) as [Node, Node];
+        const generic = this.caller(fn, id);
+        return (vars, frame) => {
+          const a = l(vars, frame);
+          if (isCelError(a)) return a;
+          const b = r(vars, frame);
+          if (isCelError(b)) return b;
+          if (typeof a === "string" && typeof b === "string") return a + b;
+          if (isCelList(a) && isCelList(b)) {
+            if (a.size === 0) return b;
+            if (b.size === 0) return a;
+            const out = this.listItems(a).slice();
+            for (const v of this.listItems(b)) out.push(v);
+            return celList(out);
+          }
+          return generic(undefined, [a, b]);
+        };
+      }
+      case "size": {
+        const target = call.target === undefined ? this.plan(args[0] as Expr) : this.plan(call.target);
+        const generic = this.caller(fn, id);
+        const method = call.target !== undefined;
+        return (vars, frame) => {
+          const v = target(vars, frame);
+          if (isCelError(v)) return v;
+          if (isCelList(v) || isCelMap(v)) return BigInt(v.size);
+          return method ? generic(v, []) : generic(undefined, [v]);
+        };
+      }
       case "@in": {
         const [l, r] = args.map((a) => this.plan(a)) as [Node, Node];
         const generic = this.caller(fn, id);
@@ -349,12 +422,13 @@ export class Planner {
     return (vars, frame) => {
       const r = range(vars, frame);
       if (isCelError(r)) return r;
-      let items: Iterable<CelValue>;
-      if (isCelList(r)) items = r;
-      else if (isCelMap(r)) items = r.keys() as Iterable<CelValue>;
+      let items: ArrayLike<CelValue>;
+      if (isCelList(r)) items = this.listItems(r);
+      else if (isCelMap(r)) items = [...r.keys()] as CelValue[];
       else return celError(`type mismatch: iterable vs ${typeName(r)}`, id);
       frame[accuSlot] = init(vars, frame);
-      for (const item of items) {
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i] as CelValue;
         frame[iterSlot] = item;
         const go = cond(vars, frame);
         if (go !== true) {
@@ -377,6 +451,9 @@ export class Planner {
 }
 
 const EMPTY_FRAME: Result[] = [];
+
+/** The items of lists already read, by list (lists are immutable); one per environment. */
+export type ListArrays = WeakMap<CelList, readonly CelValue[]>;
 
 /** Type names usable as values (`type(x) == string`). */
 const TYPE_IDENTS: Readonly<Record<string, CelValue>> = {

@@ -32,6 +32,10 @@ export function isOptional(value: CelValue): boolean {
 }
 
 /** The value an optional holds (undefined for none); a non-optional value is its own value. */
+export function optionalInner(value: CelValue): CelValue | undefined {
+  return inner(value);
+}
+
 function inner(value: CelValue): CelValue | undefined {
   if (!isOptional(value)) return value;
   const list = opaquePayload(value, OPTIONAL);
