@@ -20,10 +20,12 @@ describe("kyverno-ts sandbox command", () => {
     const until = new Promise<void>((resolve) => {
       stop = resolve;
     });
-    const running = runSandboxCommand({ stdout: out.stream, args: [], until });
+    // Another loopback address stands in for a Pod network's bridge.
+    const running = runSandboxCommand({ stdout: out.stream, args: ["--bind-address", "127.0.0.2"], until });
     await new Promise((r) => setTimeout(r, 300));
     while (!out.text().includes("kubeconfig:")) await new Promise((r) => setTimeout(r, 50));
     expect(out.text()).toMatch(/kubeconfig: (\S+)\ntry: kubectl --kubeconfig \1 get ns\n/);
+    expect(out.text()).toMatch(/listening on https:\/\/127\.0\.0\.2:\d+\n/);
     stop();
     expect(await running).toBe(0);
     expect(out.text()).toContain("Sandbox stopped.");
@@ -42,6 +44,10 @@ describe("kyverno-ts sandbox command", () => {
       }),
     ).toBe(2);
     expect(err.text()).toContain("'ABAC' is invalid. Allowed choices are RBAC, AlwaysAllow.");
+    expect(
+      await runSandboxCommand({ stdout: out.stream, stderr: err.stream, args: ["--bind-address", "bridge"] }),
+    ).toBe(2);
+    expect(err.text()).toContain("option '--bind-address <ip>' argument 'bridge' is not an IP address");
     expect(await runSandboxCommand({ stdout: out.stream, stderr: err.stream, args: ["--port"] })).toBe(2);
     expect(err.text()).toContain("error: option '--port' argument missing");
     expect(out.text()).toBe("");

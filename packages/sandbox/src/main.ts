@@ -1,4 +1,5 @@
 /** `kyverno-ts sandbox`: start a sandbox, print how to reach it, run until SIGINT/SIGTERM. */
+import { isIP } from "node:net";
 import type { Writable } from "node:stream";
 import { type SandboxOptions, startSandbox } from "./sandbox.js";
 
@@ -8,7 +9,7 @@ export interface RunSandboxOptions {
   /** Where argument errors go (default: `stdout`). */
   stderr?: Writable;
   /**
-   * Command-line arguments after `sandbox`: `--port N`, `--data-dir DIR`, `--crd FILE` (repeatable),
+   * Command-line arguments after `sandbox`: `--port N`, `--bind-address IP`, `--data-dir DIR`, `--crd FILE` (repeatable),
    * `--authorization-mode RBAC|AlwaysAllow`, `--help`.
    */
   args: readonly string[];
@@ -19,7 +20,7 @@ export interface RunSandboxOptions {
 /** The help text, laid out as commander lays out the other subcommands'. */
 const HELP = `Usage: kyverno-ts sandbox [options]
 
-Run a local Kubernetes API server on 127.0.0.1 until Ctrl+C: kubectl and
+Run a local Kubernetes API server (on 127.0.0.1) until Ctrl+C: kubectl and
 client-node work against it over HTTPS, with kube-apiserver's webhook admission
 and RBAC authorization. Prints the path of a kubeconfig whose current context is
 kubernetes-admin (group system:masters, allowed everything); ServiceAccount
@@ -29,7 +30,10 @@ objects, the CA, the token signing key and the kubeconfig's tokens are kept
 there (0600 files in a 0700 folder), so clients reconnect after a restart.
 
 Options:
-  --port <n>                   port on 127.0.0.1 (0: any free port) (default: 0)
+  --port <n>                   port to listen on (0: any free port) (default: 0)
+  --bind-address <ip>          address to listen on, also in the serving
+                               certificate (e.g. a bridge that Pods in network
+                               namespaces reach) (default: "127.0.0.1")
   --data-dir <path>            folder to keep state and the kubeconfig in
                                (default: in memory, kubeconfig in a temporary
                                folder)
@@ -48,7 +52,7 @@ Examples:
   $ kubectl --kubeconfig <printed path> auth can-i --list --as system:serviceaccount:default:default
 `;
 
-const VALUE_FLAGS = new Set(["--port", "--data-dir", "--crd", "--authorization-mode"]);
+const VALUE_FLAGS = new Set(["--port", "--bind-address", "--data-dir", "--crd", "--authorization-mode"]);
 const MODES = new Set(["RBAC", "AlwaysAllow"]);
 
 type Parsed = { help: true } | { help: false; options: SandboxOptions } | { help: false; error: string };
@@ -72,6 +76,13 @@ function parseArgs(args: readonly string[]): Parsed {
           error: `error: option '--port <n>' argument '${value}' is not a port (0-65535)`,
         };
       options.port = port;
+    } else if (flag === "--bind-address") {
+      if (isIP(value) === 0)
+        return {
+          help: false,
+          error: `error: option '--bind-address <ip>' argument '${value}' is not an IP address`,
+        };
+      options.listenHost = value;
     } else if (flag === "--data-dir") options.dataDir = value;
     else if (flag === "--crd") crds.push(value);
     else if (MODES.has(value)) options.authorization = value as "RBAC" | "AlwaysAllow";
