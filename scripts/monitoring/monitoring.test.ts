@@ -140,6 +140,32 @@ describe("kyverno-ts chart", () => {
 });
 
 describe("policy-reporter chart", () => {
+  it("scrapes Policy Reporter with the ServiceMonitor values, TLS included", () => {
+    const objects = renderChart("charts/policy-reporter", {
+      set: {
+        "monitoring.enabled": "true",
+        "monitoring.serviceMonitor.interval": "20s",
+        "monitoring.serviceMonitor.scrapeTimeout": "10s",
+        "monitoring.serviceMonitor.secure": "true",
+        "monitoring.serviceMonitor.tlsConfig.insecureSkipVerify": "true",
+        "monitoring.serviceMonitor.relabelings[0].action": "labeldrop",
+        "monitoring.serviceMonitor.relabelings[0].regex": "pod",
+      },
+    });
+    const monitor = objects.find((o) => o.kind === "ServiceMonitor") as
+      | (Obj & { spec: { endpoints: unknown[] } })
+      | undefined;
+    expect(monitor?.spec.endpoints[0]).toMatchObject({
+      port: "metrics",
+      path: "/metrics",
+      interval: "20s",
+      scrapeTimeout: "10s",
+      scheme: "https",
+      tlsConfig: { insecureSkipVerify: true },
+      relabelings: [{ action: "labeldrop", regex: "pod" }],
+    });
+  });
+
   it("ships its dashboard with monitoring, filed under the sidecar's label and folder", () => {
     const objects = renderChart("charts/policy-reporter", { set: { "monitoring.enabled": "true" } });
     const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name.endsWith("-dashboard")) as
