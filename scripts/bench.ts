@@ -142,8 +142,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-function measure(resources: Array<Record<string, unknown>>, fn: (r: Record<string, unknown>) => void) {
-  for (let i = 0; i < Math.min(500, resources.length); i++) fn(resources[i] as Record<string, unknown>); // warm-up
+function measure(
+  resources: Array<Record<string, unknown>>,
+  fn: (r: Record<string, unknown>) => void,
+  warmUp: Array<Record<string, unknown>> = resources,
+) {
+  for (let i = 0; i < Math.min(500, warmUp.length); i++) fn(warmUp[i] as Record<string, unknown>); // warm-up
   const times = new Float64Array(resources.length);
   const start = process.hrtime.bigint();
   for (let i = 0; i < resources.length; i++) {
@@ -249,7 +253,8 @@ const sets3 = [
 const ratios: number[][] = [[], []];
 for (let round = 0; round < ROUNDS; round++) {
   const part = resources.slice(round * slice, (round + 1) * slice);
-  const p50s = sets3.map((fn) => measure(part, fn).p50);
+  // Fresh copies for each set, so none meets objects another run has already seen (and converted).
+  const p50s = sets3.map((fn) => measure(structuredClone(part), fn, structuredClone(part)).p50);
   ratios[0]?.push((p50s[1] ?? 0) / (p50s[0] ?? 1));
   ratios[1]?.push((p50s[2] ?? 0) / (p50s[0] ?? 1));
 }
