@@ -138,6 +138,8 @@ function createStore<S>(
         s = create(labels);
         byLabels.set(labels, s);
       }
+      // With dropped dimensions, keys outnumber series: callers keep what they look up (recorders).
+      if (reduced) return s;
       if (byKey.size >= cacheLimit) byKey.clear();
       byKey.set(key, s);
       return s;
