@@ -95,8 +95,9 @@ function hashOf(text: string): number {
 
 /**
  * The series bookkeeping shared by counters and histograms: series by rendered labels (the identity,
- * bounded by `maxSeries`) and a cache from caller keys to series. With dropped dimensions many keys
- * map to one series, so the cache is bounded too (emptied when full; it only saves work). Keys
+ * bounded by `maxSeries`) and a cache from caller keys to series. With dropped dimensions there is no
+ * such cache (keys would outnumber series; the label text is built on each lookup and callers on the
+ * hot path keep the series they looked up); without, it holds one key per series. Keys
  * refused because the family is full are remembered by hash (bounded as well), so each is counted
  * about once and a refused request builds no label text again.
  */
