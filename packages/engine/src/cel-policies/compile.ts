@@ -3,7 +3,13 @@
  * variables, the kind's own expressions — compiled once per variant (the policy and its autogen
  * variants), with the PolicyExceptions that name it bound at compile time.
  */
-import type { CelMutation, CelPolicyException, MatchConstraints, NamedExpression } from "@kyverno-ts/api";
+import type {
+  AdmissionPolicyBinding,
+  CelMutation,
+  CelPolicyException,
+  MatchConstraints,
+  NamedExpression,
+} from "@kyverno-ts/api";
 import type { CelEnvironment, CelProgram } from "../cel/env.js";
 import { type PolicyVariant, policyVariants } from "./autogen.js";
 import { BlockCompiler, type CompiledBlock, identifiersOf, type NamedProgram } from "./block.js";
@@ -51,6 +57,10 @@ export interface CompiledCelPolicyImpl extends CompiledCelPolicy {
   readonly jsonMode: boolean;
   readonly category: string | undefined;
   readonly severity: string | undefined;
+  /** Bindings of a Kubernetes admission policy (none: evaluated on its own). */
+  readonly bindings: readonly AdmissionPolicyBinding[];
+  /** `paramKind` of a Kubernetes admission policy. */
+  readonly paramKind: { apiVersion?: string; kind?: string } | undefined;
 }
 
 const CATEGORY = "policies.kyverno.io/category";
@@ -191,6 +201,8 @@ export function compileCelPolicy(
     jsonMode: spec.evaluation?.mode === "JSON",
     category: annotations[CATEGORY],
     severity: annotations[SEVERITY],
+    bindings: (options.bindings ?? []).filter((b) => b.spec.policyName === policy.metadata.name),
+    paramKind: (spec as { paramKind?: { apiVersion?: string; kind?: string } }).paramKind,
   };
   return { ok: true, policy: compiled };
 }

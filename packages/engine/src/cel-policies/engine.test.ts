@@ -358,3 +358,64 @@ describe("GeneratingPolicy, DeletingPolicy and ImageValidatingPolicy", () => {
     expect(rule?.message).toContain("image verification is not implemented");
   });
 });
+
+describe("ValidatingAdmissionPolicy with bindings", () => {
+  const vap = {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingAdmissionPolicy",
+    metadata: { name: "team-label" },
+    spec: {
+      paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+      matchConstraints: podRules,
+      validations: [{ expression: "object.metadata.?labels.?team.orValue('') == params.data.team" }],
+    },
+  } as const;
+  const binding = (paramRef: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    ({
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicyBinding",
+      metadata: { name: "b" },
+      spec: { policyName: "team-label", paramRef, validationActions: ["Audit"], ...extra },
+    }) as never;
+  const withParams = createCelEngine({
+    contextLoader: {
+      kubeResource: (call) =>
+        call.resource === "configmaps" && call.name === "teams"
+          ? { ok: true, value: { apiVersion: "v1", kind: "ConfigMap", data: { team: "core" } } }
+          : { ok: false, error: "not found" },
+    },
+  });
+  const compileVap = (bindings: never[]) => {
+    const r = withParams.compile(vap as never, { bindings });
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    return r.policy;
+  };
+
+  it("evaluates with the parameters the binding selects and its validation actions", () => {
+    const p = compileVap([binding({ name: "teams", namespace: "platform" })]);
+    expect(withParams.validate(p, { resource: pod("a", {}, { team: "core" }) }).rules[0]?.status).toBe(
+      "pass",
+    );
+    const bad = withParams.validate(p, { resource: pod("b", {}, { team: "web" }) }).rules[0];
+    expect(bad).toMatchObject({ status: "fail", failureAction: "Audit" });
+  });
+
+  it("follows parameterNotFoundAction when the parameters do not exist", () => {
+    const deny = compileVap([binding({ name: "missing" })]);
+    expect(withParams.validate(deny, { resource: pod("a") }).rules[0]?.status).toBe("fail");
+    const allow = compileVap([binding({ name: "missing", parameterNotFoundAction: "Allow" })]);
+    expect(withParams.validate(allow, { resource: pod("a") }).rules).toEqual([]);
+  });
+
+  it("only applies to the requests the binding's matchResources select", () => {
+    const scoped = binding(
+      { name: "teams" },
+      { matchResources: { ...podRules, namespaceSelector: { matchLabels: { env: "dev" } } } },
+    );
+    const p = compileVap([scoped]);
+    expect(
+      withParams.validate(p, { resource: pod("b", {}, { team: "web" }), namespaceLabels: { env: "prod" } })
+        .rules,
+    ).toEqual([]);
+  });
+});

@@ -3,14 +3,17 @@
  * (JSON patches and apply configurations, each seeing the object as the ones before it left it),
  * generate expressions and deletion conditions. Each returns the policy's response for the request.
  */
+import type { CelValue } from "@bufbuild/cel";
 import type { JsonValue, KubeObject } from "@kyverno-ts/api";
 import { toCelValue, toJson } from "../cel/values.js";
 import type { EngineRequest } from "../engine-types.js";
 import { applyJson6902, applyStrategicMerge, diffJson6902 } from "../mutate/index.js";
-import type { PolicyResponse, RuleType } from "../response/types.js";
+import type { PolicyResponse, RuleResponse, RuleType } from "../response/types.js";
+import { bindingParams } from "./bindings.js";
 import { evaluateAuditAnnotations, evaluateConditions, evaluateValidations, withVariables } from "./block.js";
 import type { CompiledCelPolicyImpl } from "./compile.js";
-import { type CelEvalEnv, celResponse, celRule, prepare } from "./evaluate.js";
+import { type CelEvalEnv, celResponse, celRule, type Prepared, prepare } from "./evaluate.js";
+import { requestTarget } from "./request.js";
 
 function respond(
   policy: CompiledCelPolicyImpl,
@@ -44,13 +47,52 @@ export function validateCel(
   req: EngineRequest,
   env: CelEvalEnv,
 ): PolicyResponse {
-  return respond(policy, req, env, "Validation", ({ variant, bindings, session }, response) => {
-    const outcome = evaluateValidations(variant.block.validations, bindings, session);
-    const rule = celRule(policy, "Validation", outcome.status, outcome.message);
-    const annotations = evaluateAuditAnnotations(variant.block.auditAnnotations, bindings, session);
-    if (Object.keys(annotations).length > 0) rule.properties = annotations;
-    response.rules.push(rule);
+  return respond(policy, req, env, "Validation", (prepared, response) => {
+    if (policy.bindings.length === 0) {
+      response.rules.push(validationRule(policy, prepared, prepared.bindings, policy.enforce));
+      return;
+    }
+    const loader = req.contextLoader ?? env.loader;
+    const labels = req.namespaceLabels ?? env.namespaceLabels(requestTarget(req).namespace);
+    for (const binding of policy.bindings) {
+      const selected = bindingParams(binding, policy.paramKind, req, loader, labels);
+      if (selected.kind === "skip") continue;
+      if (selected.kind === "denied") {
+        response.rules.push({
+          ...celRule(policy, "Validation", "fail", selected.message),
+          failureAction: selected.enforce ? "Enforce" : "Audit",
+        });
+        return;
+      }
+      for (const params of selected.params) {
+        const scoped = withVariables(
+          { ...prepared.bindings, params },
+          prepared.variant.block.variableIndex,
+          prepared.session,
+        );
+        const rule = validationRule(policy, prepared, scoped, selected.enforce);
+        if (rule.status !== "pass" || params === selected.params.at(-1)) {
+          response.rules.push(rule);
+          if (rule.status !== "pass") return;
+        }
+      }
+    }
   });
+}
+
+/** The result of a policy's validations (and audit annotations) with some bindings. */
+function validationRule(
+  policy: CompiledCelPolicyImpl,
+  { variant, session }: Prepared,
+  bindings: Record<string, CelValue>,
+  enforce: boolean,
+): RuleResponse {
+  const outcome = evaluateValidations(variant.block.validations, bindings, session);
+  const rule = celRule(policy, "Validation", outcome.status, outcome.message);
+  rule.failureAction = enforce ? "Enforce" : "Audit";
+  const annotations = evaluateAuditAnnotations(variant.block.auditAnnotations, bindings, session);
+  if (Object.keys(annotations).length > 0) rule.properties = annotations;
+  return rule;
 }
 
 /**
