@@ -118,6 +118,7 @@ export async function startTestCluster(
     },
     network,
     repoRoot: REPO_ROOT,
+    kubectl: (await run("sh", ["-c", "command -v kubectl"], {})).stdout.trim(),
     mode: options.mode ?? "process",
     ...(options.podman === undefined ? {} : { podman: options.podman }),
     onError: (message) => kubeletErrors.push(message),
