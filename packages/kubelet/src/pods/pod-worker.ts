@@ -240,6 +240,9 @@ export function startPodWorker(pod: Pod, deps: PodWorkerDeps): PodWorker {
     if (terminating) return;
     phase = exits.every((e) => e.code === 0) ? "Succeeded" : "Failed";
     publish();
+    // A finished Pod keeps its IP in the status, but its network namespace and token refresh go.
+    volumes?.stop();
+    if (attachment !== undefined) await deps.network.detach(attachment);
   };
   const running = run().catch((e: unknown) => {
     const message = e instanceof Error ? e.message : String(e);
