@@ -261,7 +261,10 @@ export async function runApply(
   const celEngine = createCelEngine({
     namespaceLabels: (ns) => variables.namespaceLabels(ns),
     namespaceObject: (ns) => values?.namespaces?.find((n) => n.metadata?.name === ns),
-    contextLoader: { ...pool.loader, ...celDataLoader({ resources: [...resources, ...cluster] }) },
+    contextLoader: {
+      ...pool.loader,
+      ...celDataLoader({ resources: [...resources, ...cluster, ...targets] }),
+    },
   });
   const celCompiled = compileCelPolicies(celEngine, policies.cel, celExceptions, policies.bindings);
   if (!celCompiled.ok) return reportProblems(io, celCompiled.problems);

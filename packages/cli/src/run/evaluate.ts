@@ -184,7 +184,8 @@ export function evaluateAll(input: EvaluationInput): Evaluated[] {
   const cel = input.cel;
   const celOf = (...types: CompiledCelPolicy["type"][]) =>
     (cel?.policies ?? []).filter((p) => types.includes(p.type));
-  const celMutating = celOf("mutate");
+  const celMutating = celOf("mutate").filter((p) => !p.mutateExisting);
+  const celMutatingExisting = celOf("mutate").filter((p) => p.mutateExisting);
   const celValidating = celOf("validate", "imageValidate");
   const celGenerating = celOf("generate");
   const callCel = (
@@ -200,9 +201,11 @@ export function evaluateAll(input: EvaluationInput): Evaluated[] {
       response =
         phase === "mutate"
           ? engine.mutate(compiled, request)
-          : phase === "generate"
-            ? engine.generate(compiled, request)
-            : engine.validate(compiled, request);
+          : phase === "mutateExisting"
+            ? engine.mutateExisting(compiled, request)
+            : phase === "generate"
+              ? engine.generate(compiled, request)
+              : engine.validate(compiled, request);
     } catch (error) {
       response = celCrashResponse(compiled, resource, phase, error);
     }
@@ -222,6 +225,8 @@ export function evaluateAll(input: EvaluationInput): Evaluated[] {
     }
     input.pool?.use("targets");
     for (const compiled of mutatingExisting) out.push(call(compiled, original, resource, "mutateExisting"));
+    for (const compiled of celMutatingExisting)
+      out.push(callCel(compiled, original, resource, "mutateExisting"));
     for (const compiled of input.policies) out.push(call(compiled, original, resource, "validate"));
     for (const compiled of celValidating) out.push(callCel(compiled, original, resource, "validate"));
     input.pool?.use("sources");

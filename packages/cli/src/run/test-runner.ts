@@ -313,7 +313,7 @@ export async function runTestFile(
     contextLoader: {
       ...pool.loader,
       ...celDataLoader({
-        resources: [...context.resources, ...unique.values(), ...cluster],
+        resources: [...context.resources, ...unique.values(), ...cluster, ...targets],
         images: context.images,
         apiCallResponses: test.apiCallResponses,
       }),

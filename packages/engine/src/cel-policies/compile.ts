@@ -61,6 +61,16 @@ export interface CompiledCelPolicyImpl extends CompiledCelPolicy {
   readonly bindings: readonly AdmissionPolicyBinding[];
   /** `paramKind` of a Kubernetes admission policy. */
   readonly paramKind: { apiVersion?: string; kind?: string } | undefined;
+  /** A MutatingPolicy with `evaluation.mutateExisting.enabled`: how it selects existing targets. */
+  readonly targets: CompiledTargets | undefined;
+}
+
+/** The targets of a mutate-existing MutatingPolicy. */
+export interface CompiledTargets {
+  readonly constraints: MatchConstraints | undefined;
+  /** `targetMatchConstraints.expression`: the targets as a list of objects. */
+  readonly expression: CelProgram | undefined;
+  readonly conditions: readonly NamedProgram[];
 }
 
 const CATEGORY = "policies.kyverno.io/category";
@@ -94,11 +104,18 @@ interface SpecView {
   auditAnnotations?: Array<{ key: string; valueExpression: string }>;
   mutations?: CelMutation[];
   generate?: Array<{ expression: string }>;
+  targetMatchConstraints?: MatchConstraints & { expression?: string };
+  targetMatchConditions?: NamedExpression[];
   conditions?: NamedExpression[];
   autogen?: { podControllers?: { controllers?: string[] } };
   failurePolicy?: "Ignore" | "Fail";
   validationActions?: string[];
-  evaluation?: { mode?: string; admission?: { enabled?: boolean }; background?: { enabled?: boolean } };
+  evaluation?: {
+    mode?: string;
+    admission?: { enabled?: boolean };
+    background?: { enabled?: boolean };
+    mutateExisting?: { enabled?: boolean };
+  };
 }
 
 function rewriteNamed(list: NamedExpression[] | undefined, v: PolicyVariant): NamedExpression[] | undefined {
@@ -177,6 +194,17 @@ export function compileCelPolicy(
     );
     exceptions.push({ exception, conditions });
   }
+  const targets =
+    type === "mutate" && spec.evaluation?.mutateExisting?.enabled === true
+      ? {
+          constraints: spec.targetMatchConstraints,
+          expression:
+            spec.targetMatchConstraints?.expression !== undefined
+              ? c.expression(spec.targetMatchConstraints.expression, "spec.targetMatchConstraints.expression")
+              : undefined,
+          conditions: c.named(spec.targetMatchConditions, "spec.targetMatchConditions"),
+        }
+      : undefined;
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   const exceptionReads = identifiersOf(exceptions.flatMap((e) => e.conditions.map((x) => x.program)));
   for (const v of variants) v.reads = new Set([...v.reads, ...exceptionReads]);
@@ -203,6 +231,8 @@ export function compileCelPolicy(
     severity: annotations[SEVERITY],
     bindings: (options.bindings ?? []).filter((b) => b.spec.policyName === policy.metadata.name),
     paramKind: (spec as { paramKind?: { apiVersion?: string; kind?: string } }).paramKind,
+    targets,
+    mutateExisting: targets !== undefined,
   };
   return { ok: true, policy: compiled };
 }

@@ -419,3 +419,52 @@ describe("ValidatingAdmissionPolicy with bindings", () => {
     ).toEqual([]);
   });
 });
+
+describe("mutate-existing MutatingPolicy", () => {
+  const existing: KubeObject = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "settings", namespace: "team" },
+    data: { mode: "old" },
+  };
+  const withTargets = createCelEngine({
+    contextLoader: {
+      kubeResource: (call) =>
+        call.verb === "list" && call.resource === "configmaps"
+          ? { ok: true, value: { items: [existing] } }
+          : { ok: false, error: "not found" },
+    },
+  });
+  const policy = {
+    apiVersion: "policies.kyverno.io/v1alpha1",
+    kind: "MutatingPolicy",
+    metadata: { name: "refresh" },
+    spec: {
+      matchConstraints: podRules,
+      evaluation: { mutateExisting: { enabled: true } },
+      targetMatchConstraints: {
+        resourceRules: [
+          { apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["configmaps"] },
+        ],
+      },
+      targetMatchConditions: [{ name: "settings", expression: "object.metadata.name == 'settings'" }],
+      mutations: [
+        {
+          patchType: "ApplyConfiguration",
+          applyConfiguration: { expression: "Object{data: Object.data{mode: 'new'}}" },
+        },
+      ],
+    },
+  } as unknown as CelPolicy;
+
+  it("patches the targets a trigger selects and leaves the trigger alone", () => {
+    const compiled = withTargets.compile(policy);
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.issues));
+    expect(compiled.policy.mutateExisting).toBe(true);
+    expect(withTargets.mutate(compiled.policy, { resource: pod("trigger") }).rules).toEqual([]);
+    const rule = withTargets.mutateExisting(compiled.policy, { resource: pod("trigger") }).rules[0];
+    expect(rule?.status).toBe("pass");
+    expect(rule?.patchedTargets?.map((t) => t.patched)).toEqual([{ ...existing, data: { mode: "new" } }]);
+    expect(existing.data).toEqual({ mode: "old" });
+  });
+});

@@ -9,6 +9,7 @@ import type { EngineRequest } from "../engine-types.js";
 import { celInternalView, compileCelPolicy } from "./compile.js";
 import type { CelEvalEnv } from "./evaluate.js";
 import { deleteCel, generateCel, mutateCel, validateCel } from "./kinds.js";
+import { mutateExistingCel } from "./mutate-existing.js";
 import type { CelEngine, CelEngineOptions } from "./types.js";
 
 /** The variables every CEL policy expression may read. */
@@ -44,6 +45,8 @@ export function createCelEngine(options: CelEngineOptions = {}): CelEngine {
     compile: (policy, compileOptions) => compileCelPolicy(celEnvironment, policy, compileOptions),
     validate: (policy, request) => validateCel(celInternalView(policy), request, env),
     mutate: (policy, request) => within(() => mutateCel(celInternalView(policy), request, env)),
+    mutateExisting: (policy, request) =>
+      within(() => mutateExistingCel(celInternalView(policy), request, env)),
     generate: (policy, request) => within(() => generateCel(celInternalView(policy), request, env)),
     evaluateDeletion: (policy, resource: KubeObject) => {
       const request: EngineRequest = { resource, operation: "CREATE", background: true };

@@ -5,17 +5,19 @@
  */
 import type { CelValue } from "@bufbuild/cel";
 import type { JsonValue, KubeObject } from "@kyverno-ts/api";
+import type { CelSession } from "../cel/session.js";
 import { toCelValue, toJson } from "../cel/values.js";
 import type { EngineRequest } from "../engine-types.js";
 import { applyJson6902, applyStrategicMerge, diffJson6902 } from "../mutate/index.js";
 import type { PolicyResponse, RuleResponse, RuleType } from "../response/types.js";
 import { bindingParams } from "./bindings.js";
 import { evaluateAuditAnnotations, evaluateConditions, evaluateValidations, withVariables } from "./block.js";
-import type { CompiledCelPolicyImpl } from "./compile.js";
+import type { CompiledCelPolicyImpl, CompiledVariant } from "./compile.js";
 import { type CelEvalEnv, celResponse, celRule, type Prepared, prepare } from "./evaluate.js";
 import { requestTarget } from "./request.js";
 
-function respond(
+/** Runs the shared steps, then `work` for a request that reached the policy's own work. */
+export function respond(
   policy: CompiledCelPolicyImpl,
   req: EngineRequest,
   env: CelEvalEnv,
@@ -105,33 +107,50 @@ export function mutateCel(
   env: CelEvalEnv,
 ): PolicyResponse {
   return respond(policy, req, env, "Mutation", ({ variant, bindings, session }, response) => {
+    if (policy.targets !== undefined) return; // mutate-existing: see `mutateExistingCel`
     const original = req.resource as unknown as JsonValue;
-    let current = original;
-    for (const m of variant.mutations) {
-      const scoped =
-        current === original
-          ? bindings
-          : withVariables({ ...bindings, object: toCelValue(current) }, variant.block.variableIndex, session);
-      const out = m.program.evaluate(scoped, session);
-      if (!out.ok) {
-        response.rules.push(celRule(policy, "Mutation", "error", `${m.program.expression}: ${out.error}`));
-        return;
-      }
-      const patch = toJson(out.value);
-      const applied =
-        m.patchType === "JSONPatch"
-          ? applyJson6902(current, patch, { allowMissingPathOnRemove: false, ensurePathExistsOnAdd: false })
-          : applyStrategicMerge(current, patch);
-      if (!applied.ok) {
-        response.rules.push(celRule(policy, "Mutation", "error", applied.error));
-        return;
-      }
-      current = applied.value;
+    const applied = applyMutations(variant, bindings, session, original);
+    if (!applied.ok) {
+      response.rules.push(celRule(policy, "Mutation", "error", applied.error));
+      return;
     }
     response.rules.push(celRule(policy, "Mutation", "pass", "mutation applied"));
-    response.patchedResource = current;
-    response.patch = diffJson6902(original, current);
+    response.patchedResource = applied.value;
+    response.patch = diffJson6902(original, applied.value);
   });
+}
+
+/**
+ * Applies a variant's mutations in order to `original`, each evaluated with `object` bound to the
+ * object as the mutations before it left it.
+ */
+export function applyMutations(
+  variant: CompiledVariant,
+  bindings: Record<string, CelValue>,
+  session: CelSession,
+  original: JsonValue,
+): { ok: true; value: JsonValue } | { ok: false; error: string } {
+  let current = original;
+  let scoped = bindings;
+  for (const m of variant.mutations) {
+    const out = m.program.evaluate(scoped, session);
+    if (!out.ok) return { ok: false, error: `${m.program.expression}: ${out.error}` };
+    const patch = toJson(out.value);
+    const applied =
+      m.patchType === "JSONPatch"
+        ? applyJson6902(current, patch, { allowMissingPathOnRemove: false, ensurePathExistsOnAdd: false })
+        : applyStrategicMerge(current, patch);
+    if (!applied.ok) return applied;
+    if (applied.value !== current) {
+      current = applied.value;
+      scoped = withVariables(
+        { ...bindings, object: toCelValue(current) },
+        variant.block.variableIndex,
+        session,
+      );
+    }
+  }
+  return { ok: true, value: current };
 }
 
 /** A GeneratingPolicy: the objects its `generator.Apply` calls produce. */

@@ -27,6 +27,8 @@ export interface CompiledCelPolicy {
   readonly background: boolean;
   /** Whether admission evaluates it (`evaluation.admission.enabled`, default true). */
   readonly admission: boolean;
+  /** A MutatingPolicy that mutates existing targets (`evaluation.mutateExisting.enabled`). */
+  readonly mutateExisting: boolean;
   /** Names of the autogen variants compiled with it (`autogen`, `autogen-cronjobs`). */
   readonly autogen: readonly string[];
   /** Why the policy cannot be evaluated yet (ImageValidatingPolicy): every match is an `error`. */
@@ -69,6 +71,11 @@ export interface CelEngine {
   validate(policy: CompiledCelPolicy, request: EngineRequest): PolicyResponse;
   /** Mutating policies: the patched resource and patch in the response. */
   mutate(policy: CompiledCelPolicy, request: EngineRequest): PolicyResponse;
+  /**
+   * Mutate-existing MutatingPolicies (`evaluation.mutateExisting.enabled`): the targets a trigger
+   * request selects, patched (`RuleResponse.patchedTargets`); writes nothing.
+   */
+  mutateExisting(policy: CompiledCelPolicy, request: EngineRequest): PolicyResponse;
   /** Generating policies: the objects to generate in the response's rule. */
   generate(policy: CompiledCelPolicy, request: EngineRequest): PolicyResponse;
   /** Deleting policies: whether the resource is to be deleted (`pass` with the message). */
