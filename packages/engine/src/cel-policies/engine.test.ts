@@ -1,4 +1,4 @@
-import type { CelPolicy, CelPolicyException, KubeObject } from "@kyverno-ts/api";
+import type { CelPolicy, CelPolicyException, JsonValue, KubeObject } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import { createCelEngine } from "./engine.js";
 import type { CelCompileOptions, CompiledCelPolicy } from "./types.js";
@@ -431,7 +431,7 @@ describe("mutate-existing MutatingPolicy", () => {
     contextLoader: {
       kubeResource: (call) =>
         call.verb === "list" && call.resource === "configmaps"
-          ? { ok: true, value: { items: [existing] } }
+          ? { ok: true, value: { items: [existing as unknown as JsonValue] } }
           : { ok: false, error: "not found" },
     },
   });
