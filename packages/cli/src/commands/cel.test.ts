@@ -183,6 +183,33 @@ describe("CEL policies in apply and test", () => {
     expect(run.code).toBe(0);
   });
 
+  it("apply tells which resources a DeletingPolicy deletes", async () => {
+    const dpol = `apiVersion: policies.kyverno.io/v1alpha1
+kind: DeletingPolicy
+metadata:
+  name: cleanup-bad
+spec:
+  schedule: "*/5 * * * *"
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ['']
+        apiVersions: [v1]
+        operations: ['*']
+        resources: [pods]
+  conditions:
+    - name: unlabelled
+      expression: "!has(object.metadata.labels)"
+`;
+    const dir = tree({ "policy.yaml": dpol, "pods.yaml": PODS });
+    const run = await cli(["apply", "policy.yaml", "-r", "pods.yaml", "-o", "json"], dir);
+    const report = JSON.parse(run.stdout) as {
+      results: Array<{ result: string; resources: Array<{ name: string }> }>;
+    };
+    const result = (name: string) => report.results.find((r) => r.resources[0]?.name === name)?.result;
+    expect(result("bad")).toBe("pass");
+    expect(result("good")).toBe("skip");
+  });
+
   it("names the file, policy and field of an expression that does not compile", async () => {
     const broken = VPOL.replace("in variables.allowed", "in variables.allowed)");
     const dir = tree({ "policy.yaml": broken, "pods.yaml": PODS });

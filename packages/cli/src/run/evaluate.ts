@@ -186,7 +186,7 @@ export function evaluateAll(input: EvaluationInput): Evaluated[] {
     (cel?.policies ?? []).filter((p) => types.includes(p.type));
   const celMutating = celOf("mutate").filter((p) => !p.mutateExisting);
   const celMutatingExisting = celOf("mutate").filter((p) => p.mutateExisting);
-  const celValidating = celOf("validate", "imageValidate");
+  const celValidating = celOf("validate", "imageValidate", "delete");
   const celGenerating = celOf("generate");
   const callCel = (
     compiled: CompiledCelPolicy,
@@ -205,7 +205,9 @@ export function evaluateAll(input: EvaluationInput): Evaluated[] {
             ? engine.mutateExisting(compiled, request)
             : phase === "generate"
               ? engine.generate(compiled, request)
-              : engine.validate(compiled, request);
+              : compiled.type === "delete"
+                ? engine.evaluateDeletion(compiled, resource)
+                : engine.validate(compiled, request);
     } catch (error) {
       response = celCrashResponse(compiled, resource, phase, error);
     }

@@ -4,7 +4,7 @@
  * generate expressions and deletion conditions. Each returns the policy's response for the request.
  */
 import type { CelValue } from "@bufbuild/cel";
-import type { JsonValue, KubeObject } from "@kyverno-ts/api";
+import type { GeneratingPolicySpec, JsonValue, KubeObject } from "@kyverno-ts/api";
 import type { CelSession } from "../cel/session.js";
 import { toCelValue, toJson } from "../cel/values.js";
 import type { EngineRequest } from "../engine-types.js";
@@ -171,6 +171,10 @@ export function generateCel(
     }
     const rule = celRule(policy, "Generation", "pass", "");
     rule.generated = generated.map((object) => ({ object, labels: {} }));
+    const evaluation = (policy.policy.spec as { evaluation?: GeneratingPolicySpec["evaluation"] }).evaluation;
+    rule.synchronize = evaluation?.synchronize?.enabled ?? false;
+    rule.orphanDownstreamOnPolicyDelete = evaluation?.orphanDownstreamOnPolicyDelete?.enabled ?? false;
+    rule.generateExisting = evaluation?.generateExisting?.enabled ?? false;
     response.rules.push(rule);
   });
 }
