@@ -60,6 +60,8 @@ describe("CEL environment", () => {
     expect(run("[1, 2, 3].isSorted() && [1, 2].sum() == 3")).toBe(true);
     expect(run("'x' .matches('^(a|x)$')")).toBe(true);
     expect(run("cel.bind(n, object.spec.containers.size(), n * n)")).toBe(4);
+    expect(run("math.greatest(1, 5, 3) + math.least([4, 2])")).toBe(7);
+    expect(run("'%s has %d'.format(['a', 2])")).toBe("a has 2");
   });
 
   it("has the quantity, url, ip, cidr and semver types", () => {

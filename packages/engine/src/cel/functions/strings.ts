@@ -20,7 +20,7 @@ import { strings } from "@bufbuild/cel/ext";
 import { RE2JS } from "re2js";
 import { celEquals, compareCel } from "./compare.js";
 
-const { DYN, STRING, INT, BOOL, BYTES } = CelScalar;
+const { DYN, STRING, INT, BOOL, BYTES, DOUBLE } = CelScalar;
 
 /** A cache of compiled RE2 patterns, one per environment. */
 export interface RegexCache {
@@ -201,7 +201,62 @@ export function stringFunctions(regex: RegexCache): CelFunc[] {
     celFunc("sets.intersects", [DYN, DYN], BOOL, (a, b) =>
       items(listOf(a)).some((x) => items(listOf(b)).some((y) => celEquals(x, y))),
     ),
+    ...mathFunctions(),
     celFunc("base64.encode", [BYTES], STRING, (b) => Buffer.from(b).toString("base64")),
     celFunc("base64.decode", [STRING], BYTES, (s) => new Uint8Array(Buffer.from(s, "base64"))),
+  ];
+}
+
+/** The numbers of `math.greatest` / `math.least` arguments: the values, or the one list given. */
+function numbers(args: CelValue[]): CelValue[] {
+  const [first] = args;
+  const values = args.length === 1 && first !== undefined && isCelList(first) ? items(first) : args;
+  if (values.length === 0) throw new Error("math.greatest/least need at least one value");
+  for (const v of values) numberOf(v);
+  return values;
+}
+
+function rounded(fn: (x: number) => number): (x: CelValue) => CelValue {
+  return (x) => (typeof x === "number" ? fn(x) : x);
+}
+
+/** cel-go's `math` extension, as Kubernetes enables it. */
+function mathFunctions(): CelFunc[] {
+  const variadic = (name: string, sign: 1 | -1) =>
+    [1, 2, 3, 4, 5, 6].map((n) =>
+      celFunc(
+        name,
+        Array.from({ length: n }, () => DYN),
+        DYN,
+        (...args: CelValue[]) =>
+          numbers(args).reduce((best, v) => (compareCel(v, best) * sign > 0 ? v : best)),
+      ),
+    );
+  return [
+    ...variadic("math.greatest", 1),
+    ...variadic("math.least", -1),
+    celFunc("math.ceil", [DYN], DYN, rounded(Math.ceil)),
+    celFunc("math.floor", [DYN], DYN, rounded(Math.floor)),
+    celFunc(
+      "math.round",
+      [DYN],
+      DYN,
+      rounded((x) => (x < 0 ? -Math.round(-x) : Math.round(x))),
+    ),
+    celFunc("math.trunc", [DYN], DYN, rounded(Math.trunc)),
+    celFunc("math.abs", [DYN], DYN, (x) =>
+      typeof x === "bigint" ? (x < 0n ? -x : x) : Math.abs(numberOf(x)),
+    ),
+    celFunc("math.sign", [DYN], DYN, (x) =>
+      typeof x === "bigint" ? (x > 0n ? 1n : x < 0n ? -1n : 0n) : Math.sign(numberOf(x)),
+    ),
+    celFunc("math.isNaN", [DOUBLE], BOOL, (x) => Number.isNaN(x)),
+    celFunc(
+      "math.isInf",
+      [DOUBLE],
+      BOOL,
+      (x) => x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY,
+    ),
+    celFunc("math.isFinite", [DOUBLE], BOOL, (x) => Number.isFinite(x)),
   ];
 }
