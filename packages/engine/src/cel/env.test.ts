@@ -91,7 +91,10 @@ describe("CEL environment", () => {
 
   it("reports compile errors with their cause", () => {
     expect(String(run("object.spec +"))).toMatch(/^compile: syntax error/);
-    expect(run("nope == 1")).toBe("compile: undeclared reference to 'nope' (in container '')");
+    expect(run("nope == 1")).toBe("compile: 1:1: undeclared reference to 'nope' (in container '')");
+    expect(run("object.spec.replicas > 1 && noSuchFunction(object)")).toBe(
+      "compile: 1:29: undeclared reference to 'noSuchFunction' (in container '')",
+    );
   });
 
   it("stops a hostile expression at the cost budget, as an error", () => {

@@ -21,7 +21,7 @@ import { kubernetesFunctions } from "./functions/kubernetes.js";
 import { kyvernoFunctions } from "./functions/kyverno.js";
 import { optionalFunctions } from "./functions/optional.js";
 import { createRegexCache, stringFunctions } from "./functions/strings.js";
-import { type ListArrays, type Planned, Planner } from "./planner.js";
+import { type ListArrays, PlanError, type Planned, Planner } from "./planner.js";
 import { type CelSession, charge, type SessionSlot } from "./session.js";
 import { rewriteOptionalSyntax } from "./syntax.js";
 
@@ -108,9 +108,10 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
   const cache = new Map<string, CelCompiled>();
 
   function build(expression: string): CelCompiled {
+    const source = rewriteOptionalSyntax(expression);
     let parsed: ReturnType<typeof parse>;
     try {
-      parsed = parse(rewriteOptionalSyntax(expression));
+      parsed = parse(source);
     } catch (error) {
       return { ok: false, error: `syntax error: ${message(error).replace(/^<input>:/, "")}` };
     }
@@ -125,7 +126,14 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
       run = new Planner(env, known, arrays).planRoot(prepared.expr);
     } catch (error) {
       const text = message(error);
-      return { ok: false, error: text.startsWith("undeclared") ? `${text} (in container '')` : text };
+      const where =
+        error instanceof PlanError
+          ? position(source, parsed.sourceInfo?.positions[String(error.exprId)])
+          : "";
+      return {
+        ok: false,
+        error: `${where}${text.startsWith("undeclared") ? `${text} (in container '')` : text}`,
+      };
     }
     const needsContext = [...prepared.reads.functions].some(usesMessages);
     const program: CelProgram = {
@@ -182,6 +190,15 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
  */
 function usesMessages(fn: string): boolean {
   return fn === "timestamp" || fn === "duration" || fn.startsWith("time.") || /^get[A-Z]/.test(fn);
+}
+
+/** `line:column: ` of an offset in the source (1-based), or nothing when unknown. */
+function position(source: string, offset: number | undefined): string {
+  if (offset === undefined) return "";
+  const before = source.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - before.lastIndexOf("\n");
+  return `${line}:${column}: `;
 }
 
 function message(error: unknown): string {

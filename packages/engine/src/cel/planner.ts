@@ -34,6 +34,16 @@ type Result = CelValue | CelError;
 /** Evaluates a planned node against the bindings and the frame of comprehension variables. */
 type Node = (vars: Readonly<Record<string, CelValue>>, frame: Result[]) => Result;
 
+/** A construct the planner rejects, with the id of the expression node (for its position). */
+export class PlanError extends Error {
+  constructor(
+    message: string,
+    readonly exprId: bigint,
+  ) {
+    super(message);
+  }
+}
+
 /** A planned expression: call it with the bindings. */
 export type Planned = (vars: Readonly<Record<string, CelValue>>) => Result;
 
@@ -197,7 +207,7 @@ export class Planner {
     if (slot >= 0) return (_vars, frame) => frame[slot] as Result;
     const type = TYPE_IDENTS[name];
     if (type !== undefined && !this.variables.has(name)) return () => type;
-    if (!this.variables.has(name)) throw new Error(`undeclared reference to '${name}'`);
+    if (!this.variables.has(name)) throw new PlanError(`undeclared reference to '${name}'`, id);
     return (vars) => {
       const v = vars[name];
       return v === undefined ? celError(`undeclared reference to '${name}'`, id) : v;
@@ -360,7 +370,7 @@ export class Planner {
   /** Calls the overload of `name` matching the values, or reports that none does. */
   private caller(name: string, id: bigint): (target: Result | undefined, values: CelValue[]) => Result {
     const group = this.env.funcs.find(name);
-    if (group === undefined) throw new Error(`undeclared reference to '${name}'`);
+    if (group === undefined) throw new PlanError(`undeclared reference to '${name}'`, id);
     const numericId = Number(id);
     return (target, values) => {
       const out = group.call(numericId, target as CelValue | undefined, values);
