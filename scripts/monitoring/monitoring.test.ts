@@ -18,7 +18,7 @@ import { ALERT_GROUPS } from "./alerts.ts";
 import { GENERATED, outdatedFiles, REPO_ROOT } from "./generate.ts";
 import { monitoringQueries, unknownMetrics } from "./queries.ts";
 
-describe("dashboards and alerts", () => {
+describe("dashboards and alerts", { timeout: 60_000 }, () => {
   it("name only metrics the binaries emit", () => {
     const queries = monitoringQueries();
     expect(queries.length).toBeGreaterThan(40);
@@ -46,7 +46,8 @@ const ruleOf = (objects: Obj[]): { groups: Array<{ name: string; rules: Array<{ 
   return rule.spec as { groups: Array<{ name: string; rules: Array<{ alert: string }> }> };
 };
 
-describe("kyverno-ts chart", () => {
+// Each test renders the chart with Helm a few times: seconds on a loaded machine.
+describe("kyverno-ts chart", { timeout: 60_000 }, () => {
   it("renders no PrometheusRule unless enabled, then the alerts, less the disabled ones, plus spec", () => {
     expect(render().some((o) => o.kind === "PrometheusRule")).toBe(false);
     const all = ruleOf(render([], ["prometheusRule.enabled=true"]));
@@ -139,7 +140,7 @@ describe("kyverno-ts chart", () => {
   });
 });
 
-describe("policy-reporter chart", () => {
+describe("policy-reporter chart", { timeout: 60_000 }, () => {
   it("scrapes Policy Reporter with the ServiceMonitor values, TLS included", () => {
     const objects = renderChart("charts/policy-reporter", {
       set: {
@@ -189,6 +190,7 @@ if (!promtool && process.env.CI === "true")
 
 describe.skipIf(!promtool)(
   "promtool (skipped when promtool is not installed: bash scripts/ensure-prometheus.sh)",
+  { timeout: 60_000 },
   () => {
     const dir = mkdtempSync(join(tmpdir(), "kyverno-ts-rules-"));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
