@@ -1,4 +1,5 @@
 import type { JsonValue, KubeObject, LabelSelector, Policy, PolicyException, Rule } from "@kyverno-ts/api";
+import type { AuthorizationCheck } from "./cel/functions/authz.js";
 import type { KindSelector } from "./match/kind.js";
 import type { PolicyResponse } from "./response/types.js";
 
@@ -63,6 +64,11 @@ export interface ContextLoader {
    * server's answer to `data`.
    */
   kubeResource?(call: KubeResourceCall): LoadResult;
+  /**
+   * CEL's `authorizer` checks: `{allowed: boolean, reason?: string}`. Without it every check is an
+   * error decision (never an allow).
+   */
+  authorize?(check: AuthorizationCheck): LoadResult;
 }
 
 /** A call of CEL's resource library, as the `ContextLoader` receives it. */

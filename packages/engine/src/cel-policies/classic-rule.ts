@@ -142,7 +142,6 @@ function evaluateWithin(
     {
       ...requestBindings(req, target, namespace, { reads: rule.block.reads, values: env.values }),
       params,
-      authorizer: null,
       exceptions: NO_EXCEPTION_VALUES,
     },
     rule.block.variableIndex,

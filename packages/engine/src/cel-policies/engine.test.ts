@@ -244,6 +244,48 @@ describe("ValidatingPolicy", () => {
   });
 });
 
+describe("authorizer", () => {
+  const policy = vpol({
+    validations: [
+      {
+        expression:
+          "authorizer.group('').resource('pods').namespace(object.metadata.namespace).check('delete').allowed()",
+      },
+    ],
+  });
+
+  it("asks the loader for decisions about the requester", () => {
+    const asked: unknown[] = [];
+    const authz = createCelEngine({
+      contextLoader: {
+        authorize: (check) => {
+          asked.push(check);
+          return { ok: true, value: { allowed: check.user === "admin" } };
+        },
+      },
+    });
+    const compiled = authz.compile(policy);
+    if (!compiled.ok) throw new Error("compile");
+    const admin = { resource: pod("a"), userInfo: { username: "admin", groups: ["ops"] } };
+    expect(authz.validate(compiled.policy, admin).rules[0]?.status).toBe("pass");
+    expect(
+      authz.validate(compiled.policy, { resource: pod("a"), userInfo: { username: "dev" } }).rules[0]?.status,
+    ).toBe("fail");
+    expect(asked[0]).toEqual({
+      user: "admin",
+      groups: ["ops"],
+      group: "",
+      resource: "pods",
+      namespace: "team",
+      verb: "delete",
+    });
+  });
+
+  it("never allows without an authorizer", () => {
+    expect(engine.validate(compile(policy), { resource: pod("a") }).rules[0]?.status).toBe("fail");
+  });
+});
+
 describe("MutatingPolicy", () => {
   const mpol = (mutations: unknown[]): CelPolicy =>
     ({

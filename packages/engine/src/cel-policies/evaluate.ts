@@ -132,7 +132,13 @@ export function prepare(
     ...(env.deadlineMs !== undefined ? { deadlineMs: env.deadlineMs } : {}),
   });
   const base = policy.jsonMode
-    ? { object: env.values.of(req.resource as never), oldObject: null, request: null, namespaceObject: null }
+    ? {
+        object: env.values.of(req.resource as never),
+        oldObject: null,
+        request: null,
+        namespaceObject: null,
+        authorizer: null,
+      }
     : requestBindings(req, target, () => namespaceOf(env, target.namespace), {
         reads: variant.reads,
         values: env.values,
@@ -141,7 +147,6 @@ export function prepare(
     {
       ...base,
       params: null,
-      authorizer: null,
       exceptions: NO_EXCEPTION_VALUES,
     },
     variant.block.variableIndex,

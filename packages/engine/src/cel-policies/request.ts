@@ -5,6 +5,7 @@
  */
 import type { CelValue } from "@bufbuild/cel";
 import type { JsonValue, KubeObject } from "@kyverno-ts/api";
+import { authorizerFor } from "../cel/functions/authz.js";
 import { toCelValue, type ValueCache } from "../cel/values.js";
 import type { EngineRequest } from "../engine-types.js";
 import { resourceGvk } from "../match/index.js";
@@ -48,6 +49,7 @@ export interface RequestBindings {
   oldObject: CelValue;
   request: CelValue;
   namespaceObject: CelValue;
+  authorizer: CelValue;
 }
 
 function userInfoJson(req: EngineRequest): JsonValue {
@@ -91,6 +93,9 @@ export function requestBindings(
     request: reads.has("request") ? toCelValue(requestJson(req, target, object, oldObject)) : null,
     namespaceObject: reads.has("namespaceObject")
       ? toCelValue((namespace() ?? null) as unknown as JsonValue)
+      : null,
+    authorizer: reads.has("authorizer")
+      ? authorizerFor(req.userInfo?.username ?? "", req.userInfo?.groups ?? [])
       : null,
   };
 }

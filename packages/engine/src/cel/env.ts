@@ -17,6 +17,7 @@ import {
   plan,
 } from "@bufbuild/cel";
 import { type ExpressionReads, prepareExpression, TICK_FUNCTION } from "./ast.js";
+import { authzFunctions } from "./functions/authz.js";
 import { kubernetesFunctions } from "./functions/kubernetes.js";
 import { kyvernoFunctions } from "./functions/kyverno.js";
 import { optionalFunctions } from "./functions/optional.js";
@@ -71,6 +72,7 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     ...optionalFunctions,
     ...kubernetesFunctions(),
     ...kyvernoFunctions(slot),
+    ...authzFunctions(slot),
     celFunc(TICK_FUNCTION, [CelScalar.DYN], CelScalar.DYN, (v) => {
       charge(slot, isCelList(v) || isCelMap(v) ? v.size + 1 : 1);
       return v;
