@@ -46,6 +46,8 @@ interface RawApplyOptions {
   targetResources: string[];
   clusterResource: string[];
   clusterResources: string[];
+  contextFile?: string;
+  contextPath?: string;
   warnExitCode: number;
   warnNoPass?: boolean;
   cluster?: boolean;
@@ -110,6 +112,11 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
         .default([])
         .hideHelp(),
     )
+    .option(
+      "--context-file <file>",
+      "Context file (cli.kyverno.io/v1alpha1 Context): objects and image metadata CEL's resource.Get/List and image.GetMetadata read",
+    )
+    .addOption(new Option("--context-path <file>", "alias of --context-file").hideHelp())
     .option("-p, --policy-report", "print a wgpolicyk8s.io/v1alpha2 ClusterPolicyReport after the summary")
     .option("--audit-warn", "report failures of Audit rules as warnings")
     .option("--detailed-results", "show rule messages in the table")
@@ -162,6 +169,9 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
             warnNoPass: o.warnNoPass ?? false,
             ...(o.valuesFile !== undefined ? { valuesFile: o.valuesFile } : {}),
             ...(o.userinfo !== undefined ? { userinfo: o.userinfo } : {}),
+            ...((o.contextFile ?? o.contextPath) !== undefined
+              ? { contextFile: (o.contextFile ?? o.contextPath) as string }
+              : {}),
             ...(machine !== undefined ? { output: machine } : {}),
             ...(o.output !== undefined && machine === undefined ? { outputPath: o.output } : {}),
           },

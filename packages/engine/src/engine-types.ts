@@ -69,6 +69,11 @@ export interface ContextLoader {
    * error decision (never an allow).
    */
   authorize?(check: AuthorizationCheck): LoadResult;
+  /**
+   * CEL's `globalContext.Get(name, projection)` with a projection (the entry's named projection);
+   * without a projection `globalReference(name)` answers.
+   */
+  globalContext?(name: string, projection: string): LoadResult;
 }
 
 /** A call of CEL's resource library, as the `ContextLoader` receives it. */

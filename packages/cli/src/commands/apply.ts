@@ -18,7 +18,12 @@ import {
   type Warnings,
 } from "../load/documents.js";
 import { type InputProblem, type InputResult, readInputs, type SourceFile } from "../load/files.js";
-import { loadUserInfoSource, loadValuesSource } from "../load/side-files.js";
+import {
+  loadContextSource,
+  loadUserInfoSource,
+  loadValuesSource,
+  type TestContext,
+} from "../load/side-files.js";
 import { createVariables, parseSetFlags } from "../load/variables.js";
 import { countEvaluated, renderApplyTable, renderReport, renderViolations } from "../output/apply-output.js";
 import { ApplyMessages, CommonMessages } from "../output/messages.js";
@@ -38,6 +43,8 @@ import type { ResultCounts } from "../run/report-result.js";
 export interface ApplyOptions {
   resource: string[];
   valuesFile?: string;
+  /** A Context file (`--context-file`): objects and image metadata for CEL's libraries. */
+  contextFile?: string;
   set: string[];
   userinfo?: string;
   exception: string[];
@@ -75,6 +82,8 @@ interface ApplyInputs {
   exceptions: PolicyException[];
   /** policies.kyverno.io PolicyExceptions (`-e` files, and the policy files with `--exceptions-with-policies`). */
   celExceptions: CelPolicyException[];
+  /** The context file's objects and image metadata. */
+  context: TestContext;
   targets: KubeObject[];
   cluster: KubeObject[];
 }
@@ -118,7 +127,17 @@ async function loadApplyInputs(
   const cluster = clusterDocs.ok ? loadResourceDocuments(clusterDocs.value) : clusterDocs;
   const values = await readOne<ValuesSpec>(options.valuesFile, io, loadValuesSource, warnings);
   const userInfo = await readOne<RequestInfo>(options.userinfo, io, loadUserInfoSource, warnings);
-  if (policies.ok && resources.ok && exceptions.ok && values.ok && userInfo.ok && targets.ok && cluster.ok) {
+  const context = await readOne<TestContext>(options.contextFile, io, loadContextSource, warnings);
+  if (
+    policies.ok &&
+    resources.ok &&
+    exceptions.ok &&
+    values.ok &&
+    userInfo.ok &&
+    context.ok &&
+    targets.ok &&
+    cluster.ok
+  ) {
     const extra = options.exceptionsWithinPolicies ? policies.value.exceptions : [];
     const celExtra = options.exceptionsWithinPolicies ? policies.value.celExceptions : [];
     return {
@@ -137,13 +156,14 @@ async function loadApplyInputs(
         userInfo: userInfo.value,
         exceptions: [...exceptions.value.classic, ...extra],
         celExceptions: [...exceptions.value.cel, ...celExtra],
+        context: context.value ?? { resources: [], images: [] },
         targets: targets.value,
         cluster: cluster.value,
       },
     };
   }
   const problems: InputProblem[] = [];
-  for (const r of [policies, resources, exceptions, values, userInfo, targets, cluster])
+  for (const r of [policies, resources, exceptions, values, userInfo, context, targets, cluster])
     if (!r.ok) problems.push(...r.problems);
   return { ok: false, problems };
 }
@@ -231,7 +251,8 @@ export async function runApply(
   const inputs = await loadApplyInputs(policyPaths, resourcePaths, options, io, warnings);
   reportWarnings(io, warnings);
   if (!inputs.ok) return reportProblems(io, inputs.problems);
-  const { policies, resources, values, userInfo, exceptions, celExceptions, targets, cluster } = inputs.value;
+  const { policies, resources, values, userInfo, exceptions, celExceptions, targets, cluster, context } =
+    inputs.value;
   for (const s of policies.skipped)
     io.stderr.write(`Warning: ${ApplyMessages.skippedKind(s.file, s.kind)}\n`);
   const inPolicies = policies.exceptions.length + policies.celExceptions.length;
@@ -263,7 +284,10 @@ export async function runApply(
     namespaceObject: (ns) => values?.namespaces?.find((n) => n.metadata?.name === ns),
     contextLoader: {
       ...pool.loader,
-      ...celDataLoader({ resources: [...resources, ...cluster, ...targets] }),
+      ...celDataLoader({
+        resources: [...context.resources, ...resources, ...cluster, ...targets],
+        images: context.images,
+      }),
     },
   });
   const celCompiled = compileCelPolicies(celEngine, policies.cel, celExceptions, policies.bindings);

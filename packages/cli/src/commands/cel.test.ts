@@ -220,3 +220,70 @@ spec:
     expect(run.stderr).toContain("check-labels");
   });
 });
+
+describe("mocked external data in CEL tests", () => {
+  const trees: Array<() => void> = [];
+  afterEach(() => {
+    for (const cleanup of trees.splice(0)) cleanup();
+  });
+
+  it("answers http.Get from apiCallResponses and globalContext.Get from globalContextEntries", async () => {
+    const policy = `apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata:
+  name: external
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ['']
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [pods]
+  variables:
+    - name: config
+      expression: http.Get("https://example.com/config")
+    - name: names
+      expression: globalContext.Get("deployments", "names")
+  validations:
+    - expression: variables.config.allowed == true && object.metadata.name in variables.names
+`;
+    const test = `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: external
+policies: [policy.yaml]
+resources: [pods.yaml]
+apiCallResponses:
+  - method: GET
+    url: https://example.com/config
+    response:
+      statusCode: 200
+      body:
+        allowed: true
+globalContextEntries:
+  - name: deployments
+    resources:
+      - apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: good, namespace: default}
+    projections:
+      - name: names
+        path: "[].metadata.name"
+results:
+  - isValidatingPolicy: true
+    policy: external
+    kind: Pod
+    resources: [good]
+    result: pass
+  - isValidatingPolicy: true
+    policy: external
+    kind: Pod
+    resources: [bad]
+    result: fail
+`;
+    const t = tempTree({ "policy.yaml": policy, "pods.yaml": PODS, "kyverno-test.yaml": test });
+    trees.push(t.cleanup);
+    const run = await cli(["test", "."], t.dir);
+    expect(run.stdout).toContain("Test Summary: 2 tests passed and 0 tests failed");
+  });
+});

@@ -8,6 +8,7 @@ import type {
   AdmissionPolicyBinding,
   ApiCallResponse,
   CelPolicyException,
+  GlobalContextEntryMock,
   JsonValue,
   KubeObject,
 } from "@kyverno-ts/api";
@@ -16,6 +17,7 @@ import type {
   CelEnginePolicy,
   CompiledCelPolicy,
   ContextLoader,
+  Jmespath,
   KubeResourceCall,
   LoadResult,
 } from "@kyverno-ts/engine";
@@ -83,8 +85,8 @@ export interface CelData {
   resources: readonly KubeObject[];
   /** Mocked HTTP responses, for `http.Get` / `Post`. */
   apiCallResponses?: readonly ApiCallResponse[];
-  /** Mocked global context entries, for `globalContext.Get`. */
-  globalContext?: ReadonlyMap<string, JsonValue>;
+  /** Mocked global context entries, for `globalContext.Get`: the root and the named projections. */
+  globalContext?: ReadonlyMap<string, { root: JsonValue; projections: ReadonlyMap<string, JsonValue> }>;
   /** Image metadata by reference, for `image.GetMetadata`. */
   images?: ReadonlyArray<{ [key: string]: JsonValue }>;
 }
@@ -92,7 +94,7 @@ export interface CelData {
 /** The loader methods of the CEL libraries, over the test's data (added to the classic loader). */
 export function celDataLoader(
   data: CelData,
-): Pick<ContextLoader, "kubeResource" | "apiCall" | "globalReference" | "imageRegistry"> {
+): Pick<ContextLoader, "kubeResource" | "apiCall" | "globalReference" | "globalContext" | "imageRegistry"> {
   return {
     imageRegistry(reference): LoadResult {
       const found = (data.images ?? []).find((m) => m.image === reference);
@@ -126,10 +128,48 @@ export function celDataLoader(
       return { ok: true, value: mock.response.body ?? null };
     },
     globalReference(name): LoadResult {
-      const value = data.globalContext?.get(name);
-      return value === undefined
+      const entry = data.globalContext?.get(name);
+      return entry === undefined
         ? { ok: false, error: `global context entry ${name} not found` }
+        : { ok: true, value: entry.root };
+    },
+    globalContext(name, projection): LoadResult {
+      const entry = data.globalContext?.get(name);
+      if (entry === undefined) return { ok: false, error: `global context entry ${name} not found` };
+      const value = entry.projections.get(projection);
+      return value === undefined
+        ? { ok: false, error: `global context entry ${name} has no projection ${projection}` }
         : { ok: true, value };
     },
   };
+}
+
+/**
+ * The mocked global context entries of a test (`globalContextEntries`): the root (`data`, or the
+ * objects of `resources` and their files), narrowed by `fieldPath`, and each projection's value,
+ * both JMESPath as upstream evaluates them.
+ */
+export function globalContextOf(
+  entries: readonly GlobalContextEntryMock[],
+  files: (entry: GlobalContextEntryMock) => readonly KubeObject[],
+  jp: Jmespath,
+): Map<string, { root: JsonValue; projections: Map<string, JsonValue> }> {
+  const out = new Map<string, { root: JsonValue; projections: Map<string, JsonValue> }>();
+  for (const entry of entries) {
+    let root: JsonValue =
+      entry.data !== undefined
+        ? entry.data
+        : ([...(entry.resources ?? []), ...files(entry)] as unknown as JsonValue[]);
+    if (entry.fieldPath !== undefined && entry.fieldPath !== "") {
+      const narrowed = jp.search(entry.fieldPath, root);
+      root = narrowed.ok ? narrowed.value : null;
+    }
+    const projections = new Map<string, JsonValue>();
+    for (const p of entry.projections ?? []) {
+      const found = jp.search(p.path, root);
+      if (found.ok) projections.set(p.name, found.value);
+    }
+    out.set(entry.name, { root, projections });
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import {
   type TestFile,
   type ValuesSpec,
 } from "@kyverno-ts/api";
-import { createCelEngine, createEngine } from "@kyverno-ts/engine";
+import { createCelEngine, createEngine, createJmespath } from "@kyverno-ts/engine";
 import type { CliIo } from "../io.js";
 import { clockOf } from "../io.js";
 import {
@@ -38,7 +38,7 @@ import {
 import { findTestFiles, testDisplay } from "../load/test-files.js";
 import { createVariables } from "../load/variables.js";
 import { ApplyMessages, InputMessages, Reasons, TestMessages } from "../output/messages.js";
-import { celDataLoader, compileCelPolicies } from "./cel.js";
+import { celDataLoader, compileCelPolicies, globalContextOf } from "./cel.js";
 import { createPoolLoader } from "./cluster.js";
 import { compilePolicies } from "./compile.js";
 import { evaluateAll } from "./evaluate.js";
@@ -161,6 +161,8 @@ interface TestInputs {
   exceptions: LoadedExceptions;
   /** The context file (`context`): objects and image metadata for CEL's libraries. */
   context: TestContext;
+  /** Objects of each global context entry's `resourceFiles`, by entry name. */
+  globalContextFiles: Map<string, KubeObject[]>;
   /** Mutate-existing targets (`targetResources`). */
   targets: KubeObject[];
   /** Clone sources: `clusterResources` and every line's `cloneSourceResource`. */
@@ -225,6 +227,14 @@ async function loadTestInputs(
     await objects(test.targetResources),
     await objects([...new Set([...clusterResources, ...cloneSources])]),
   ];
+  const globalContextFiles = new Map<string, KubeObject[]>();
+  const globalFileProblems: InputProblem[] = [];
+  for (const entry of test.globalContextEntries) {
+    if ((entry.resourceFiles ?? []).length === 0) continue;
+    const loaded = await objects(entry.resourceFiles ?? []);
+    if (loaded.ok) globalContextFiles.set(entry.name, loaded.value);
+    else globalFileProblems.push(...loaded.problems);
+  }
   const policies = policyDocs.ok ? loadPolicyDocuments(policyDocs.value, warnings) : policyDocs;
   const exceptions = exceptionDocs.ok ? loadExceptionDocuments(exceptionDocs.value, warnings) : exceptionDocs;
   if (
@@ -235,7 +245,8 @@ async function loadTestInputs(
     resources.ok &&
     exceptions.ok &&
     targets.ok &&
-    cluster.ok
+    cluster.ok &&
+    globalFileProblems.length === 0
   ) {
     const value = {
       values: values.value,
@@ -244,13 +255,14 @@ async function loadTestInputs(
       resources: resources.value,
       exceptions: exceptions.value,
       context: context.value ?? { resources: [], images: [] },
+      globalContextFiles,
       targets: targets.value,
       cluster: cluster.value,
       expected: await loadExpectedFiles(expectedPaths(test), testDir, io, warnings),
     };
     return { ok: true, value };
   }
-  const problems: InputProblem[] = [];
+  const problems: InputProblem[] = [...globalFileProblems];
   for (const r of [values, userInfo, context, policies, resources, exceptions, targets, cluster])
     if (!r.ok) problems.push(...r.problems);
   return { ok: false, problems };
@@ -280,7 +292,8 @@ export async function runTestFile(
   const inputs = await loadTestInputs(spec.value, dirname(absolute), io, warnings);
   for (const w of warnings) notes.push(`Warning: ${formatProblem(w)}`);
   if (!inputs.ok) return failed(path, name, inputs.problems, notes);
-  const { values, userInfo, policies, resources, targets, cluster, expected, context } = inputs.value;
+  const { values, userInfo, policies, resources, targets, cluster, expected, context, globalContextFiles } =
+    inputs.value;
   const exceptions = inputs.value.exceptions.classic;
   const celExceptions = [...inputs.value.exceptions.cel, ...policies.celExceptions];
   for (const s of policies.skipped) notes.push(`Warning: ${ApplyMessages.skippedKind(s.file, s.kind)}`);
@@ -316,6 +329,11 @@ export async function runTestFile(
         resources: [...context.resources, ...unique.values(), ...cluster, ...targets],
         images: context.images,
         apiCallResponses: test.apiCallResponses,
+        globalContext: globalContextOf(
+          test.globalContextEntries,
+          (entry) => globalContextFiles.get(entry.name) ?? [],
+          createJmespath({ clock: { now: () => new Date() } }),
+        ),
       }),
     },
   });

@@ -152,7 +152,10 @@ export function kyvernoFunctions(slot: SessionSlot): CelFunc[] {
       }),
     ),
     celFunc("globalContext.Get", [STRING, STRING], DYN, (name, projection) => {
-      const value = loaded(loader().globalReference?.(name), "globalContext.Get");
+      const source = loader();
+      if (projection !== "" && source.globalContext !== undefined)
+        return loaded(source.globalContext(name, projection), "globalContext.Get");
+      const value = loaded(source.globalReference?.(name), "globalContext.Get");
       if (projection === "") return value;
       if (!isCelMap(value)) throw new Error(`globalContext.Get: projection ${projection} of a non-object`);
       const v = value.get(projection);
