@@ -287,3 +287,158 @@ results:
     expect(run.stdout).toContain("Test Summary: 2 tests passed and 0 tests failed");
   });
 });
+
+describe("ValidatingAdmissionPolicy with a binding in kyverno test", () => {
+  it("narrows the policy to the namespaces the binding selects (upstream's documented example)", async () => {
+    const t = tempTree({
+      "policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: 'check-deployment-replicas'
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [deployments]
+  validations:
+    - expression: object.spec.replicas <= 2
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: 'check-deployment-replicas-binding'
+spec:
+  policyName: 'check-deployment-replicas'
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchExpressions:
+        - key: environment
+          operator: In
+          values: [staging, production]
+`,
+      "resource.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: testing-deployment-1
+  namespace: testing
+spec:
+  replicas: 4
+  template:
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: testing-deployment-2
+  namespace: testing
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: staging-deployment-1
+  namespace: staging
+spec:
+  replicas: 4
+  template:
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: production-deployment-1
+  namespace: production
+spec:
+  replicas: 4
+  template:
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: staging-deployment-2
+  namespace: staging
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: production-deployment-2
+  namespace: production
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers: [{name: c, image: busybox}]
+`,
+      "values.yaml": `apiVersion: cli.kyverno.io/v1alpha1
+kind: Value
+metadata:
+  name: values
+namespaceSelector:
+  - name: staging
+    labels:
+      environment: staging
+  - name: production
+    labels:
+      environment: production
+  - name: testing
+    labels:
+      environment: testing
+`,
+      "kyverno-test.yaml": `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: kyverno-test.yaml
+policies:
+  - policy.yaml
+resources:
+  - resource.yaml
+variables: values.yaml
+results:
+  - kind: Deployment
+    policy: check-deployment-replicas
+    isValidatingAdmissionPolicy: true
+    resources:
+      - testing-deployment-1
+      - testing-deployment-2
+    result: skip
+  - kind: Deployment
+    policy: check-deployment-replicas
+    isValidatingAdmissionPolicy: true
+    resources:
+      - staging-deployment-1
+      - production-deployment-1
+    result: fail
+  - kind: Deployment
+    policy: check-deployment-replicas
+    isValidatingAdmissionPolicy: true
+    resources:
+      - staging-deployment-2
+      - production-deployment-2
+    result: pass
+`,
+    });
+    try {
+      const run = await cli(["test", "."], t.dir);
+      expect(run.stdout).toContain("Test Summary: 6 tests passed and 0 tests failed");
+      expect(run.stdout).toMatch(/testing-deployment-1 +│ Pass +│ Excluded/);
+    } finally {
+      t.cleanup();
+    }
+  });
+});

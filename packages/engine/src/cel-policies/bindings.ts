@@ -10,7 +10,7 @@ import type { AdmissionPolicyBinding, JsonValue } from "@kyverno-ts/api";
 import { toCelValue } from "../cel/values.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import { matchLabelSelector } from "../match/index.js";
-import { matchesConstraints } from "./match.js";
+import { matchesConstraints, matchesNarrowing } from "./match.js";
 import { requestTarget } from "./request.js";
 import { pluralOf } from "./resources.js";
 
@@ -39,9 +39,13 @@ export function bindingParams(
 ): BindingParams {
   const target = requestTarget(req);
   const constraints = binding.spec.matchResources;
-  if (constraints !== undefined && (constraints.resourceRules ?? []).length > 0) {
-    if (!matchesConstraints(constraints, { target, namespaceLabels, oldObject: req.oldResource }))
-      return { kind: "skip" };
+  if (constraints !== undefined) {
+    const input = { target, namespaceLabels, oldObject: req.oldResource };
+    const selected =
+      (constraints.resourceRules ?? []).length > 0
+        ? matchesConstraints(constraints, input)
+        : matchesNarrowing(constraints, input);
+    if (!selected) return { kind: "skip" };
   }
   const enforce = enforces(binding);
   const ref = binding.spec.paramRef;

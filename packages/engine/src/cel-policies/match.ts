@@ -66,8 +66,16 @@ export interface MatchInput {
  */
 export function matchesConstraints(constraints: MatchConstraints | undefined, input: MatchInput): boolean {
   if (constraints === undefined) return false;
+  if (!(constraints.resourceRules ?? []).some((r) => matchesResourceRule(r, input.target))) return false;
+  return matchesNarrowing(constraints, input);
+}
+
+/**
+ * The parts of constraints that only narrow: exclude rules and the namespace and object selectors.
+ * A binding's `matchResources` without resource rules narrows the policy's requests with these.
+ */
+export function matchesNarrowing(constraints: MatchConstraints, input: MatchInput): boolean {
   const t = input.target;
-  if (!(constraints.resourceRules ?? []).some((r) => matchesResourceRule(r, t))) return false;
   if ((constraints.excludeResourceRules ?? []).some((r) => matchesResourceRule(r, t))) return false;
   if (constraints.namespaceSelector !== undefined) {
     const isNamespace = t.kind === "Namespace" && t.group === "";
