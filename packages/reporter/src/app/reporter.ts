@@ -268,7 +268,6 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
       kinds,
       logger,
       metrics,
-      workers: config.worker,
       ...(options.retryDelay ? { retryDelay: options.retryDelay } : {}),
     });
 

@@ -1,22 +1,16 @@
 /**
- * `createReportWatcher`: one informer per report kind feeding a de-duplicating work queue keyed by
- * kind/namespace/name (as upstream); a worker takes the newest cached object and hands it to ingest
- * (`upsert`, or `delete` once it left the cache). Workers do not wait for the database: ingest keeps
- * each report's events in order and batches the writes, so a slow or full store never stalls the
- * watch, the metrics or the notifications.
+ * `createReportWatcher`: one {@link createReportStream} per report kind, feeding ingest directly.
+ * Nothing of a report is cached here (ingest keeps each report's events in order and batches the
+ * writes); the list is read page by page and the watch waits while too many reports are waiting
+ * for the store, so memory stays about a page however many reports the cluster holds. Watch
+ * failures are retried with backoff, logged and counted.
  */
-import {
-  createInformer,
-  createWorkQueue,
-  type Informer,
-  type InformerError,
-  type KubeClient,
-  type WorkQueue,
-} from "@kyverno-ts/kube";
-import type { Ingest } from "../ingest/ingest.js";
+import { exponentialBackoff, type KubeClient } from "@kyverno-ts/kube";
+import type { Ingest, IngestOutcome } from "../ingest/ingest.js";
 import type { Logger } from "../logger.js";
 import type { ReporterMetrics } from "../metrics/metrics.js";
 import type { ReportKindSpec } from "./kinds.js";
+import { createReportStream, type ReportStream, type StreamFailure } from "./report-stream.js";
 
 /** Options of {@link createReportWatcher}. */
 export interface ReportWatcherOptions {
@@ -25,154 +19,86 @@ export interface ReportWatcherOptions {
   kinds: readonly ReportKindSpec[];
   logger: Logger;
   metrics?: Pick<ReporterMetrics, "countWatchError">;
-  /** Queue workers (`worker`, default 5). */
-  workers?: number;
-  /** Informer retry delay per attempt (default the informer's exponential backoff). */
+  /** Reports per kind handed to ingest and not yet stored before the list or watch waits (default 1000). */
+  maxInFlight?: number;
+  /** Retry delay per attempt (default exponential backoff from 0.8 s to 30 s). */
   retryDelay?: (attempt: number) => number;
 }
 
 /** Watches the report kinds; create with {@link createReportWatcher}. */
 export interface ReportWatcher {
-  /** Starts the informers and workers; resolves once every kind is listed and every listed report was handed to ingest. */
+  /** Starts listing and watching; resolves once every kind is listed and every listed report was handed to ingest. */
   start(): Promise<void>;
-  /** Queues every cached report again (a store rebuild); resolves when they were handed to ingest. */
+  /** Lists every kind again and hands over every report (a store rebuild); resolves when handed over. */
   requeueAll(): Promise<void>;
-  /** Resolves when no event is queued or being handed over. */
+  /** Resolves when every report handed over so far is stored (or its write failed). */
   drained(): Promise<void>;
-  /** Number of cached report objects. */
+  /** Number of reports known (listed or watched, not deleted). */
   size(): number;
-  /** Stops the informers, then lets the workers finish the queued keys. */
+  /** Stops listing and watching. */
   stop(): Promise<void>;
 }
 
-type RawReport = {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
-};
-
-const SEP = "\u0000";
-
 /** Creates the watcher; nothing happens before `start()`. */
 export function createReportWatcher(options: ReportWatcherOptions): ReportWatcher {
-  const { client, ingest, logger } = options;
-  const informers: { spec: ReportKindSpec; informer: Informer<RawReport> }[] = options.kinds.map((spec) => ({
-    spec,
-    informer: createInformer<RawReport>({
+  const { client, logger } = options;
+  const delay = options.retryDelay ?? exponentialBackoff();
+  const logged = (kind: string, name: string | undefined, handed: Promise<IngestOutcome>) =>
+    handed.then(
+      (outcome) => {
+        if (outcome.status === "failed")
+          logger.debug({ kind, name, code: outcome.error.code }, "report not stored");
+        return outcome;
+      },
+      (error: unknown) => {
+        logger.error({ kind, name, err: String(error) }, "report ingest failed");
+        throw error;
+      },
+    );
+  const nameOf = (object: unknown) => (object as { metadata?: { name?: string } }).metadata?.name;
+  const onFailure = (kind: string) => (f: StreamFailure) => {
+    options.metrics?.countWatchError(kind);
+    const hint = f.failure.status === 404 ? " (is the CRD installed?)" : "";
+    logger.warn(
+      {
+        kind,
+        status: f.failure.status,
+        reason: f.failure.reason,
+        attempt: f.attempt,
+        retryInMs: f.retryInMs,
+        err: f.failure.message,
+      },
+      `${f.source} of ${kind} failed${hint}; retrying`,
+    );
+  };
+  const streams: ReportStream[] = options.kinds.map((spec) =>
+    createReportStream({
       client,
       apiVersion: spec.apiVersion,
       kind: spec.kind,
-      ...(options.retryDelay ? { delay: options.retryDelay } : {}),
+      ingest: {
+        upsert: (object, o) => logged(spec.kind, nameOf(object), options.ingest.upsert(object, o)),
+        delete: (object, o) => logged(spec.kind, nameOf(object), options.ingest.delete(object, o)),
+      },
+      delay,
+      onFailure: onFailure(spec.kind),
+      ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}),
     }),
-  }));
-  const queue: WorkQueue<string> = createWorkQueue<string>({
-    name: "policy-report-watcher",
-    maxRetries: 5,
-    onDrop: ({ key, error }) =>
-      logger.error({ key: key.split(SEP).join("/"), err: String(error) }, "report event dropped"),
-  });
-  /** Keys added and not yet taken by a worker, plus keys being handed over. */
-  const pending = new Set<string>();
-  let active = 0;
-  let waiters: (() => void)[] = [];
-  let workers: Promise<void> | undefined;
-
-  const settle = (): void => {
-    if (pending.size > 0 || active > 0) return;
-    const ws = waiters;
-    waiters = [];
-    for (const w of ws) w();
-  };
-  const drained = (): Promise<void> =>
-    pending.size === 0 && active === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve));
-
-  const keyOf = (index: number, object: RawReport): string | undefined => {
-    const name = object.metadata?.name;
-    if (!name) return undefined;
-    return [index, object.metadata?.namespace ?? "", name].join(SEP);
-  };
-  const track = (key: string | undefined): void => {
-    if (key === undefined || queue.isShuttingDown()) return;
-    pending.add(key);
-    queue.add(key);
-  };
-
-  informers.forEach(({ spec, informer }, index) => {
-    const onObject = (object: RawReport) => track(keyOf(index, object));
-    informer.on("add", onObject);
-    informer.on("update", onObject);
-    informer.on("delete", onObject);
-    informer.on("error", (error: InformerError) => {
-      if (error.source === "handler") {
-        logger.error(
-          { kind: spec.kind, event: error.event, err: String(error.error) },
-          "report event handler failed",
-        );
-        return;
-      }
-      options.metrics?.countWatchError(spec.kind);
-      const hint = error.failure.status === 404 ? " (is the CRD installed?)" : "";
-      logger.warn(
-        {
-          kind: spec.kind,
-          status: error.failure.status,
-          reason: error.failure.reason,
-          attempt: error.attempt,
-          retryInMs: error.retryInMs,
-          err: error.failure.message,
-        },
-        `${error.source} of ${spec.kind} failed${hint}; retrying`,
-      );
-    });
-  });
-
-  const reconcile = async (key: string): Promise<void> => {
-    pending.delete(key);
-    active++;
-    try {
-      const [index, namespace = "", name = ""] = key.split(SEP);
-      const entry = informers[Number(index)];
-      if (entry === undefined) return;
-      const kind = entry.spec.kind;
-      const object = entry.informer.get(namespace, name);
-      const handed =
-        object !== undefined
-          ? ingest.upsert(object, { kind })
-          : ingest.delete({ kind, metadata: { name, ...(namespace ? { namespace } : {}) } }, { kind });
-      void handed.then(
-        (outcome) => {
-          if (outcome.status === "failed")
-            logger.debug({ kind, namespace, name, code: outcome.error.code }, "report not stored");
-        },
-        (error: unknown) =>
-          logger.error({ kind, namespace, name, err: String(error) }, "report ingest failed"),
-      );
-    } finally {
-      active--;
-      settle();
-    }
-  };
+  );
 
   return {
     async start() {
-      workers ??= queue.process(Math.max(1, options.workers ?? 5), reconcile);
-      await Promise.all(informers.map((i) => i.informer.start()));
-      await drained();
+      await Promise.all(streams.map((s) => s.start()));
     },
     async requeueAll() {
-      informers.forEach(({ informer }, index) => {
-        for (const object of informer.list()) track(keyOf(index, object));
-      });
-      await drained();
+      await Promise.all(streams.map((s) => s.resync()));
     },
-    drained,
-    size: () => informers.reduce((n, i) => n + i.informer.list().length, 0),
+    async drained() {
+      await Promise.all(streams.map((s) => s.drained()));
+    },
+    size: () => streams.reduce((n, s) => n + s.size(), 0),
     async stop() {
-      await Promise.all(informers.map((i) => i.informer.stop()));
-      await queue.shutdown();
-      await workers;
-      pending.clear();
-      settle();
+      await Promise.all(streams.map((s) => s.stop()));
     },
   };
 }
