@@ -113,30 +113,31 @@ export function accumulate(delta: AggregateDelta, rows: Iterable<AggregateSource
   for (const r of rows) {
     for (const spec of COUNT_TABLES) {
       const values = spec.columns.map((c) => columnValue(r, c));
-      const key = fnv1a64(values.join(SEP));
+      // Keyed by the joined values; the stored key (their hash) is computed once per distinct key.
+      const joined = values.join(SEP);
       const changes = delta.counts.get(spec.table);
       if (!changes) continue;
-      let change = changes.get(key);
+      let change = changes.get(joined);
       if (!change) {
         change = {
-          agg_key: key,
+          agg_key: fnv1a64(joined),
           values: Object.fromEntries(spec.columns.map((c, i) => [c, values[i] ?? ""])),
           total: 0,
         };
-        changes.set(key, change);
+        changes.set(joined, change);
       }
       change.total += sign;
     }
     if (!r.resource_id) continue;
     for (const table of RESOURCE_TABLES) {
       const category = table === "resource_counts" ? "" : r.category;
-      const rkey = fnv1a64([r.resource_id, r.namespace, r.source, category].join(SEP));
+      const joined = `${r.resource_id}${SEP}${r.namespace}${SEP}${r.source}${SEP}${category}`;
       const changes = delta.resources.get(table);
       if (!changes) continue;
-      let res = changes.get(rkey);
+      let res = changes.get(joined);
       if (!res) {
         res = {
-          agg_key: rkey,
+          agg_key: fnv1a64(joined),
           resource_id: r.resource_id,
           namespace: r.namespace,
           api_version: r.resource_api_version,
@@ -152,7 +153,7 @@ export function accumulate(delta: AggregateDelta, rows: Iterable<AggregateSource
           error: 0,
           skip: 0,
         };
-        changes.set(rkey, res);
+        changes.set(joined, res);
       }
       res[r.status as Status] += sign;
     }
