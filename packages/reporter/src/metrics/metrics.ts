@@ -4,7 +4,7 @@
  * result) and the reporter's own error counters. Each report's contribution is remembered, so an
  * update or delete removes the series that no result carries any more.
  */
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, Gauge, type MetricObjectWithValues, type MetricValue, Registry } from "prom-client";
 import type { ReporterErrorCode } from "../errors.js";
 import { isClusterReport, type Report } from "../model/types.js";
 import { REPORTER_METRIC_FAMILIES } from "./catalog.js";
@@ -64,27 +64,69 @@ export const METRIC_NAMES = {
   watchErrors: FAMILIES.watchErrors.name,
 } as const;
 
+/** One series of a result gauge: its label values (in the gauge's label order) and its count. */
 interface Series {
-  labels: Record<string, string>;
+  readonly key: string;
+  readonly values: readonly string[];
   count: number;
 }
 
-/** One gauge with the bookkeeping of which report contributes what to which series. */
-function trackedGauge(gauge: Gauge<string>) {
-  const series = new Map<string, Series>();
-  return {
-    add(key: string, labels: Record<string, string>, delta: number) {
-      const entry = series.get(key) ?? { labels, count: 0 };
-      entry.count += delta;
-      if (entry.count <= 0) {
-        series.delete(key);
-        gauge.remove(entry.labels);
-      } else {
-        series.set(key, entry);
-        gauge.set(entry.labels, entry.count);
-      }
-    },
-  };
+/** A report's contribution: the series its results count in, and how many in each. */
+interface Contribution {
+  readonly cluster: boolean;
+  readonly series: readonly Series[];
+  readonly counts: readonly number[];
+}
+
+const SEP = "\u0000";
+
+/**
+ * A result gauge whose series live here, not in prom-client: prom-client keeps per series a hashed
+ * key string and a label object (and allocates both on every `set`), which at 100,000 results was
+ * about 100 MiB. The label objects are built only while `/metrics` is scraped.
+ */
+class ResultGauge extends Gauge<string> {
+  readonly #series = new Map<string, Series>();
+  readonly #labelNames: readonly string[];
+
+  constructor(options: { name: string; help: string; labelNames: readonly string[]; registry: Registry }) {
+    super({
+      name: options.name,
+      help: options.help,
+      labelNames: options.labelNames,
+      registers: [options.registry],
+    });
+    this.#labelNames = options.labelNames;
+  }
+
+  /** The series of these label values (created with count 0). */
+  series(values: string[]): Series {
+    const key = values.join(SEP);
+    let entry = this.#series.get(key);
+    if (!entry) {
+      entry = { key, values, count: 0 };
+      this.#series.set(key, entry);
+    }
+    return entry;
+  }
+
+  /** Adds `delta` to a series; a series that reaches 0 disappears. */
+  add(series: Series, delta: number): void {
+    series.count += delta;
+    if (series.count <= 0) this.#series.delete(series.key);
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValue<string>>> {
+    const names = this.#labelNames;
+    const values: MetricValue<string>[] = [];
+    for (const s of this.#series.values()) {
+      const labels: Record<string, string> = {};
+      for (let i = 0; i < names.length; i++) labels[names[i] as string] = s.values[i] ?? "";
+      values.push({ value: s.count, labels });
+    }
+    // The base gauge holds no series (nothing is ever set on it): it supplies name, help and type.
+    return { ...(await super.get()), values };
+  }
 }
 
 /** Creates the metrics; throws `CONFIG_INVALID` for unknown custom labels. */
@@ -94,22 +136,18 @@ export function createMetrics(options: MetricsOptions = {}): ReporterMetrics {
   const cluster = namespaced.filter((l) => l !== "namespace");
   const accept = compileMetricsFilter(options.filter);
   const gauges = {
-    namespaced: trackedGauge(
-      new Gauge({
-        name: METRIC_NAMES.result,
-        help: FAMILIES.result.help,
-        labelNames: namespaced,
-        registers: [registry],
-      }),
-    ),
-    cluster: trackedGauge(
-      new Gauge({
-        name: METRIC_NAMES.clusterResult,
-        help: FAMILIES.clusterResult.help,
-        labelNames: cluster,
-        registers: [registry],
-      }),
-    ),
+    namespaced: new ResultGauge({
+      name: METRIC_NAMES.result,
+      help: FAMILIES.result.help,
+      labelNames: namespaced,
+      registry,
+    }),
+    cluster: new ResultGauge({
+      name: METRIC_NAMES.clusterResult,
+      help: FAMILIES.clusterResult.help,
+      labelNames: cluster,
+      registry,
+    }),
   };
   const issues = new Counter({
     name: METRIC_NAMES.issues,
@@ -135,14 +173,17 @@ export function createMetrics(options: MetricsOptions = {}): ReporterMetrics {
     labelNames: FAMILIES.watchErrors.labels,
     registers: [registry],
   });
-  /** Per report: which gauge, and how many results per series key. */
-  const contributions = new Map<string, { cluster: boolean; counts: Map<string, Series> }>();
+  /** Per report: which gauge, and how many results per series. */
+  const contributions = new Map<string, Contribution>();
 
   const remove = (reportId: string) => {
     const previous = contributions.get(reportId);
     if (!previous) return;
     const gauge = previous.cluster ? gauges.cluster : gauges.namespaced;
-    for (const [key, s] of previous.counts) gauge.add(key, s.labels, -s.count);
+    for (let i = 0; i < previous.series.length; i++) {
+      const series = previous.series[i];
+      if (series) gauge.add(series, -(previous.counts[i] ?? 0));
+    }
     contributions.delete(reportId);
   };
 
@@ -151,21 +192,22 @@ export function createMetrics(options: MetricsOptions = {}): ReporterMetrics {
     upsertReport(report) {
       const isCluster = isClusterReport(report);
       const names: readonly ResultLabel[] = isCluster ? cluster : namespaced;
-      const counts = new Map<string, Series>();
+      const gauge = isCluster ? gauges.cluster : gauges.namespaced;
+      const counted = new Map<Series, number>();
       for (const result of report.results) {
         if (!accept(report, result)) continue;
         const all = labelValues(report, result);
-        const labels: Record<string, string> = {};
-        for (const name of names) labels[name] = all[name];
-        const key = names.map((n) => labels[n]).join("\u0000");
-        const entry = counts.get(key);
-        if (entry) entry.count++;
-        else counts.set(key, { labels, count: 1 });
+        const series = gauge.series(names.map((n) => all[n]));
+        counted.set(series, (counted.get(series) ?? 0) + 1);
       }
+      // Add before removing the old contribution, so a series kept by the update is never dropped.
+      for (const [series, n] of counted) gauge.add(series, n);
       remove(report.id);
-      const gauge = isCluster ? gauges.cluster : gauges.namespaced;
-      for (const [key, s] of counts) gauge.add(key, s.labels, s.count);
-      contributions.set(report.id, { cluster: isCluster, counts });
+      contributions.set(report.id, {
+        cluster: isCluster,
+        series: [...counted.keys()],
+        counts: [...counted.values()],
+      });
     },
     deleteReport: remove,
     countIssue: (code) => issues.inc({ code }),
