@@ -9,6 +9,7 @@
 // and API requests/s against one replica and against both.
 // Goals (issue "ten times today's benchmark"): 100,000 results: RSS <= 300 MiB, dashboard p95 <= 50 ms;
 // 1,000,000 results: ingest <= 5 min, RSS <= 500 MiB, dashboard p95 <= 100 ms.
+// --kubeconfig FILE: use that API server (already holding the reports) instead of a sandbox.
 // Usage: npm run bench:reporter:watch [-- --reports 10000 --results 10 --runs 3 --backends sqlite,postgres,mariadb
 //        --iterations 30 --metrics false --replicas --load-seconds 10 --load-concurrency 16 --no-informer-floor]
 import { randomBytes } from "node:crypto";
@@ -22,6 +23,7 @@ import {
   type RoleProcess,
   range,
   runRoleOnce,
+  startCli,
   startRole,
   until200,
 } from "./reporter-bench/processes.ts";
@@ -100,10 +102,9 @@ async function startReporterProcess(
   writeFileSync(file, JSON.stringify(config));
   const port = await freePort();
   const started = performance.now();
-  const proc = startRole(
-    "reporter",
+  const proc = startCli(
     [
-      "--",
+      "reporter",
       "--kubeconfig",
       kubeconfig,
       "--config",
@@ -249,6 +250,8 @@ async function main(): Promise<void> {
       "load-concurrency": { type: "string", default: "16" },
       "no-informer-floor": { type: "boolean", default: false },
       writers: { type: "string", default: "1" },
+      kubeconfig: { type: "string" },
+      "no-floors": { type: "boolean", default: false },
     },
   });
   const reports = Number(values.reports);
@@ -260,48 +263,25 @@ async function main(): Promise<void> {
   const goalMs = expected > 200_000 ? 100 : 50;
 
   console.log(`reporter through the watch: ${reports} reports × ${results} results = ${expected} results`);
-  const sandbox = startRole("sandbox", []);
-  const { kubeconfig } = await sandbox.next<{ kubeconfig: string }>();
-  const sandboxMemory = async () => {
-    sandbox.child.stdin?.write("rss\n");
-    return sandbox.next<Memory>();
-  };
+  const cluster = values.kubeconfig
+    ? { kubeconfig: values.kubeconfig, memory: undefined, close: async () => undefined }
+    : await filledSandbox(reports, results, Number(values.writers));
+  const { kubeconfig } = cluster;
   try {
-    console.log(`sandbox started (pid ${sandbox.pid}); RSS ${(await sandboxMemory()).rssMb.toFixed(0)} MiB`);
-    const writers = Number(values.writers);
-    const wrote = performance.now();
-    await Promise.all(
-      Array.from({ length: writers }, (_, w) =>
-        runRoleOnce<{ ms: number }>("writer", [
-          "--kubeconfig",
-          kubeconfig,
-          "--from",
-          String(Math.floor((reports * w) / writers)),
-          "--to",
-          String(Math.floor((reports * (w + 1)) / writers)),
-          "--results",
-          String(results),
-        ]),
-      ),
-    );
-    const sandboxAfterWrite = await sandboxMemory();
-    console.log(
-      `written in ${((performance.now() - wrote) / 1000).toFixed(1)} s; sandbox RSS ${sandboxAfterWrite.rssMb.toFixed(0)} MiB (peak ${sandboxAfterWrite.peakMb.toFixed(0)} MiB)`,
-    );
-
     const listFloor: { ms: number; peakMb: number; results: number }[] = [];
     const informerFloor: { ms: number; peakMb: number }[] = [];
-    for (let r = 0; r < runs; r++) {
+    for (let r = 0; r < (values["no-floors"] ? 0 : runs); r++) {
       listFloor.push(await runRoleOnce("list-floor", ["--kubeconfig", kubeconfig]));
       if (!values["no-informer-floor"])
         informerFloor.push(await runRoleOnce("informer-floor", ["--kubeconfig", kubeconfig]));
     }
-    console.log(
-      `floor: list every report (500 a page): ${range(
-        listFloor.map((f) => f.ms / 1000),
-        2,
-      )} s, peak RSS ${range(listFloor.map((f) => f.peakMb))} MiB (${listFloor[0]?.results} results)`,
-    );
+    if (listFloor.length > 0)
+      console.log(
+        `floor: list every report (500 a page): ${range(
+          listFloor.map((f) => f.ms / 1000),
+          2,
+        )} s, peak RSS ${range(listFloor.map((f) => f.peakMb))} MiB (${listFloor[0]?.results} results)`,
+      );
     if (informerFloor.length > 0)
       console.log(
         `floor: kube informer caching every report: ${range(
@@ -336,12 +316,51 @@ async function main(): Promise<void> {
         stored: storedResults,
       });
     }
-    const sandboxEnd = await sandboxMemory();
-    console.log(`\nsandbox peak RSS ${sandboxEnd.peakMb.toFixed(0)} MiB`);
+    const sandboxEnd = await cluster.memory?.();
+    if (sandboxEnd) console.log(`\nsandbox peak RSS ${sandboxEnd.peakMb.toFixed(0)} MiB`);
   } finally {
+    await cluster.close();
+  }
+}
+
+/** A sandbox in its own process, filled by `writers` writer processes. */
+async function filledSandbox(reports: number, results: number, writers: number) {
+  const sandbox = startRole("sandbox", []);
+  const { kubeconfig } = await sandbox.next<{ kubeconfig: string }>();
+  const memory = async () => {
+    sandbox.child.stdin?.write("rss\n");
+    return sandbox.next<Memory>();
+  };
+  const close = async () => {
     sandbox.child.stdin?.end();
     await sandbox.exited;
+  };
+  try {
+    console.log(`sandbox started (pid ${sandbox.pid}); RSS ${(await memory()).rssMb.toFixed(0)} MiB`);
+    const wrote = performance.now();
+    await Promise.all(
+      Array.from({ length: writers }, (_, w) =>
+        runRoleOnce<{ ms: number }>("writer", [
+          "--kubeconfig",
+          kubeconfig,
+          "--from",
+          String(Math.floor((reports * w) / writers)),
+          "--to",
+          String(Math.floor((reports * (w + 1)) / writers)),
+          "--results",
+          String(results),
+        ]),
+      ),
+    );
+    const after = await memory();
+    console.log(
+      `written in ${((performance.now() - wrote) / 1000).toFixed(1)} s; sandbox RSS ${after.rssMb.toFixed(0)} MiB (peak ${after.peakMb.toFixed(0)} MiB)`,
+    );
+  } catch (error) {
+    await close();
+    throw error;
   }
+  return { kubeconfig, memory, close };
 }
 
 if (process.argv.includes("--role")) {

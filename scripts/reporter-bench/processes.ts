@@ -18,9 +18,23 @@ export interface RoleProcess {
   exited: Promise<number | null>;
 }
 
+const CLI = new URL("../../packages/cli/dist/bin.js", import.meta.url).pathname;
+
 /** Starts `bench-reporter-watch.ts --role <role> …args` (its stdin stays open until `child.stdin.end()`). */
 export function startRole(role: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): RoleProcess {
-  const child = spawn(process.execPath, [SCRIPT, "--role", role, ...args], {
+  return startProcess(role, [SCRIPT, "--role", role, ...args], env);
+}
+
+/**
+ * Starts `kyverno-ts <args>` from the built CLI, as in production (the CLI re-runs itself in the same
+ * process with the server commands' V8 flags).
+ */
+export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): RoleProcess {
+  return startProcess(args[0] ?? "kyverno-ts", [CLI, ...args], env);
+}
+
+function startProcess(role: string, argv: readonly string[], env: NodeJS.ProcessEnv): RoleProcess {
+  const child = spawn(process.execPath, argv, {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });

@@ -1,7 +1,7 @@
 // The child processes of the reporter benchmarks, each its own Node.js process so its peak RSS is its
 // own: the API server (sandbox), the writer that fills it, the floors (a plain paginated list, and the
-// kube informer that caches every report), the reporter itself and an HTTP load generator.
-// Each prints one JSON line on stdout when done (the sandbox and the reporter when started).
+// kube informer that caches every report) and an HTTP load generator (the reporter is the built CLI).
+// Each prints one JSON line on stdout when done (the sandbox when started).
 import { readFileSync } from "node:fs";
 import type { KubeClient } from "../../packages/kube/dist/index.js";
 import { generateReport, NAMESPACES, percentile, prng } from "./data.ts";
@@ -123,13 +123,6 @@ async function informerFloorRole(args: readonly string[]): Promise<void> {
   emit({ reports, ms, ...memoryOf("self") });
 }
 
-/** `kyverno-ts reporter` as the CLI runs it (flags after `--`), until SIGTERM. */
-async function reporterRole(args: readonly string[]): Promise<void> {
-  const rest = args.slice(args.indexOf("--") + 1);
-  const { runReporterCommand } = await import("../../packages/reporter/dist/index.js");
-  process.exitCode = await runReporterCommand({ args: rest, stdout: process.stdout, stderr: process.stderr });
-}
-
 /** HTTP load: `--concurrency` loops GET the `--paths` round-robin over `--urls` for `--seconds`. */
 async function loadRole(args: readonly string[]): Promise<void> {
   const urls = flag(args, "urls").split(",");
@@ -171,7 +164,6 @@ export async function runRole(args: readonly string[]): Promise<void> {
   if (role === "writer") return writerRole(args);
   if (role === "list-floor") return listFloorRole(args);
   if (role === "informer-floor") return informerFloorRole(args);
-  if (role === "reporter") return reporterRole(args);
   if (role === "load") return loadRole(args);
   throw new Error(`unknown role ${role}`);
 }
