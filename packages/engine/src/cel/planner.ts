@@ -13,9 +13,7 @@
 
 import type { CelEnv } from "@bufbuild/cel";
 import {
-  type CelError,
   type CelList,
-  CelScalar,
   type CelValue,
   celError,
   celList,
@@ -23,16 +21,10 @@ import {
   isCelError,
   isCelList,
   isCelMap,
-  isCelUint,
-  listType,
-  mapType,
 } from "@bufbuild/cel";
+import { index, isPrimitive, type Node, type Result, TYPE_IDENTS, typeName } from "./access.js";
 import type { Expr } from "./ast.js";
-import { optionalInner } from "./functions/optional.js";
-
-type Result = CelValue | CelError;
-/** Evaluates a planned node against the bindings and the frame of comprehension variables. */
-type Node = (vars: Readonly<Record<string, CelValue>>, frame: Result[]) => Result;
+import { constantKeys, equalsNode, inNode, optPathNode, plusNode, sizeNode } from "./operators.js";
 
 /** A construct the planner rejects, with the id of the expression node (for its position). */
 export class PlanError extends Error {
@@ -48,45 +40,6 @@ export class PlanError extends Error {
 export type Planned = (vars: Readonly<Record<string, CelValue>>) => Result;
 
 type Call = Extract<Expr["exprKind"], { case: "callExpr" }>["value"];
-
-function isPrimitive(v: Result): v is string | bigint | boolean {
-  const t = typeof v;
-  return t === "string" || t === "bigint" || t === "boolean";
-}
-
-function typeName(v: Result): string {
-  if (v === null) return "null_type";
-  if (typeof v === "bigint") return "int";
-  if (typeof v === "number") return "double";
-  if (typeof v === "string" || typeof v === "boolean") return typeof v === "string" ? "string" : "bool";
-  if (isCelList(v)) return "list";
-  if (isCelMap(v)) return "map";
-  if (isCelUint(v)) return "uint";
-  return "object";
-}
-
-function index(container: Result, key: Result, id: bigint): Result {
-  if (isCelError(container)) return container;
-  if (isCelError(key)) return key;
-  if (isCelMap(container)) {
-    if (typeof key !== "string" && typeof key !== "bigint" && typeof key !== "boolean" && !isCelUint(key)) {
-      if (typeof key !== "number" || !Number.isInteger(key))
-        return celError(`unsupported key type: ${typeName(key)}`, id);
-    }
-    const v = container.get(key as string);
-    return v === undefined ? celError(`no such key: ${String(isCelUint(key) ? key.value : key)}`, id) : v;
-  }
-  if (isCelList(container)) {
-    let i: number;
-    if (typeof key === "bigint") i = Number(key);
-    else if (isCelUint(key)) i = Number(key.value);
-    else if (typeof key === "number" && Number.isInteger(key)) i = key;
-    else return celError(`unsupported index type: ${typeName(key)}`, id);
-    const v = i >= 0 && i < container.size ? container.get(i) : undefined;
-    return v === undefined ? celError(`index out of bounds: ${i}`, id) : v;
-  }
-  return celError(`no such key: ${String(key)} (on ${typeName(container)})`, id);
-}
 
 /** Plans expressions of one environment. */
 export class Planner {
@@ -270,93 +223,35 @@ export class Planner {
         if (call.target === undefined && args.length === 1) return this.plan(args[0] as Expr);
         break;
       case "_==_":
-      case "_!=_": {
-        const [l, r] = args.map((a) => this.plan(a)) as [Node, Node];
-        const generic = this.caller(fn, id);
-        const equal = fn === "_==_";
-        return (vars, frame) => {
-          const a = l(vars, frame);
-          if (isCelError(a)) return a;
-          const b = r(vars, frame);
-          if (isCelError(b)) return b;
-          if (isPrimitive(a) && isPrimitive(b) && typeof a === typeof b) return (a === b) === equal;
-          return generic(undefined, [a, b]);
-        };
-      }
+      case "_!=_":
+        return equalsNode(
+          this.plan(args[0] as Expr),
+          this.plan(args[1] as Expr),
+          this.caller(fn, id),
+          fn === "_==_",
+        );
       case "optPath__":
       case "optHas__": {
-        const keyList = args[1]?.exprKind.case === "listExpr" ? args[1].exprKind.value.elements : undefined;
-        const keys = keyList?.map((x) =>
-          x.exprKind.case === "constExpr" && x.exprKind.value.constantKind.case === "stringValue"
-            ? x.exprKind.value.constantKind.value
-            : undefined,
-        );
-        if (keys === undefined || keys.some((x) => x === undefined)) break;
-        const base = this.plan(args[0] as Expr);
+        const keys = constantKeys(args[1]);
+        if (keys === undefined) break;
         const fallback = fn === "optPath__" ? this.plan(args[2] as Expr) : undefined;
-        const path = keys as string[];
-        return (vars, frame) => {
-          const b = base(vars, frame);
-          if (isCelError(b)) return b;
-          let v: CelValue | undefined = optionalInner(b);
-          for (let i = 0; i < path.length && v !== undefined; i++) {
-            if (v === null) v = undefined;
-            else if (isCelMap(v)) v = v.get(path[i] as string);
-            else return celError(`no such field '${path[i]}' for optional selection on ${typeName(v)}`, id);
-          }
-          if (fallback === undefined) return v !== undefined;
-          return v === undefined ? fallback(vars, frame) : v;
-        };
+        return optPathNode(this.plan(args[0] as Expr), keys, fallback, id);
       }
-      case "_+_": {
-        const [l, r] = args.map((a) => this.plan(a)) as [Node, Node];
-        const generic = this.caller(fn, id);
-        return (vars, frame) => {
-          const a = l(vars, frame);
-          if (isCelError(a)) return a;
-          const b = r(vars, frame);
-          if (isCelError(b)) return b;
-          if (typeof a === "string" && typeof b === "string") return a + b;
-          if (isCelList(a) && isCelList(b)) {
-            if (a.size === 0) return b;
-            if (b.size === 0) return a;
-            const out = this.listItems(a).slice();
-            for (const v of this.listItems(b)) out.push(v);
-            return celList(out);
-          }
-          return generic(undefined, [a, b]);
-        };
-      }
-      case "size": {
-        const target = call.target === undefined ? this.plan(args[0] as Expr) : this.plan(call.target);
-        const generic = this.caller(fn, id);
-        const method = call.target !== undefined;
-        return (vars, frame) => {
-          const v = target(vars, frame);
-          if (isCelError(v)) return v;
-          if (isCelList(v) || isCelMap(v)) return BigInt(v.size);
-          return method ? generic(v, []) : generic(undefined, [v]);
-        };
-      }
-      case "@in": {
-        const [l, r] = args.map((a) => this.plan(a)) as [Node, Node];
-        const generic = this.caller(fn, id);
-        return (vars, frame) => {
-          const needle = l(vars, frame);
-          if (isCelError(needle)) return needle;
-          const list = r(vars, frame);
-          if (isCelError(list)) return list;
-          if (isPrimitive(needle) && isCelList(list)) {
-            let primitives = true;
-            for (const item of list) {
-              if (item === needle) return true;
-              if (!isPrimitive(item)) primitives = false;
-            }
-            if (primitives) return false;
-          }
-          return generic(undefined, [needle, list]);
-        };
-      }
+      case "_+_":
+        return plusNode(
+          this.plan(args[0] as Expr),
+          this.plan(args[1] as Expr),
+          this.caller(fn, id),
+          this.listItems,
+        );
+      case "size":
+        return sizeNode(
+          call.target === undefined ? this.plan(args[0] as Expr) : this.plan(call.target),
+          this.caller(fn, id),
+          call.target !== undefined,
+        );
+      case "@in":
+        return inNode(this.plan(args[0] as Expr), this.plan(args[1] as Expr), this.caller(fn, id));
     }
     const target = call.target === undefined ? undefined : this.plan(call.target);
     return this.invoke(
@@ -464,17 +359,3 @@ const EMPTY_FRAME: Result[] = [];
 
 /** The items of lists already read, by list (lists are immutable); one per environment. */
 export type ListArrays = WeakMap<CelList, readonly CelValue[]>;
-
-/** Type names usable as values (`type(x) == string`). */
-const TYPE_IDENTS: Readonly<Record<string, CelValue>> = {
-  int: CelScalar.INT,
-  uint: CelScalar.UINT,
-  double: CelScalar.DOUBLE,
-  bool: CelScalar.BOOL,
-  string: CelScalar.STRING,
-  bytes: CelScalar.BYTES,
-  null_type: CelScalar.NULL,
-  type: CelScalar.TYPE,
-  list: listType(CelScalar.DYN),
-  map: mapType(CelScalar.DYN, CelScalar.DYN),
-};
