@@ -48,6 +48,8 @@ interface RawApplyOptions {
   clusterResources: string[];
   contextFile?: string;
   contextPath?: string;
+  json: string[];
+  parameterResource: string[];
   warnExitCode: number;
   warnNoPass?: boolean;
   cluster?: boolean;
@@ -117,6 +119,18 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
       "Context file (cli.kyverno.io/v1alpha1 Context): objects and image metadata CEL's resource.Get/List and image.GetMetadata read",
     )
     .addOption(new Option("--context-path <file>", "alias of --context-file").hideHelp())
+    .option(
+      "--json <paths>",
+      "JSON payload files (any JSON, no kind needed) for ValidatingPolicies in JSON mode, comma-separated or repeated",
+      collect,
+      [],
+    )
+    .option(
+      "--parameter-resource <paths>",
+      "objects that Validating/MutatingAdmissionPolicy bindings take as parameters, comma-separated or repeated",
+      collect,
+      [],
+    )
     .option("-p, --policy-report", "print a wgpolicyk8s.io/v1alpha2 ClusterPolicyReport after the summary")
     .option("--audit-warn", "report failures of Audit rules as warnings")
     .option("--detailed-results", "show rule messages in the table")
@@ -158,6 +172,8 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
             exceptionNamespace: o.exceptionNamespace,
             targetResource: [...o.targetResource, ...o.targetResources],
             clusterResource: [...o.clusterResource, ...o.clusterResources],
+            json: o.json,
+            parameterResource: o.parameterResource,
             exceptionsWithinPolicies: o.exceptionsWithinPolicies ?? false,
             policyReport: o.policyReport ?? false,
             auditWarn: o.auditWarn ?? false,

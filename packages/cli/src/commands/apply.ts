@@ -15,6 +15,7 @@ import {
   loadPolicyDocuments,
   loadResourceDocuments,
   parseSources,
+  type SourcedDocument,
   type Warnings,
 } from "../load/documents.js";
 import { type InputProblem, type InputResult, readInputs, type SourceFile } from "../load/files.js";
@@ -45,6 +46,10 @@ export interface ApplyOptions {
   valuesFile?: string;
   /** A Context file (`--context-file`): objects and image metadata for CEL's libraries. */
   contextFile?: string;
+  /** JSON payload files (`--json`), for ValidatingPolicies in JSON mode: any JSON, no kind needed. */
+  json: string[];
+  /** Parameter objects of Validating/MutatingAdmissionPolicies (`--parameter-resource`). */
+  parameterResource: string[];
   set: string[];
   userinfo?: string;
   exception: string[];
@@ -84,6 +89,10 @@ interface ApplyInputs {
   celExceptions: CelPolicyException[];
   /** The context file's objects and image metadata. */
   context: TestContext;
+  /** `--json` payloads. */
+  payloads: KubeObject[];
+  /** `--parameter-resource` objects. */
+  parameters: KubeObject[];
   targets: KubeObject[];
   cluster: KubeObject[];
 }
@@ -99,6 +108,25 @@ async function readOne<T>(
   if (!read.ok) return read;
   const source = read.value[0];
   return source ? load(source, warnings) : { ok: true, value: undefined };
+}
+
+/** JSON payloads (`--json`): every object document, whatever it holds. */
+function loadPayloadDocuments(documents: readonly SourcedDocument[]): InputResult<KubeObject[]> {
+  const out: KubeObject[] = [];
+  const problems: InputProblem[] = [];
+  for (const doc of documents) {
+    const v = doc.value;
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) out.push(v as KubeObject);
+    else
+      problems.push({
+        code: "wrong-type",
+        file: doc.file,
+        document: doc.document,
+        path: "",
+        message: "a JSON payload must be an object",
+      });
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: out };
 }
 
 async function readDocuments(paths: readonly string[], io: CliIo, warnings: Warnings) {
@@ -128,6 +156,10 @@ async function loadApplyInputs(
   const values = await readOne<ValuesSpec>(options.valuesFile, io, loadValuesSource, warnings);
   const userInfo = await readOne<RequestInfo>(options.userinfo, io, loadUserInfoSource, warnings);
   const context = await readOne<TestContext>(options.contextFile, io, loadContextSource, warnings);
+  const payloadDocs = await readDocuments(options.json, io, warnings);
+  const payloads = payloadDocs.ok ? loadPayloadDocuments(payloadDocs.value) : payloadDocs;
+  const parameterDocs = await readDocuments(options.parameterResource, io, warnings);
+  const parameters = parameterDocs.ok ? loadResourceDocuments(parameterDocs.value) : parameterDocs;
   if (
     policies.ok &&
     resources.ok &&
@@ -135,6 +167,8 @@ async function loadApplyInputs(
     values.ok &&
     userInfo.ok &&
     context.ok &&
+    payloads.ok &&
+    parameters.ok &&
     targets.ok &&
     cluster.ok
   ) {
@@ -157,13 +191,26 @@ async function loadApplyInputs(
         exceptions: [...exceptions.value.classic, ...extra],
         celExceptions: [...exceptions.value.cel, ...celExtra],
         context: context.value ?? { resources: [], images: [] },
+        payloads: payloads.value,
+        parameters: parameters.value,
         targets: targets.value,
         cluster: cluster.value,
       },
     };
   }
   const problems: InputProblem[] = [];
-  for (const r of [policies, resources, exceptions, values, userInfo, context, targets, cluster])
+  for (const r of [
+    policies,
+    resources,
+    exceptions,
+    values,
+    userInfo,
+    context,
+    payloads,
+    parameters,
+    targets,
+    cluster,
+  ])
     if (!r.ok) problems.push(...r.problems);
   return { ok: false, problems };
 }
@@ -241,7 +288,7 @@ export async function runApply(
   if (policyPaths.length === 0) return fail(ApplyMessages.noPolicies);
   const resourcePaths = [...options.resource];
   if (options.stdin && !resourcePaths.includes("-")) resourcePaths.push("-");
-  if (resourcePaths.length === 0) return fail(ApplyMessages.noResources);
+  if (resourcePaths.length === 0 && options.json.length === 0) return fail(ApplyMessages.noResources);
   if (policyPaths.includes("-") && resourcePaths.includes("-")) return fail(CommonMessages.stdinTwice);
   if (options.outputPath === "") return fail(ApplyMessages.emptyOutput);
   const set = parseSetFlags(options.set);
@@ -251,8 +298,10 @@ export async function runApply(
   const inputs = await loadApplyInputs(policyPaths, resourcePaths, options, io, warnings);
   reportWarnings(io, warnings);
   if (!inputs.ok) return reportProblems(io, inputs.problems);
-  const { policies, resources, values, userInfo, exceptions, celExceptions, targets, cluster, context } =
+  const { policies, values, userInfo, exceptions, celExceptions, targets, cluster, context, parameters } =
     inputs.value;
+  // JSON payloads are evaluated like resources; only JSON-mode policies match them.
+  const resources = [...inputs.value.resources, ...inputs.value.payloads];
   for (const s of policies.skipped)
     io.stderr.write(`Warning: ${ApplyMessages.skippedKind(s.file, s.kind)}\n`);
   const inPolicies = policies.exceptions.length + policies.celExceptions.length;
@@ -285,7 +334,7 @@ export async function runApply(
     contextLoader: {
       ...pool.loader,
       ...celDataLoader({
-        resources: [...context.resources, ...resources, ...cluster, ...targets],
+        resources: [...context.resources, ...resources, ...cluster, ...targets, ...parameters],
         images: context.images,
       }),
     },

@@ -442,3 +442,88 @@ results:
     }
   });
 });
+
+describe("apply --json and --parameter-resource", () => {
+  it("evaluates JSON-mode ValidatingPolicies on JSON payloads", async () => {
+    const policy = `apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata:
+  name: no-public
+spec:
+  evaluation:
+    mode: JSON
+  matchConditions:
+    - name: is-plan
+      expression: has(object.planned_values)
+  validations:
+    - expression: object.planned_values.public == false
+      message: must not be public
+`;
+    const t = tempTree({ "policy.yaml": policy, "plan.json": '{"planned_values": {"public": true}}' });
+    try {
+      const run = await cli(["apply", "policy.yaml", "--json", "plan.json"], t.dir);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("must not be public");
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("reads a binding's parameters from --parameter-resource", async () => {
+    const vap = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: max-replicas
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE]
+        resources: [deployments]
+  validations:
+    - expression: object.spec.replicas <= int(params.data.max)
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: max-replicas
+spec:
+  policyName: max-replicas
+  validationActions: [Deny]
+  paramRef: {name: limits, namespace: default}
+`;
+    const params = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: limits, namespace: default}
+data: {max: "3"}
+`;
+    const deploy = (name: string, replicas: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: default}
+spec:
+  replicas: ${replicas}
+  template: {spec: {containers: [{name: c, image: nginx}]}}
+`;
+    const t = tempTree({
+      "policy.yaml": vap,
+      "params.yaml": params,
+      "deploys.yaml": `${deploy("small", 2)}---\n${deploy("big", 5)}`,
+    });
+    try {
+      const run = await cli(
+        ["apply", "policy.yaml", "-r", "deploys.yaml", "--parameter-resource", "params.yaml", "-o", "json"],
+        t.dir,
+      );
+      const report = JSON.parse(run.stdout) as {
+        results: Array<{ result: string; resources: Array<{ name: string }> }>;
+      };
+      const result = (name: string) => report.results.find((r) => r.resources[0]?.name === name)?.result;
+      expect(result("small")).toBe("pass");
+      expect(result("big")).toBe("fail");
+    } finally {
+      t.cleanup();
+    }
+  });
+});
