@@ -55,7 +55,7 @@ function namespaceOf(env: CelEvalEnv, namespace: string): KubeObject | undefined
 }
 
 /** The reference of the resource a request is about. */
-export function celResourceRef(req: EngineRequest): ResourceRef {
+function celResourceRef(req: EngineRequest): ResourceRef {
   const obj = req.operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
   return {
     apiVersion: obj.apiVersion ?? "",

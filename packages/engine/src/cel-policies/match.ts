@@ -30,7 +30,7 @@ function matchesResource(
 }
 
 /** Whether one resource rule selects the request. */
-export function matchesResourceRule(rule: ResourceRule, t: RequestTarget): boolean {
+function matchesResourceRule(rule: ResourceRule, t: RequestTarget): boolean {
   if (!anyOf(rule.apiGroups, t.group)) return false;
   if (!anyOf(rule.apiVersions, t.version)) return false;
   if (!matchesResource(rule.resources, t.resource, t.subresource)) return false;

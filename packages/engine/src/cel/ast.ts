@@ -13,9 +13,9 @@ type Call = Extract<Expr["exprKind"], { case: "callExpr" }>["value"];
 /** The function that charges a comprehension's iterations (the size of its range) to the budget. */
 export const TICK_FUNCTION = "kyvernoTick__";
 /** `a.?b.?c.orValue(d)` fused: `optPath__(a, ["b", "c"], d)` walks the path without optionals. */
-export const OPT_PATH_FUNCTION = "optPath__";
+const OPT_PATH_FUNCTION = "optPath__";
 /** `a.?b.?c.hasValue()` fused: `optHas__(a, ["b", "c"])`. */
-export const OPT_HAS_FUNCTION = "optHas__";
+const OPT_HAS_FUNCTION = "optHas__";
 
 /** What an expression reads: its free identifiers, the `variables.<name>` it selects, the functions it calls. */
 export interface ExpressionReads {

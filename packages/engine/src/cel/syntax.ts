@@ -84,7 +84,7 @@ function endsOperand(token: Token | undefined): boolean {
 }
 
 /** True when the expression uses optional syntax and needs `rewriteOptionalSyntax`. */
-export function hasOptionalSyntax(src: string): boolean {
+function hasOptionalSyntax(src: string): boolean {
   return src.includes("?");
 }
 

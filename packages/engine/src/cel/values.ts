@@ -124,7 +124,7 @@ export function opaquePayload(value: CelValue | undefined, type: string): CelVal
 }
 
 /** The type name of an opaque value, or undefined. */
-export function opaqueType(value: CelValue | undefined): string | undefined {
+function opaqueType(value: CelValue | undefined): string | undefined {
   if (!isCelMap(value) || value.size !== 1) return undefined;
   const [key] = value.keys();
   return typeof key === "string" && key.startsWith(OPAQUE_PREFIX)
@@ -192,9 +192,4 @@ function messageToJson(value: CelValue): JsonValue {
 export function celToString(value: CelValue): string {
   if (typeof value === "string") return value;
   return JSON.stringify(toJson(value));
-}
-
-/** Whether a CEL value is a map (and not an opaque library value). */
-export function isPlainMap(value: CelValue | undefined): value is CelMap {
-  return isCelMap(value) && opaqueType(value) === undefined;
 }

@@ -22,12 +22,12 @@ const OPTIONAL = "optional";
 const ENTRY = "optionalEntry";
 
 /** An optional holding `value`, or none. */
-export function optionalOf(value: CelValue | undefined): CelValue {
+function optionalOf(value: CelValue | undefined): CelValue {
   return opaque(OPTIONAL, celList(value === undefined ? [] : [value]));
 }
 
 /** Whether a value is an optional. */
-export function isOptional(value: CelValue): boolean {
+function isOptional(value: CelValue): boolean {
   return opaquePayload(value, OPTIONAL) !== undefined;
 }
 
