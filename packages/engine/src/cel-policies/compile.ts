@@ -179,7 +179,9 @@ export function compileCelPolicy(
   const spec = policy.spec as SpecView;
   const type = typeOf(policy);
   const c = new BlockCompiler(env);
-  const autogenAllowed = type === "validate" || type === "mutate" || type === "imageValidate";
+  // MutatingPolicy autogen would have to re-nest apply configurations and JSON patch paths under the
+  // Pod template: not done yet, so a MutatingPolicy only mutates what it matches itself.
+  const autogenAllowed = type === "validate" || type === "imageValidate";
   const variants = (
     autogenAllowed && policy.kind !== "ValidatingAdmissionPolicy" && policy.kind !== "MutatingAdmissionPolicy"
       ? policyVariants(spec.matchConstraints, spec.autogen)
