@@ -177,7 +177,14 @@ describe("context, mutate, generate, verifyImages", () => {
     ).toEqual([
       'spec.rules[0].mutate.patchesJson6902: operation 0: path "spec/x" must begin with a forward slash',
     ]);
-    expect(errors(rule('mutate:\n  patchesJson6902: "- {op: add, path: /a/{{x}}, value: 1}"'))).toEqual([]);
+    expect(
+      errors(rule("mutate:\n  patchesJson6902: \"- {op: add, path: /a, value: '{{request.name}}'}\"")),
+    ).toEqual([]);
+    expect(
+      errors(rule('mutate:\n  patchesJson6902: "- {op: add, path: /a/{{request.name}}, value: 1}"')),
+    ).toEqual([
+      'spec.rules[0].mutate.patchesJson6902: rule "r" should not have variables in patchesJSON6902 path section',
+    ]);
     expect(
       errors(rule('mutate: {foreach: [{list: "x", patchStrategicMerge: {}, patchesJson6902: "[]"}]}')),
     ).toEqual([
@@ -185,18 +192,47 @@ describe("context, mutate, generate, verifyImages", () => {
     ]);
   });
 
-  test("generate: one source; a clone names its target without variables", () => {
+  test("generate: one source; a clone names its target, and watches kinds without variables", () => {
     expect(errors(rule("generate: {kind: A, name: a, data: {}, clone: {name: x}}"))).toEqual([
       'spec.rules[0].generate: only one of "data", "clone", "cloneList" or "foreach" can be specified, found "data" and "clone"',
     ]);
     expect(errors(rule("generate: {clone: {name: x, namespace: y}}"))).toEqual([
-      "spec.rules[0].generate: kind can not be empty",
-      "spec.rules[0].generate: name can not be empty",
+      "spec.rules[0].generate.kind: kind can not be empty",
+      "spec.rules[0].generate.name: name can not be empty",
     ]);
-    expect(errors(rule('generate: {kind: A, name: a, clone: {name: "{{x}}"}}'))).toEqual([
-      "spec.rules[0].generate: clone, cloneList, kind and apiVersion of a clone rule should not have variables",
+    // A cloneList without kinds is a clone of nothing: it still needs the kind and name of one.
+    expect(errors(rule("generate: {namespace: n, cloneList: {namespace: y}}"))).toEqual([
+      "spec.rules[0].generate.kind: kind can not be empty",
+      "spec.rules[0].generate.name: name can not be empty",
     ]);
-    expect(errors(rule('generate: {kind: A, name: "{{x}}", namespace: n, data: {a: 1}}'))).toEqual([]);
+    expect(errors(rule('generate: {kind: "{{request.object.kind}}", name: a, clone: {name: x}}'))).toEqual([
+      "spec.rules[0].generate.kind: the kinds a clone or cloneList rule reads (kind, apiVersion, cloneList.kinds) should not have variables",
+    ]);
+    expect(
+      errors(
+        rule('generate: {kind: A, name: "{{request.object.metadata.name}}", namespace: n, data: {a: 1}}'),
+      ),
+    ).toEqual([]);
+  });
+
+  test("generate: the source of a synchronized clone or cloneList may be named by variables", () => {
+    const clone = `generate:
+  synchronize: true
+  apiVersion: v1
+  kind: Secret
+  name: regcred
+  namespace: "{{request.object.metadata.name}}"
+  clone:
+    namespace: "{{request.object.metadata.labels.source}}"
+    name: "{{request.object.metadata.annotations.secret}}"`;
+    expect(errors(rule(clone))).toEqual([]);
+    const cloneList = `generate:
+  synchronize: true
+  namespace: "{{request.object.metadata.name}}"
+  cloneList:
+    namespace: "{{request.object.metadata.labels.source}}"
+    kinds: [v1/Secret, v1/ConfigMap]`;
+    expect(errors(rule(cloneList))).toEqual([]);
   });
 
   test("verifyImages: an image reference, and no digest mutation in Audit", () => {

@@ -73,6 +73,33 @@ describe("loadPolicyException", () => {
     ).toEqual([]);
   });
 
+  test("every exception names a policy; one without rule names is warned about", () => {
+    expect(
+      errorsOf(
+        parse(EXCEPTION.replace("policyName: disallow-host-namespaces", 'policyName: ""')) as JsonValue,
+      ),
+    ).toEqual(["spec.exceptions[0].policyName: An exception requires a policy name"]);
+    const noRules = EXCEPTION.replace(/ruleNames:\n(\s+- .*\n)+/, "ruleNames: []\n");
+    const r = loadPolicyException(parse(noRules) as JsonValue, { file: "e.yaml" });
+    expect(r.ok && r.warnings.map((w) => `${w.path}: ${w.message}`)).toEqual([
+      "spec.exceptions[0].ruleNames: no rule names: this exception applies to no rule",
+    ]);
+  });
+
+  test("Pod Security exclusions follow the rules of a policy's", () => {
+    const pss = (entry: string) => errorsOf(parse(`${EXCEPTION}  podSecurity:\n  - ${entry}\n`) as JsonValue);
+    expect(pss("{controlName: Capabilities}")).toEqual([
+      'spec.podSecurity[0].images: exclude.images must be specified for the container level control "Capabilities"',
+    ]);
+    expect(pss("{controlName: Volume Types, images: [nginx]}")).toEqual([
+      'spec.podSecurity[0].images: exclude.images must not be specified for the pod level control "Volume Types"',
+    ]);
+    expect(pss("{controlName: Running as Non-root}")).toEqual([]);
+    expect(pss("{controlName: Root}")[0]).toMatch(
+      /^spec\.podSecurity\[0\]\.controlName: invalid value "Root"/,
+    );
+  });
+
   test("rejects other kinds and versions", () => {
     expect(errorsOf(parse(EXCEPTION.replace("kyverno.io/v2", "kyverno.io/v1")) as JsonValue)).toEqual([
       'apiVersion: unsupported apiVersion "kyverno.io/v1" for PolicyException: use kyverno.io/v2 or kyverno.io/v2beta1',

@@ -2,7 +2,7 @@
 import type { Loaded, Where } from "../load/errors.js";
 import { failed, loadWith } from "../load/loader.js";
 import { isObject } from "../schema/dsl.js";
-import { lowercaseActionWarnings, policyIssues } from "./checks.js";
+import { lowercaseActionWarnings, type PolicyCheckOptions, policyIssues } from "./checks.js";
 import type { JsonValue } from "./json.js";
 import { policyV1, policyV2beta1 } from "./schema.js";
 import type { Policy } from "./types.js";
@@ -14,10 +14,11 @@ const POLICY_API_VERSIONS: readonly string[] = ["kyverno.io/v1", "kyverno.io/v2b
  * Validates a kyverno.io/v1 or v2beta1 ClusterPolicy / Policy and applies upstream defaults
  * (validationFailureAction Audit, background and admission true, emitWarning false, failurePolicy
  * Fail, applyRules All); lower-case `audit`/`enforce` become `Audit`/`Enforce` with a warning.
- * Unknown fields, wrong types and what upstream rejects at admission are errors.
+ * Unknown fields, wrong types and what upstream rejects at admission are errors; `options.scopeOf`
+ * answers whether a kind is cluster-scoped (the API server's discovery) for the generate checks.
  * Use `classifyDocument` first when a file may hold other kinds.
  */
-export function loadPolicy(value: JsonValue, where: Where): Loaded<Policy> {
+export function loadPolicy(value: JsonValue, where: Where, options: PolicyCheckOptions = {}): Loaded<Policy> {
   if (!isObject(value))
     return failed(where, [
       { code: "wrong-type", path: [], message: "expected a ClusterPolicy or Policy object" },
@@ -39,5 +40,8 @@ export function loadPolicy(value: JsonValue, where: Where): Loaded<Policy> {
     return failed(where, [{ code: "unsupported-kind", path: ["apiVersion"], message }]);
   }
   // `Policy` is inferred from the schema, whose defaults fill the required spec fields.
-  return loadWith(schema, value, where, { checks: policyIssues, raw: lowercaseActionWarnings });
+  return loadWith(schema, value, where, {
+    checks: (doc) => policyIssues(doc, options),
+    raw: lowercaseActionWarnings,
+  });
 }

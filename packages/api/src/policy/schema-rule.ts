@@ -1,5 +1,5 @@
 /** Schemas of a rule and its validate / mutate / generate blocks, per API version. */
-import type { Issue } from "../load/errors.js";
+import type { Issue, PathSegment } from "../load/errors.js";
 import {
   arr,
   atMostOne,
@@ -283,24 +283,32 @@ export type GenerateForeach = Omit<Infer<typeof generateForeachFields>, "list"> 
 
 const generateForeach = s.typed<GenerateForeach>(generateForeachFields);
 
-/** A clone source is read when the policy is created, so upstream rejects variables in it. */
-const cloneWithoutVariables: Check<JsonObject> = (o, path) => {
+/**
+ * A clone rule needs a kind and a name unless a cloneList names kinds. The kinds it reads (`kind`,
+ * `apiVersion`, `cloneList.kinds`) are watched from the moment the policy is created, so they may not
+ * hold variables; the source's name, namespace and selector may (they are read per trigger).
+ */
+const cloneSource: Check<JsonObject> = (o, path) => {
   if (isPresent(o.data) || isSet(o.foreach)) return [];
   const issues: Issue[] = [];
-  if (!isSet(o.cloneList) || arr(o.cloneList as JsonObject, "kinds").length === 0) {
+  const list = isObject(o.cloneList) ? o.cloneList : undefined;
+  if (arr(list, "kinds").length === 0) {
     for (const key of ["kind", "name"])
-      if (!isSet(o[key])) issues.push(structure(path, `${key} can not be empty`));
+      if (!isSet(o[key])) issues.push(structure([...path, key], `${key} can not be empty`));
   }
-  const source = {
-    apiVersion: o.apiVersion ?? null,
-    kind: o.kind ?? null,
-    clone: o.clone ?? null,
-    cloneList: o.cloneList ?? null,
-  };
-  if (JSON.stringify(source).includes("{{")) {
-    issues.push(
-      structure(path, "clone, cloneList, kind and apiVersion of a clone rule should not have variables"),
-    );
+  const watched: Array<[PathSegment[], JsonValue | undefined]> = [
+    [[...path, "kind"], o.kind],
+    [[...path, "apiVersion"], o.apiVersion],
+    [[...path, "cloneList", "kinds"], list?.kinds],
+  ];
+  for (const [at, value] of watched) {
+    if (value !== undefined && JSON.stringify(value).includes("{{"))
+      issues.push(
+        structure(
+          at,
+          "the kinds a clone or cloneList rule reads (kind, apiVersion, cloneList.kinds) should not have variables",
+        ),
+      );
   }
   return issues;
 };
@@ -313,7 +321,7 @@ const generation = s.object(
     orphanDownstreamOnPolicyDelete: s.boolean(),
     generateExisting: s.boolean(),
   },
-  { checks: [atMostOne(GENERATE_SOURCES, isPresent), cloneWithoutVariables] },
+  { checks: [atMostOne(GENERATE_SOURCES, isPresent), cloneSource] },
 );
 
 const RULE_TYPES = ["validate", "mutate", "generate", "verifyImages"];

@@ -187,6 +187,7 @@ metadata:
   name: who
 spec:
   validationFailureAction: Enforce
+  background: false
   rules:
     - name: only-admins
       match:
