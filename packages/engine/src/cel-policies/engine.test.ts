@@ -212,6 +212,33 @@ describe("ValidatingPolicy", () => {
     expect(engine.validate(passing, { resource: pod("debug", bad) }).rules[0]?.status).toBe("pass");
   });
 
+  it("gives exceptions with allowed values to the policy instead of skipping it", () => {
+    const exception: CelPolicyException = {
+      apiVersion: "policies.kyverno.io/v1beta1",
+      kind: "PolicyException",
+      metadata: { name: "allow-debug", namespace: "team" },
+      spec: {
+        policyRefs: [{ name: "check", kind: "ValidatingPolicy" }],
+        allowedValues: ["NET_ADMIN"],
+        matchConditions: [{ name: "experiments", expression: "object.metadata.name.startsWith('exp-')" }],
+      },
+    };
+    const p = compile(
+      vpol({
+        validations: [
+          {
+            expression:
+              "object.spec.containers.all(c, c.?securityContext.?capabilities.?add.orValue([]).all(x, x in exceptions.allowedValues))",
+          },
+        ],
+      }),
+      { exceptions: [exception] },
+    );
+    const adds = { securityContext: { capabilities: { add: ["NET_ADMIN"] } } };
+    expect(engine.validate(p, { resource: pod("exp-1", adds) }).rules[0]?.status).toBe("pass");
+    expect(engine.validate(p, { resource: pod("prod-1", adds) }).rules[0]?.status).toBe("fail");
+  });
+
   it("names the policy, field path and error of an expression that does not compile", () => {
     const result = engine.compile(
       vpol({ validations: [{ expression: "true" }, { expression: "object.spec. == 1" }] }),

@@ -157,11 +157,21 @@ export function prepare(
     if (!("error" in conditions) || policy.failurePolicy === "Ignore") return { kind: "unmatched" };
     return { kind: "done", rule: celRule(policy, type, "error", conditions.error) };
   }
+  // An exception that supplies images or values does not skip: the policy reads them as
+  // `exceptions.allowedImages` / `exceptions.allowedValues`.
+  const allowedImages: string[] = [];
+  const allowedValues: string[] = [];
   for (const e of policy.exceptions) {
     if (!exceptionApplies(e, bindings, session)) continue;
+    const spec = e.exception.spec;
+    if ((spec.images ?? []).length > 0 || (spec.allowedValues ?? []).length > 0) {
+      allowedImages.push(...(spec.images ?? []));
+      allowedValues.push(...(spec.allowedValues ?? []));
+      continue;
+    }
     const meta = e.exception.metadata;
     const ref = meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
-    const pass = e.exception.spec.reportResult === "pass";
+    const pass = spec.reportResult === "pass";
     const rule = celRule(
       policy,
       type,
@@ -170,6 +180,11 @@ export function prepare(
     );
     rule.exception = { namespace: meta.namespace ?? "", name: meta.name };
     return { kind: "done", rule };
+  }
+  if (allowedImages.length > 0 || allowedValues.length > 0) {
+    const exceptions = toCelValue({ allowedImages, allowedValues });
+    const scoped = withVariables({ ...bindings, exceptions }, variant.block.variableIndex, session);
+    return { kind: "prepared", prepared: { variant, bindings: scoped, session } };
   }
   return { kind: "prepared", prepared: { variant, bindings, session } };
 }
