@@ -9,9 +9,14 @@ interface Outcome {
 }
 
 /** Errors and warnings of a policy (`kind`, in namespace `team-a` for a Policy) with these rules. */
-function load(rulesYaml: string, spec: JsonObject = {}, kind = "ClusterPolicy", annotations = {}): Outcome {
+function load(
+  rulesYaml: string,
+  spec: JsonObject = {},
+  kind = "ClusterPolicy",
+  annotations: JsonObject = {},
+): Outcome {
   const rules = parse(rulesYaml) as JsonValue;
-  const metadata =
+  const metadata: JsonObject =
     kind === "Policy" ? { name: "p", namespace: "team-a", annotations } : { name: "p", annotations };
   const r = loadPolicy(
     { apiVersion: "kyverno.io/v1", kind, metadata, spec: { ...spec, rules } },
