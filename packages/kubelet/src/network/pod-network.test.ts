@@ -18,7 +18,8 @@ async function deadPid(): Promise<number> {
   return child.pid ?? 1;
 }
 
-describe.skipIf(unavailable !== undefined)("the pod network", () => {
+// Each step is an `ip` command: seconds in all on a loaded machine.
+describe.skipIf(unavailable !== undefined)("the pod network", { timeout: 60000 }, () => {
   it("gives each Pod a namespace and address that reach the gateway, and removes them on stop", async () => {
     const network = await createPodNetwork();
     try {
