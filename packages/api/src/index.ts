@@ -30,9 +30,19 @@ export type {
   ValidatingPolicy,
   ValidatingPolicySpec,
 } from "./policy/cel-types.js";
+export type { PolicyCheckOptions } from "./policy/checks.js";
 export type { PolicyException } from "./policy/exception.js";
 export { loadPolicyException } from "./policy/exception-load.js";
 export { loadPolicy } from "./policy/load.js";
+export type {
+  DecidePermission,
+  PermissionCheck,
+  PermissionDecision,
+  PermissionIssue,
+} from "./policy/permissions.js";
+export { backgroundPermissionChecks, permissionIssues } from "./policy/permissions.js";
+export type { KindScope, ScopeOf } from "./policy/scope.js";
+export { builtinScopeOf } from "./policy/scope.js";
 export type {
   Condition,
   ConditionOperator,
@@ -62,6 +72,8 @@ export type {
   ValidateForeach,
   Validation,
 } from "./policy/types.js";
+export type { PolicyUpdateIssue, PolicyUpdateResult } from "./policy/update.js";
+export { validatePolicyUpdate } from "./policy/update.js";
 export type {
   AnyPolicyReport,
   ClusterPolicyReport,
