@@ -113,6 +113,26 @@ describe("ValidatingPolicy", () => {
     expect(engine.validate(p, { resource: configMap }).rules).toEqual([]);
   });
 
+  it("matches a resource served under an equivalent group/version unless matchPolicy is Exact", () => {
+    const deployRules = {
+      resourceRules: [
+        { apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] },
+      ],
+    };
+    const old = { ...deployment("legacy", true), apiVersion: "extensions/v1beta1" };
+    const equivalent = compile(
+      vpol({ matchConstraints: deployRules, validations: [{ expression: "false" }] }),
+    );
+    expect(engine.validate(equivalent, { resource: old }).rules[0]?.status).toBe("fail");
+    const exact = compile(
+      vpol({
+        matchConstraints: { ...deployRules, matchPolicy: "Exact" },
+        validations: [{ expression: "false" }],
+      }),
+    );
+    expect(engine.validate(exact, { resource: old }).rules).toEqual([]);
+  });
+
   it("reports an evaluation error as an error result", () => {
     const p = compile(vpol({ validations: [{ expression: "object.spec.nodeName == 'x'" }] }));
     expect(engine.validate(p, { resource: pod("a") }).rules[0]?.status).toBe("error");

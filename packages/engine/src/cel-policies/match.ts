@@ -66,8 +66,55 @@ export interface MatchInput {
  */
 export function matchesConstraints(constraints: MatchConstraints | undefined, input: MatchInput): boolean {
   if (constraints === undefined) return false;
-  if (!(constraints.resourceRules ?? []).some((r) => matchesResourceRule(r, input.target))) return false;
-  return matchesNarrowing(constraints, input);
+  const rules = constraints.resourceRules ?? [];
+  let selected = rules.some((r) => matchesResourceRule(r, input.target));
+  // `matchPolicy: Equivalent` (the default) also selects the same resource through another
+  // group/version it is served under (a Deployment of extensions/v1beta1 for apps/v1 rules).
+  if (!selected && constraints.matchPolicy !== "Exact") {
+    const t = input.target;
+    selected = equivalents(t.group, t.version, t.resource).some((gv) =>
+      rules.some((r) => matchesResourceRule(r, { ...t, group: gv.group, version: gv.version })),
+    );
+  }
+  return selected && matchesNarrowing(constraints, input);
+}
+
+/** Group/versions under which Kubernetes served the same resources (what `Equivalent` matching uses). */
+const EQUIVALENT_VERSIONS: ReadonlyArray<{ resources: readonly string[]; versions: readonly string[] }> = [
+  {
+    resources: ["deployments", "daemonsets", "replicasets", "statefulsets"],
+    versions: ["apps/v1", "apps/v1beta2", "apps/v1beta1", "extensions/v1beta1"],
+  },
+  {
+    resources: ["ingresses"],
+    versions: ["networking.k8s.io/v1", "networking.k8s.io/v1beta1", "extensions/v1beta1"],
+  },
+  { resources: ["networkpolicies"], versions: ["networking.k8s.io/v1", "extensions/v1beta1"] },
+  { resources: ["podsecuritypolicies"], versions: ["policy/v1beta1", "extensions/v1beta1"] },
+  { resources: ["cronjobs"], versions: ["batch/v1", "batch/v1beta1"] },
+  { resources: ["poddisruptionbudgets"], versions: ["policy/v1", "policy/v1beta1"] },
+  {
+    resources: ["horizontalpodautoscalers"],
+    versions: ["autoscaling/v2", "autoscaling/v1", "autoscaling/v2beta2", "autoscaling/v2beta1"],
+  },
+  { resources: ["events"], versions: ["v1", "events.k8s.io/v1", "events.k8s.io/v1beta1"] },
+];
+
+function equivalents(
+  group: string,
+  version: string,
+  resource: string,
+): Array<{ group: string; version: string }> {
+  const own = group === "" ? version : `${group}/${version}`;
+  const entry = EQUIVALENT_VERSIONS.find((e) => e.resources.includes(resource) && e.versions.includes(own));
+  if (entry === undefined) return [];
+  return entry.versions
+    .filter((gv) => gv !== own)
+    .map((gv) =>
+      gv.includes("/")
+        ? { group: gv.slice(0, gv.indexOf("/")), version: gv.slice(gv.indexOf("/") + 1) }
+        : { group: "", version: gv },
+    );
 }
 
 /**
