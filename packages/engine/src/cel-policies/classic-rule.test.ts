@@ -72,6 +72,17 @@ describe("validate.cel rules of ClusterPolicies", () => {
     expect(engine.validate(p.policy, { resource: pod(false) }).rules[0]?.status).toBe("fail");
   });
 
+  it("reports audit annotations as the result's properties", () => {
+    const p = engine.compile(
+      policy({
+        expressions: [{ expression: "true" }],
+        auditAnnotations: [{ key: "host", valueExpression: "string(object.spec.hostNetwork)" }],
+      }),
+    );
+    if (!p.ok) throw new Error("compile");
+    expect(engine.validate(p.policy, { resource: pod(true) }).rules[0]?.properties).toEqual({ host: "true" });
+  });
+
   it("skips the rule when a CEL precondition is false", () => {
     const p = engine.compile(
       policy(

@@ -28,7 +28,7 @@ export const validateHandler: RuleHandler = {
         now: new Date(env.now),
         namespaceLabels: env.namespaceLabels,
       });
-      return { status: outcome.status, message: outcome.message };
+      return outcome;
     }
     const podSecurity = validation.podSecurity;
     if (podSecurity !== undefined) {

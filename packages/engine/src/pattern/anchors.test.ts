@@ -33,6 +33,27 @@ describe("conditional anchor (key)", () => {
     expect(r).toMatchObject({ status: "fail", path: "/spec/containers/1/imagePullPolicy/" });
   });
 
+  it("a list whose elements all skip does not stop the keys after it from failing", () => {
+    // Containers (checked first) never match the condition, a privileged init container does.
+    const p = {
+      spec: {
+        containers: [{ "(name)": "istio-*", securityContext: { privileged: false } }],
+        initContainers: [{ "(name)": "*", securityContext: { privileged: false } }],
+      },
+    };
+    const privilegedInit = pod({
+      containers: [{ name: "app" }],
+      initContainers: [{ name: "setup", securityContext: { privileged: true } }],
+    });
+    expect(validatePattern(privilegedInit, p)).toMatchObject({
+      status: "fail",
+      path: "/spec/initContainers/0/securityContext/privileged/",
+    });
+    const both = pod({ containers: [{ name: "app" }], initContainers: [{ name: "setup-x" }] });
+    const onlyIstio = { spec: { ...p.spec, initContainers: [{ "(name)": "istio-*", x: 1 }] } };
+    expect(validatePattern(both, onlyIstio).status).toBe("skip");
+  });
+
   it("skips the whole pattern when it mismatches outside a list", () => {
     const p = {
       metadata: { annotations: { "service.beta.kubernetes.io/aws-load-balancer-ssl-cert": "?*" } },

@@ -3,7 +3,14 @@
  * on the node's shape, checks maps key by key (anchors first) and lists by the rules of the array table.
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
-import { type ArrayNode, compileMap, type MapNode, type PatternNode, type ScalarNode } from "./compile.js";
+import {
+  type ArrayNode,
+  compileMap,
+  type MapEntry,
+  type MapNode,
+  type PatternNode,
+  type ScalarNode,
+} from "./compile.js";
 import {
   enter,
   type Failure,
@@ -88,11 +95,24 @@ function walkMap(resource: JsonObject, node: MapNode, state: WalkState): Failure
     const expanded = expandMetadataWildcards(node.source, resource);
     if (expanded !== node.source) pattern = compileMap(expanded, node);
   }
+  // Anchors decide at once, and so does a conditional anchor failing right inside a plain key's map;
+  // a plain key holding a list whose every element skipped does not end the map: the keys after it
+  // may still fail (a privileged init container is found even when no container met the condition).
+  let skipped: Failure[] | undefined;
   for (const entry of pattern.entries) {
     const result = checkKey(walk, entry, resource, state);
-    if (result !== undefined) return result;
+    if (result === undefined) continue;
+    if (!isPlain(entry) || result.kind !== "skipped") return result;
+    if (skipped === undefined) skipped = [result];
+    else skipped.push(result);
   }
-  return undefined;
+  if (skipped === undefined) return undefined;
+  if (skipped.length === 1) return skipped[0];
+  return failure("skipped", pathOf(state), skipped.map((f) => f.message).join("; "));
+}
+
+function isPlain(entry: MapEntry): boolean {
+  return entry.anchor === "plain" || entry.anchor === "addIfNotPresent";
 }
 
 /** True when the resource's metadata has a non-empty map for one of `tags`, which wildcard keys could match. */
@@ -133,21 +153,27 @@ function walkArray(resource: JsonValue[], pattern: ArrayNode, state: WalkState):
 
 /**
  * Every element must match the map. Elements that skip (their conditional anchor does not hold) are
- * left out; the first element that fails decides; if every element skipped, the list skips.
+ * left out; the first element that fails decides; if every element skipped, the list skips (and with
+ * a global anchor among the reasons, the whole rule does).
  */
 function walkArrayOfMaps(resource: JsonValue[], pattern: MapNode, state: WalkState): Failure | undefined {
   let applied = 0;
   let skipped: string[] | undefined;
+  let global = false;
   for (let i = 0; i < resource.length; i++) {
     enter(state, indexSegment(i));
     const result = walk(resource[i] as JsonValue, pattern, state);
     leave(state);
     if (result === undefined) applied++;
     else if (!isSkip(result)) return result;
-    else if (skipped === undefined) skipped = [result.message];
-    else skipped.push(result.message);
+    else {
+      if (result.kind === "global") global = true;
+      if (skipped === undefined) skipped = [result.message];
+      else skipped.push(result.message);
+    }
   }
-  if (applied === 0 && skipped !== undefined) return failure("skipped", pathOf(state), skipped.join("; "));
+  if (applied === 0 && skipped !== undefined)
+    return failure(global ? "global" : "skipped", pathOf(state), skipped.join("; "));
   return undefined;
 }
 

@@ -43,6 +43,8 @@ export interface HandlerOutcome extends Outcome {
   readonly patchedTargets?: TargetPatch[];
   /** Mutate: the resource after this rule, which the rules after it see. */
   readonly resource?: JsonValue;
+  /** Report properties the rule computed itself (`validate.cel` audit annotations). */
+  readonly properties?: Record<string, string>;
 }
 
 /** One rule type's part of the pipeline. */

@@ -134,7 +134,8 @@ export function runRules(
       failureAction,
     };
     const props = reportProperties(rule, base, env);
-    if (props) r.properties = props;
+    const own = "properties" in outcome ? outcome.properties : undefined;
+    if (props || own) r.properties = { ...props, ...own };
     if ("patchedTargets" in outcome && outcome.patchedTargets !== undefined)
       r.patchedTargets = outcome.patchedTargets;
     if (handler.extras) Object.assign(r, handler.extras(compiled, spec, outcome));
