@@ -5,6 +5,7 @@
  * (`object`, `request`, `variables.<name>`, …) are collected.
  */
 import type { parse } from "@bufbuild/cel";
+import { expandTwoVariable } from "./comprehensions.js";
 
 /** A parsed expression node (`cel.expr.Expr`). */
 export type Expr = ReturnType<typeof parse>["expr"];
@@ -170,7 +171,8 @@ export function prepareExpression(expr: Expr): { expr: Expr; reads: ExpressionRe
         return e;
       }
       case "callExpr": {
-        const expanded = expandBind(e, kind.value) ?? fuseOptionalChain(e, kind.value);
+        const expanded =
+          expandBind(e, kind.value) ?? expandTwoVariable(e, kind.value) ?? fuseOptionalChain(e, kind.value);
         if (expanded !== undefined) return visit(expanded, bound);
         const target = kind.value.target;
         functions.add(

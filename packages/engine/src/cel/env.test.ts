@@ -61,6 +61,9 @@ describe("CEL environment", () => {
     expect(run("'x' .matches('^(a|x)$')")).toBe(true);
     expect(run("cel.bind(n, object.spec.containers.size(), n * n)")).toBe(4);
     expect(run("math.greatest(1, 5, 3) + math.least([4, 2])")).toBe(7);
+    expect(run("object.spec.containers.all(i, c, c.name != '' && i >= 0)")).toBe(true);
+    expect(run("object.metadata.labels.transformMap(k, v, v + '!')")).toEqual({ app: "web!" });
+    expect(run("object.spec.containers.transformList(i, c, i > 0, c.name)")).toEqual(["b"]);
     expect(run("'%s has %d'.format(['a', 2])")).toBe("a has 2");
   });
 

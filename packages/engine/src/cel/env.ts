@@ -17,6 +17,7 @@ import {
   plan,
 } from "@bufbuild/cel";
 import { type ExpressionReads, prepareExpression, TICK_FUNCTION } from "./ast.js";
+import { MAP_INSERT_FUNCTION } from "./comprehensions.js";
 import { authzFunctions } from "./functions/authz.js";
 import { kubernetesFunctions } from "./functions/kubernetes.js";
 import { kyvernoFunctions } from "./functions/kyverno.js";
@@ -73,6 +74,20 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     ...kubernetesFunctions(),
     ...kyvernoFunctions(slot),
     ...authzFunctions(slot),
+    celFunc(
+      MAP_INSERT_FUNCTION,
+      [CelScalar.DYN, CelScalar.DYN, CelScalar.DYN],
+      CelScalar.DYN,
+      (map, key, value) => {
+        if (!isCelMap(map)) throw new Error("transformMap needs a map accumulator");
+        if (typeof key !== "string" && typeof key !== "bigint" && typeof key !== "boolean")
+          throw new Error("unsupported map key type");
+        const out = new Map<string | bigint | boolean, CelValue>();
+        for (const [k, v] of map.entries()) out.set(k as string, v);
+        out.set(key, value);
+        return out as unknown as CelValue;
+      },
+    ),
     celFunc(TICK_FUNCTION, [CelScalar.DYN], CelScalar.DYN, (v) => {
       charge(slot, isCelList(v) || isCelMap(v) ? v.size + 1 : 1);
       return v;

@@ -14,6 +14,7 @@
 import type { CelEnv } from "@bufbuild/cel";
 import {
   type CelList,
+  type CelMap,
   type CelValue,
   celError,
   celList,
@@ -319,8 +320,12 @@ export class Planner {
     const init = this.plan(c.accuInit as Expr);
     const accuSlot = this.push(c.accuVar);
     const iterSlot = this.push(c.iterVar);
+    // Two-variable comprehensions: (index, element) of a list, (key, value) of a map.
+    const twoVars = c.iterVar2 !== "";
+    const valueSlot = twoVars ? this.push(c.iterVar2) : -1;
     const cond = this.plan(c.loopCondition as Expr);
     const step = this.plan(c.loopStep as Expr);
+    if (twoVars) this.locals.pop();
     this.locals.pop();
     const result = this.plan(c.result as Expr);
     this.locals.pop();
@@ -328,13 +333,19 @@ export class Planner {
       const r = range(vars, frame);
       if (isCelError(r)) return r;
       let items: ArrayLike<CelValue>;
+      let map: CelMap | undefined;
       if (isCelList(r)) items = this.listItems(r);
-      else if (isCelMap(r)) items = [...r.keys()] as CelValue[];
-      else return celError(`type mismatch: iterable vs ${typeName(r)}`, id);
+      else if (isCelMap(r)) {
+        map = r;
+        items = [...r.keys()] as CelValue[];
+      } else return celError(`type mismatch: iterable vs ${typeName(r)}`, id);
       frame[accuSlot] = init(vars, frame);
       for (let i = 0; i < items.length; i++) {
         const item = items[i] as CelValue;
-        frame[iterSlot] = item;
+        if (twoVars) {
+          frame[iterSlot] = map === undefined ? BigInt(i) : item;
+          frame[valueSlot] = map === undefined ? item : (map.get(item as string) as CelValue);
+        } else frame[iterSlot] = item;
         const go = cond(vars, frame);
         if (go !== true) {
           if (isCelError(go)) return go;
