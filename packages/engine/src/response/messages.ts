@@ -44,20 +44,27 @@ export function denyFailMessage(rule: string, message: string | undefined): stri
 /** Preconditions did not hold. */
 export const PRECONDITIONS_NOT_MET = "preconditions not met";
 
-/** A conditional or global anchor did not match, so the rule is skipped. */
-export function anchorSkipMessage(rule: string, detail: string): string {
-  return `rule ${rule} skipped: ${detail}`;
+/**
+ * A conditional or global anchor did not match, so the rule is skipped: upstream reports the pattern
+ * error itself (`conditional anchor mismatch: …`), without naming the rule.
+ */
+export function anchorSkipMessage(detail: string): string {
+  return detail;
 }
 
-/** Every anyPattern alternative was skipped. */
-export function anyPatternSkipMessage(rule: string): string {
-  return `rule ${rule} skipped: all anyPattern alternatives were skipped`;
+/** Every anyPattern alternative was skipped: each one's reason, as upstream joins them. */
+export function anyPatternSkipMessage(
+  rule: string,
+  skips: Array<{ index: number; message: string }>,
+): string {
+  return skips.map((s) => `rule ${rule}[${s.index}] skipped: ${s.message}`).join(" ");
 }
 
 /** A foreach that applied to no element. */
-export function foreachSkipMessage(rule: string): string {
-  return `rule ${rule} skipped: no foreach element applied`;
-}
+export const FOREACH_SKIP_MESSAGE = "rule skipped";
+
+/** A foreach whose every applied element passed. */
+export const FOREACH_PASS_MESSAGE = "rule passed";
 
 /** Variable substitution or context loading failed. */
 export function substitutionErrorMessage(what: string, error: string): string {

@@ -95,7 +95,7 @@ export function evaluateBlock(
       case "pass":
         return env.passed;
       case "skip":
-        return { status: "skip", message: messages.anchorSkipMessage(env.ruleName, r.message) };
+        return { status: "skip", message: messages.anchorSkipMessage(r.message) };
       case "fail":
         return {
           status: "fail",
@@ -132,7 +132,7 @@ function evaluateAnyPattern(
   target: JsonValue,
 ): Outcome {
   const failures: Array<{ index: number; path: string }> = [];
-  let skipped = 0;
+  const skips: Array<{ index: number; message: string }> = [];
   for (let i = 0; i < anyPattern.length; i++) {
     const written = anyPattern[i] as JsonValue;
     const compiled = substitutedPattern(s, written, paths.anyPattern(i));
@@ -144,16 +144,19 @@ function evaluateAnyPattern(
     const r = validateCompiled(target, compiled);
     if (r.status === "pass")
       return { status: "pass", message: messages.anyPatternPassMessage(env.ruleName, i) };
-    if (r.status === "skip") skipped++;
+    if (r.status === "skip") skips.push({ index: i, message: r.message });
     else failures.push({ index: i, path: r.path });
   }
-  if (failures.length === 0 && skipped > 0)
-    return { status: "skip", message: messages.anyPatternSkipMessage(env.ruleName) };
+  if (failures.length === 0 && skips.length > 0)
+    return { status: "skip", message: messages.anyPatternSkipMessage(env.ruleName, skips) };
   return {
     status: "fail",
     message: messages.anyPatternFailMessage(env.ruleName, substitutedMessage(s, env), failures),
   };
 }
+
+const FOREACH_SKIPPED: Outcome = Object.freeze({ status: "skip", message: messages.FOREACH_SKIP_MESSAGE });
+const FOREACH_PASSED: Outcome = Object.freeze({ status: "pass", message: messages.FOREACH_PASS_MESSAGE });
 
 function evaluateList(s: Scope, list: string): JsonValue[] | undefined {
   let expr = list;
@@ -183,8 +186,8 @@ function evaluateForeachList(
     if (r.outcome.status !== "pass") return r.outcome;
     applied += r.applied;
   }
-  if (applied === 0) return { status: "skip", message: messages.foreachSkipMessage(env.ruleName) };
-  return env.passed;
+  if (applied === 0) return FOREACH_SKIPPED;
+  return FOREACH_PASSED;
 }
 
 function evaluateElements(
