@@ -133,6 +133,12 @@ function open(options: StoreOptions): Opened {
  * Opens and migrates a store. Throws `STORE_MIGRATION_FAILED` (or a connection error wrapped as
  * `STORE_READ_FAILED`) when the database is unusable; the connection is closed in that case.
  */
+/** The first schema of the connection's search_path (PostgreSQL). */
+async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
+}
+
 export async function createStore(options: StoreOptions): Promise<ReportStore> {
   let opened: Opened;
   try {
@@ -147,7 +153,10 @@ export async function createStore(options: StoreOptions): Promise<ReportStore> {
   const { db, dialect, schema, size } = opened;
   try {
     if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-    await migrate(db, dialect, schema);
+    // Without a schema option, the one the connection uses (a DSN may set search_path): kysely's
+    // migrator otherwise finds the lock table of any schema and then fails on its own one.
+    const migrationSchema = schema ?? (dialect === "postgres" ? await currentSchema(db) : undefined);
+    await migrate(db, dialect, migrationSchema);
   } catch (err) {
     await db.destroy();
     throw err instanceof ReporterError ? err : toStoreError(err, "read");
