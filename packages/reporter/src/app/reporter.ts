@@ -97,15 +97,27 @@ function apiTarget(d: TargetDescription): ApiTarget {
   };
 }
 
-/** With leader election on a shared database only the leader writes; the others skip their writes. */
-function leaderOnlyWrites(store: ReportStore, isLeader: () => boolean): ReportStore {
+/**
+ * With leader election on a shared database only the leader writes; the others skip their writes
+ * (`onSkip` is told, so a replica knows whether the database holds everything it saw).
+ */
+function leaderOnlyWrites(store: ReportStore, isLeader: () => boolean, onSkip: () => void): ReportStore {
   return {
     ...store,
-    write: (ops) =>
-      isLeader()
-        ? store.write(ops)
-        : Promise.resolve({ upserted: 0, unchanged: 0, deleted: 0, resultsWritten: 0 }),
+    write: (ops) => {
+      if (isLeader()) return store.write(ops);
+      onSkip();
+      return Promise.resolve({ upserted: 0, unchanged: 0, deleted: 0, resultsWritten: 0 });
+    },
   };
+}
+
+/** Resolves once the elector has observed the Lease (or leads), or after `ms`. */
+async function leaseObserved(elector: LeaderElector, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!elector.isLeader() && elector.leader() === undefined && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function bounded(work: Promise<unknown>, ms: number, onTimeout: () => void): Promise<void> {
@@ -149,6 +161,8 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
     cleanups.push(() => store.close());
 
     let elector: LeaderElector | undefined;
+    /** A write was skipped as a follower: the shared database may lack what this replica saw. */
+    let skippedWrites = false;
     const isLeader = () => elector === undefined || elector.isLeader();
     const gated = election.enabled && config.database.type !== "sqlite";
 
@@ -200,7 +214,11 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
     });
 
     const ingest = createIngest({
-      store: gated ? leaderOnlyWrites(store, isLeader) : store,
+      store: gated
+        ? leaderOnlyWrites(store, isLeader, () => {
+            skippedWrites = true;
+          })
+        : store,
       metrics,
       clock,
       logger,
@@ -290,19 +308,9 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
       targets.start();
     };
     let stopping = false;
-    const synced = (async () => {
-      if (!gated) await store.clear();
-      await watcher.start();
-      await ingest.flush();
-      if (stopping) return;
-      if (!gated) await store.optimize();
-      api.setReady(true);
-      if (!election.enabled) startKeepalives();
-      email?.start();
-      logger.info({ reports: watcher.size(), kinds: kinds.map((k) => k.kind) }, "initial sync done; ready");
-    })();
-    synced.catch((error: unknown) => logger.error({ err: String(error) }, "initial sync failed"));
-
+    /** This replica cleared the shared database as leader before its initial sync. */
+    let clearedAsLeader = false;
+    let synced: Promise<void> = Promise.resolve();
     if (election.enabled) {
       const e = createLeaderElector({
         client,
@@ -316,10 +324,12 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
           logger.info({ identity: election.podName, lease: election.lockName }, "started leading");
           startKeepalives();
           if (!gated) return;
-          // The shared database was written by the previous leader: rebuild it from this replica's view.
+          // The shared database was written by the previous leader: rebuild it from this replica's view
+          // (unless this replica cleared it and has written everything it saw since).
           void synced
             .then(async () => {
               if (stopping || !isLeader()) return;
+              if (clearedAsLeader && !skippedWrites) return;
               await store.clear();
               await watcher.requeueAll();
               await ingest.flush();
@@ -339,6 +349,27 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
       elector = e;
       e.start();
     }
+    synced = (async () => {
+      if (!gated) await store.clear();
+      else if (elector) {
+        // Leading from the start: clear and sync once, instead of syncing and then rebuilding.
+        await leaseObserved(elector, election.retryPeriod * 2000);
+        if (elector.isLeader()) {
+          await store.clear();
+          clearedAsLeader = true;
+        }
+      }
+      await watcher.start();
+      await ingest.flush();
+      if (stopping) return;
+      if (!gated || clearedAsLeader) await store.optimize();
+      api.setReady(true);
+      if (!election.enabled) startKeepalives();
+      email?.start();
+      logger.info({ reports: watcher.size(), kinds: kinds.map((k) => k.kind) }, "initial sync done; ready");
+    })();
+    synced.catch((error: unknown) => logger.error({ err: String(error) }, "initial sync failed"));
+
     logger.info(
       {
         port,
