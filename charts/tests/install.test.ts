@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { admissionLoop, type LoopCounts, PRIVILEGED_POD } from "./cluster/admission-loop.ts";
 import {
   clusterUnavailable,
+  errorsOf,
   eventually,
   REPO_ROOT,
   revokedByUninstallHook,
@@ -89,7 +90,7 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
         "--timeout",
         "4m",
       ]);
-      expect(install.stderr).toBe("");
+      expect(errorsOf(install.stderr)).toBe("");
       expect(install.code).toBe(0);
       numbers.kyvernoInstallMs = install.ms;
 
@@ -181,7 +182,7 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
         "--timeout",
         "3m",
       ]);
-      expect(reporter.stderr).toBe("");
+      expect(errorsOf(reporter.stderr)).toBe("");
       numbers.policyReporterInstallMs = reporter.ms;
       const start = Date.now();
       const policies = await cluster.helm([
@@ -191,7 +192,7 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
         "-f",
         `${REPO_ROOT}examples/helm/values-policies-production.yaml`,
       ]);
-      expect(policies.stderr).toBe("");
+      expect(errorsOf(policies.stderr)).toBe("");
       expect(policies.code).toBe(0);
       const denial = await eventually(
         "a denial of a privileged Pod",
@@ -326,7 +327,7 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
       const counts = await loop.stop();
       numbers.upgradeMs = upgrade.ms;
       numbers.upgradeLoop = counts;
-      expect(upgrade.stderr).toBe("");
+      expect(errorsOf(upgrade.stderr)).toBe("");
       expect(upgrade.code).toBe(0);
       expect(counts.failures).toEqual([]);
       expect(counts.answered).toBeGreaterThan(20);
@@ -441,7 +442,7 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
         "--timeout",
         "4m",
       ]);
-      expect(uninstall.stderr).toBe("");
+      expect(errorsOf(uninstall.stderr)).toBe("");
       expect(uninstall.code).toBe(0);
       numbers.uninstallMs = uninstall.ms;
       const hook = cluster.kubelet.logs().filter((l) => l.pod.startsWith("kyverno-hook-pre-delete-"));

@@ -33,6 +33,18 @@ export function revokedByUninstallHook(line: string): boolean {
   );
 }
 
+/**
+ * The errors of a helm or kubectl run's stderr: without the API server's warnings (admission webhooks'
+ * `Warning:` headers, which client-go prints as `I… warnings.go:…] "Warning: …"` or `Warning: …`).
+ */
+export function errorsOf(stderr: string): string {
+  return stderr
+    .split("\n")
+    .filter((line) => !/warnings\.go:\d+\] "Warning: /.test(line) && !/^Warning: /.test(line))
+    .join("\n")
+    .trim();
+}
+
 /** Output of one helm or kubectl run. */
 export interface RunResult {
   code: number;
