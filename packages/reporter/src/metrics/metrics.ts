@@ -64,10 +64,9 @@ export const METRIC_NAMES = {
   watchErrors: FAMILIES.watchErrors.name,
 } as const;
 
-/** One series of a result gauge: its label values (in the gauge's label order) and its count. */
+/** One series of a result gauge: its label values joined by NUL (in the gauge's label order) and its count. */
 interface Series {
   readonly key: string;
-  readonly values: readonly string[];
   count: number;
 }
 
@@ -83,7 +82,8 @@ const SEP = "\u0000";
 /**
  * A result gauge whose series live here, not in prom-client: prom-client keeps per series a hashed
  * key string and a label object (and allocates both on every `set`), which at 100,000 results was
- * about 100 MiB. The label objects are built only while `/metrics` is scraped.
+ * about 100 MiB. A series is its joined label values and a count; the label objects are built only
+ * while `/metrics` is scraped.
  */
 class ResultGauge extends Gauge<string> {
   readonly #series = new Map<string, Series>();
@@ -104,7 +104,7 @@ class ResultGauge extends Gauge<string> {
     const key = values.join(SEP);
     let entry = this.#series.get(key);
     if (!entry) {
-      entry = { key, values, count: 0 };
+      entry = { key, count: 0 };
       this.#series.set(key, entry);
     }
     return entry;
@@ -121,7 +121,8 @@ class ResultGauge extends Gauge<string> {
     const values: MetricValue<string>[] = [];
     for (const s of this.#series.values()) {
       const labels: Record<string, string> = {};
-      for (let i = 0; i < names.length; i++) labels[names[i] as string] = s.values[i] ?? "";
+      const parts = s.key.split(SEP);
+      for (let i = 0; i < names.length; i++) labels[names[i] as string] = parts[i] ?? "";
       values.push({ value: s.count, labels });
     }
     // The base gauge holds no series (nothing is ever set on it): it supplies name, help and type.
