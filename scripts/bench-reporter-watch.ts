@@ -9,6 +9,7 @@
 // and API requests/s against one replica and against both.
 // Goals (issue "ten times today's benchmark"): 100,000 results: RSS <= 300 MiB, dashboard p95 <= 50 ms;
 // 1,000,000 results: ingest <= 5 min, RSS <= 500 MiB, dashboard p95 <= 100 ms.
+// --before FILE: also run another build of the reporter (its dist/index.js), alternating with this one.
 // --kubeconfig FILE: use that API server (already holding the reports) instead of a sandbox.
 // Usage: npm run bench:reporter:watch [-- --reports 10000 --results 10 --runs 3 --backends sqlite,postgres,mariadb
 //        --iterations 30 --metrics false --replicas --load-seconds 10 --load-concurrency 16 --no-informer-floor]
@@ -96,27 +97,28 @@ async function startReporterProcess(
   config: object,
   extra: readonly string[] = [],
   env: NodeJS.ProcessEnv = {},
+  entry?: string,
 ): Promise<{ proc: RoleProcess; url: string; startMs: number; started: number }> {
   const dir = mkdtempSync(join(tmpdir(), "reporter-config-"));
   const file = join(dir, "values.yaml");
   writeFileSync(file, JSON.stringify(config));
   const port = await freePort();
   const started = performance.now();
-  const proc = startCli(
-    [
-      "reporter",
-      "--kubeconfig",
-      kubeconfig,
-      "--config",
-      file,
-      "--port",
-      String(port),
-      "--host",
-      "127.0.0.1",
-      ...extra,
-    ],
-    env,
-  );
+  const args = [
+    "--kubeconfig",
+    kubeconfig,
+    "--config",
+    file,
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    ...extra,
+  ];
+  // Another build of the reporter (--before), run as the CLI runs it; else the CLI itself.
+  const proc = entry
+    ? startRole("reporter", ["--entry", entry, "--", ...args], env)
+    : startCli(["reporter", ...args], env);
   let alive = true;
   void proc.exited.then(() => {
     alive = false;
@@ -149,7 +151,9 @@ async function latencies(url: string, iterations: number): Promise<ReporterRun["
   const { resourceId } = await import("../packages/reporter/dist/index.js");
   const pod = resourceId({ apiVersion: "v1", kind: "Pod", namespace: "ns-1", name: "pod-1", uid: "uid-1" });
   const out: ReporterRun["latency"] = {};
-  for (const [label, path] of Object.entries(dashboardQueries(pod))) {
+  // The floor: a route that reads no database (the HTTP round trip and the machine's load).
+  const queries = { "floor: /v2/targets (not dashboard)": "/v2/targets", ...dashboardQueries(pod) };
+  for (const [label, path] of Object.entries(queries)) {
     const samples: number[] = [];
     for (let i = 0; i < iterations + 5; i++) {
       const t = performance.now();
@@ -167,7 +171,7 @@ async function latencies(url: string, iterations: number): Promise<ReporterRun["
 async function reporterRun(
   kubeconfig: string,
   backend: string,
-  options: { metrics: boolean; iterations: number },
+  options: { metrics: boolean; iterations: number; entry?: string },
 ): Promise<ReporterRun> {
   const db = await freshDatabase(backend);
   try {
@@ -176,6 +180,8 @@ async function reporterRun(
       kubeconfig,
       config,
       db.sqlite ? ["--sqlite", db.sqlite] : [],
+      {},
+      options.entry,
     );
     try {
       await until200(`${url}/ready`, () => proc.child.exitCode === null);
@@ -195,8 +201,8 @@ async function reporterRun(
   }
 }
 
-function printReporterRuns(runs: ReporterRun[], goalMs: number): void {
-  const backend = runs[0]?.backend ?? "";
+function printReporterRuns(runs: ReporterRun[], goalMs: number, build = ""): void {
+  const backend = `${runs[0]?.backend ?? ""}${build ? `, ${build}` : ""}`;
   const worst = (r: ReporterRun) =>
     Math.max(
       ...Object.entries(r.latency)
@@ -251,6 +257,7 @@ async function main(): Promise<void> {
       "no-informer-floor": { type: "boolean", default: false },
       writers: { type: "string", default: "1" },
       kubeconfig: { type: "string" },
+      before: { type: "string" },
       "no-floors": { type: "boolean", default: false },
     },
   });
@@ -292,12 +299,17 @@ async function main(): Promise<void> {
 
     for (const backend of values.backends.split(",").filter(Boolean)) {
       const done: ReporterRun[] = [];
+      const before: ReporterRun[] = [];
       for (let r = 0; r < runs; r++) {
+        // With --before, runs alternate between that build and this one, so the machine's load hits both.
+        if (values.before)
+          before.push(await reporterRun(kubeconfig, backend, { metrics, iterations, entry: values.before }));
         done.push(await reporterRun(kubeconfig, backend, { metrics, iterations }));
-        const last = done.at(-1);
-        if (last && last.stored !== expected)
-          console.log(`!! ${backend}: ${last.stored} results stored, expected ${expected}`);
+        for (const last of [before.at(-1), done.at(-1)])
+          if (last && last.stored !== expected)
+            console.log(`!! ${backend}: ${last.stored} results stored, expected ${expected}`);
       }
+      if (before.length > 0) printReporterRuns(before, goalMs, `before (${values.before})`);
       printReporterRuns(done, goalMs);
     }
     if (values.replicas) {

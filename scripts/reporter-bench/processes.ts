@@ -14,6 +14,8 @@ export interface RoleProcess {
   next<T>(): Promise<T>;
   /** The last lines of its standard error (for failures). */
   stderrTail(): string;
+  /** Its standard error so far (the first MiB). */
+  stderrAll(): string;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
 }
@@ -22,7 +24,9 @@ const CLI = new URL("../../packages/cli/dist/bin.js", import.meta.url).pathname;
 
 /** Starts `bench-reporter-watch.ts --role <role> …args` (its stdin stays open until `child.stdin.end()`). */
 export function startRole(role: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): RoleProcess {
-  return startProcess(role, [SCRIPT, "--role", role, ...args], env);
+  // The young generation the CLI gives its server commands (packages/cli: SERVER_SEMI_SPACE_MIB), so
+  // the floors' peak RSS compares with the reporter's.
+  return startProcess(role, ["--max-semi-space-size=4", SCRIPT, "--role", role, ...args], env);
 }
 
 /**
@@ -48,9 +52,11 @@ function startProcess(role: string, argv: readonly string[], env: NodeJS.Process
     else lines.push(line);
   });
   let tail = "";
+  let all = "";
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (chunk: string) => {
     tail = (tail + chunk).slice(-4000);
+    if (all.length < 1 << 20) all += chunk;
   });
   const exited = new Promise<number | null>((resolve) => {
     child.on("exit", (code) => {
@@ -70,6 +76,7 @@ function startProcess(role: string, argv: readonly string[], env: NodeJS.Process
       return JSON.parse(line) as T;
     },
     stderrTail: () => tail,
+    stderrAll: () => all,
     exited,
   };
 }

@@ -123,6 +123,20 @@ async function informerFloorRole(args: readonly string[]): Promise<void> {
   emit({ reports, ms, ...memoryOf("self") });
 }
 
+/** Another build's `runReporterCommand` (`--entry …/dist/index.js`), with the flags after `--`. */
+async function reporterRole(args: readonly string[]): Promise<void> {
+  const entry = flag(args, "entry");
+  const { runReporterCommand } = (await import(entry)) as {
+    runReporterCommand: (o: {
+      args: string[];
+      stdout: NodeJS.WritableStream;
+      stderr: NodeJS.WritableStream;
+    }) => Promise<number>;
+  };
+  const rest = args.slice(args.indexOf("--") + 1);
+  process.exitCode = await runReporterCommand({ args: rest, stdout: process.stdout, stderr: process.stderr });
+}
+
 /** HTTP load: `--concurrency` loops GET the `--paths` round-robin over `--urls` for `--seconds`. */
 async function loadRole(args: readonly string[]): Promise<void> {
   const urls = flag(args, "urls").split(",");
@@ -165,5 +179,6 @@ export async function runRole(args: readonly string[]): Promise<void> {
   if (role === "list-floor") return listFloorRole(args);
   if (role === "informer-floor") return informerFloorRole(args);
   if (role === "load") return loadRole(args);
+  if (role === "reporter") return reporterRole(args);
   throw new Error(`unknown role ${role}`);
 }
