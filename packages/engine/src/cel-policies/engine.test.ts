@@ -496,6 +496,36 @@ describe("ValidatingAdmissionPolicy with bindings", () => {
     expect(withParams.validate(allow, { resource: pod("a") }).rules).toEqual([]);
   });
 
+  it("mutates with a MutatingAdmissionPolicy binding's parameters", () => {
+    const map = {
+      apiVersion: "admissionregistration.k8s.io/v1beta1",
+      kind: "MutatingAdmissionPolicy",
+      metadata: { name: "team-label" },
+      spec: {
+        paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+        matchConstraints: podRules,
+        mutations: [
+          {
+            patchType: "ApplyConfiguration",
+            applyConfiguration: {
+              expression: "Object{metadata: Object.metadata{labels: {'team': params.data.team}}}",
+            },
+          },
+        ],
+      },
+    };
+    const b = {
+      apiVersion: "admissionregistration.k8s.io/v1beta1",
+      kind: "MutatingAdmissionPolicyBinding",
+      metadata: { name: "b" },
+      spec: { policyName: "team-label", paramRef: { name: "teams", namespace: "platform" } },
+    };
+    const r = withParams.compile(map as never, { bindings: [b as never] });
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const patched = withParams.mutate(r.policy, { resource: pod("a") }).patchedResource as KubeObject;
+    expect(patched.metadata?.labels).toEqual({ team: "core" });
+  });
+
   it("only applies to the requests the binding's matchResources select", () => {
     const scoped = binding(
       { name: "teams" },

@@ -108,8 +108,28 @@ export function mutateCel(
 ): PolicyResponse {
   return respond(policy, req, env, "Mutation", ({ variant, bindings, session }, response) => {
     if (policy.targets !== undefined) return; // mutate-existing: see `mutateExistingCel`
+    let scoped = bindings;
+    if (policy.bindings.length > 0) {
+      // A MutatingAdmissionPolicy mutates through the first binding that selects the request,
+      // with the first parameter object it selects.
+      const loader = req.contextLoader ?? env.loader;
+      const labels = req.namespaceLabels ?? env.namespaceLabels(requestTarget(req).namespace);
+      const selected = policy.bindings
+        .map((b) => bindingParams(b, policy.paramKind, req, loader, labels))
+        .find((s) => s.kind !== "skip");
+      if (selected === undefined) return;
+      if (selected.kind === "denied") {
+        response.rules.push(celRule(policy, "Mutation", "error", selected.message));
+        return;
+      }
+      scoped = withVariables(
+        { ...bindings, params: selected.params[0] ?? null },
+        variant.block.variableIndex,
+        session,
+      );
+    }
     const original = req.resource as unknown as JsonValue;
-    const applied = applyMutations(variant, bindings, session, original);
+    const applied = applyMutations(variant, scoped, session, original);
     if (!applied.ok) {
       response.rules.push(celRule(policy, "Mutation", "error", applied.error));
       return;
