@@ -1,6 +1,7 @@
 import type { KubeObject, Policy, PolicyException } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import { createEngine } from "../engine.js";
+import { policyReportResults } from "../report/report.js";
 
 const policy: Policy = {
   apiVersion: "kyverno.io/v1",
@@ -82,5 +83,36 @@ describe("PolicyException", () => {
     expect(
       evaluate(pod("important-x", "tools"), [exception("team-a", ["host-namespaces"])], ["kyverno"])?.status,
     ).toBe("fail");
+  });
+
+  it("names the exceptions that exempted Pod Security controls in the report properties", () => {
+    const pss: Policy = {
+      ...policy,
+      spec: {
+        ...policy.spec,
+        rules: [
+          {
+            name: "host-namespaces",
+            match: { any: [{ resources: { kinds: ["Pod"] } }] },
+            validate: { podSecurity: { level: "baseline", version: "latest" } },
+          },
+        ],
+      },
+    };
+    const engine = createEngine();
+    const c = engine.compile(pss);
+    if (!c.ok) throw new Error("compile");
+    const exempt = exception("kyverno", ["host-namespaces"], {
+      podSecurity: [{ controlName: "Host Namespaces" }],
+    });
+    const response = engine.validate(c.policy, {
+      resource: pod("important-tool", "tools"),
+      exceptions: [exempt],
+    });
+    expect(response.rules[0]).toMatchObject({ status: "pass", properties: { exceptions: "allow-tools" } });
+    expect(policyReportResults(response)[0]?.properties).toEqual({ exceptions: "allow-tools" });
+    const outside = engine.validate(c.policy, { resource: pod("other", "tools"), exceptions: [exempt] });
+    expect(outside.rules[0]).toMatchObject({ status: "fail" });
+    expect(outside.rules[0]?.properties).toBeUndefined();
   });
 });

@@ -86,6 +86,7 @@ export function runRules(
         )
       : "Audit";
     let podSecurityExcludes = NO_EXCLUDES;
+    let podSecurityExceptions: string | undefined;
     if (exceptions.length > 0) {
       const exceptionScope = { jp: env.jp, ctx: base, isDelete, memo: env.memo };
       const found = exceptionsForRule(
@@ -104,6 +105,8 @@ export function runRules(
         continue;
       }
       podSecurityExcludes = found.podSecurity;
+      if (found.podSecurityFrom.length > 0 && rule.validate?.podSecurity !== undefined)
+        podSecurityExceptions = found.podSecurityFrom.map((e) => e.name).join(",");
     }
     const prepared = prepare(
       scope,
@@ -136,6 +139,9 @@ export function runRules(
     const props = reportProperties(rule, base, env);
     const own = "properties" in outcome ? outcome.properties : undefined;
     if (props || own) r.properties = { ...props, ...own };
+    // Exceptions that exempted Pod Security controls are named in the report, as upstream does.
+    if (podSecurityExceptions !== undefined && outcome.status !== "error")
+      r.properties = { ...r.properties, exceptions: podSecurityExceptions };
     if ("patchedTargets" in outcome && outcome.patchedTargets !== undefined)
       r.patchedTargets = outcome.patchedTargets;
     if (handler.extras) Object.assign(r, handler.extras(compiled, spec, outcome));

@@ -6,7 +6,15 @@
  */
 
 import type { CheckDefinition } from "./check-definition.js";
-import { containerFinding, containersPhrase, joinQuote, pluralize, podFinding, sortedSet } from "./format.js";
+import {
+  containerFinding,
+  containersPhrase,
+  joinQuote,
+  pluralize,
+  podFinding,
+  sortedSet,
+  volumeFinding,
+} from "./format.js";
 import type { PodView } from "./pod-view.js";
 import type { CheckOutcome, PssFinding } from "./types.js";
 
@@ -42,7 +50,7 @@ function hostPathVolumes(pod: PodView): CheckOutcome | undefined {
   return {
     forbiddenReason: "hostPath volumes",
     forbiddenDetail: `${pluralize("volume", "volumes", bad.length)} ${joinQuote(bad.map((v) => v.name))}`,
-    findings: bad.map((v) => podFinding("spec.volumes[*].hostPath", [v.hostPath ?? ""])),
+    findings: bad.map((v) => volumeFinding(v, ".hostPath", [v.hostPath ?? ""])),
   };
 }
 

@@ -6,7 +6,15 @@
  */
 
 import type { CheckDefinition } from "./check-definition.js";
-import { containerFinding, containersPhrase, joinQuote, pluralize, podFinding, sortedSet } from "./format.js";
+import {
+  containerFinding,
+  containersPhrase,
+  joinQuote,
+  pluralize,
+  podFinding,
+  sortedSet,
+  volumeFinding,
+} from "./format.js";
 import type { ContainerView, PodView } from "./pod-view.js";
 import type { CheckOutcome, PssFinding } from "./types.js";
 
@@ -259,8 +267,8 @@ function restrictedVolumes(pod: PodView): CheckOutcome | undefined {
     forbiddenDetail: `${pluralize("volume", "volumes", bad.length)} ${joinQuote(bad.map((b) => b.v.name))} ${pluralize("uses", "use", bad.length)} ${pluralize("restricted volume type", "restricted volume types", types.length)} ${joinQuote(types)}`,
     findings: bad.map(({ v, type }) =>
       type === "unknown"
-        ? podFinding("spec.volumes[*]", [v.name])
-        : podFinding(`spec.volumes[*].${type}`, [type === "hostPath" ? (v.hostPath ?? "") : v.name]),
+        ? volumeFinding(v, "", [v.name])
+        : volumeFinding(v, `.${type}`, [type === "hostPath" ? (v.hostPath ?? "") : v.name]),
     ),
   };
 }

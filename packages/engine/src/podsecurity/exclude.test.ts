@@ -111,6 +111,7 @@ describe("image-level exclusions", () => {
     expect(failures[0]?.findings).toEqual([
       {
         restrictedField: "spec.initContainers[*].securityContext.capabilities.add",
+        field: "spec.initContainers[0].securityContext.capabilities.add",
         container: { name: "init", image: "busybox", kind: "initContainers" },
         values: ["NET_RAW"],
       },
@@ -151,6 +152,7 @@ describe("controls at both levels (Seccomp)", () => {
     expect(restricted?.findings).toEqual([
       {
         restrictedField: "spec.containers[*].securityContext.seccompProfile.type",
+        field: "spec.containers[0].securityContext.seccompProfile.type",
         container: { name: "container01", image: "busybox:1.28", kind: "containers" },
         values: ["Unconfined"],
       },

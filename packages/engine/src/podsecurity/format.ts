@@ -1,4 +1,4 @@
-import { type ContainerView, containerRef } from "./pod-view.js";
+import { type ContainerView, containerRef, type VolumeView } from "./pod-view.js";
 import type { PssFinding } from "./types.js";
 
 /** Upstream's `joinQuote`: `"a", "b"` (no escaping), `""` for an empty list. */
@@ -51,7 +51,17 @@ export function podFinding(restrictedField: string, values: string[]): PssFindin
   return { restrictedField, values };
 }
 
-/** A container-level finding on `spec.<kind>[*].<path>`. */
+/** A container-level finding on `spec.<kind>[*].<path>` (`spec.<kind>[<index>].<path>` in messages). */
 export function containerFinding(c: ContainerView, path: string, values: string[]): PssFinding {
-  return { restrictedField: `spec.${c.kind}[*].${path}`, container: containerRef(c), values };
+  return {
+    restrictedField: `spec.${c.kind}[*].${path}`,
+    field: `spec.${c.kind}[${c.index}].${path}`,
+    container: containerRef(c),
+    values,
+  };
+}
+
+/** A finding on one volume: `restrictedField` is `spec.volumes[*]<suffix>`, the message field indexed. */
+export function volumeFinding(v: VolumeView, suffix: string, values: string[]): PssFinding {
+  return { restrictedField: `spec.volumes[*]${suffix}`, field: `spec.volumes[${v.index}]${suffix}`, values };
 }

@@ -34,6 +34,8 @@ export interface PodSecurityContextView extends SecurityContextView {
 
 /** A container of any kind, in upstream's visiting order (init, regular, ephemeral). */
 export interface ContainerView extends PssContainerRef {
+  /** Position in its list (`containers[2]`), for field paths in messages. */
+  index: number;
   /** Non-zero `ports[*].hostPort` values. */
   hostPorts: number[];
   securityContext: SecurityContextView | undefined;
@@ -41,6 +43,8 @@ export interface ContainerView extends PssContainerRef {
 
 /** A volume: its name, the sources set to a non-null value, and the hostPath path if any. */
 export interface VolumeView {
+  /** Position in `spec.volumes`, for field paths in messages. */
+  index: number;
   name: string;
   sources: ReadonlySet<string>;
   hostPath: string | undefined;
@@ -79,8 +83,10 @@ export function readPod(podMetadata: JsonValue, podSpec: JsonValue): PodView {
     hostIPC: spec.hostIPC === true,
     osName: str(asMap(spec.os)?.name),
     securityContext: podContext === undefined ? undefined : readPodContext(podContext),
-    containers: CONTAINER_KINDS.flatMap((kind) => asList(spec[kind]).flatMap((c) => readContainer(c, kind))),
-    volumes: asList(spec.volumes).flatMap(readVolume),
+    containers: CONTAINER_KINDS.flatMap((kind) =>
+      asList(spec[kind]).flatMap((c, i) => readContainer(c, kind, i)),
+    ),
+    volumes: asList(spec.volumes).flatMap((v, i) => readVolume(v, i)),
   };
 }
 
@@ -114,7 +120,7 @@ function readContext(ctx: JsonMap): SecurityContextView {
   };
 }
 
-function readContainer(value: JsonValue, kind: PssContainerKind): ContainerView[] {
+function readContainer(value: JsonValue, kind: PssContainerKind, index: number): ContainerView[] {
   const c = asMap(value);
   if (c === undefined) return [];
   const ctx = asMap(c.securityContext);
@@ -127,13 +133,14 @@ function readContainer(value: JsonValue, kind: PssContainerKind): ContainerView[
       name: str(c.name) ?? "",
       image: str(c.image) ?? "",
       kind,
+      index,
       hostPorts,
       securityContext: ctx === undefined ? undefined : readContext(ctx),
     },
   ];
 }
 
-function readVolume(value: JsonValue): VolumeView[] {
+function readVolume(value: JsonValue, index: number): VolumeView[] {
   const v = asMap(value);
   if (v === undefined) return [];
   const sources = new Set<string>();
@@ -145,6 +152,7 @@ function readVolume(value: JsonValue): VolumeView[] {
   const hostPath = asMap(v.hostPath);
   return [
     {
+      index,
       name: str(v.name) ?? "",
       sources,
       hostPath: hostPath === undefined ? undefined : (str(hostPath.path) ?? ""),

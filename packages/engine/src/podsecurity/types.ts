@@ -22,6 +22,12 @@ export interface PssContainerRef {
  */
 export interface PssFinding {
   restrictedField: string;
+  /**
+   * The concrete field the finding is about, as upstream's field errors name it
+   * (`spec.containers[0].securityContext.runAsNonRoot`, `spec.volumes[1].hostPath`); defaults to
+   * `restrictedField`.
+   */
+  field?: string;
   container?: PssContainerRef;
   values: string[];
 }
