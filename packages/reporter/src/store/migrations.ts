@@ -204,6 +204,27 @@ function policyListIndex(dialect: StoreDialect): string[] {
   ];
 }
 
+/**
+ * Version 3: `results_policy_resources` (policy, status, namespace, resource_name, resource_id,
+ * source). The policy page counts and pages one policy's resources grouped in the resource list
+ * order; with only `results_policy_list` that read every result of the policy from the table (at
+ * 1,000,000 results, 22,500 rows over 17,000 heap blocks: 388 ms on PostgreSQL for the count). This
+ * index answers both from the index alone for a status filter (13 ms; 1.3 ms once vacuumed, which
+ * `optimize()` does) and in group order without one. 737 characters: under MySQL's 3072-byte key.
+ */
+function policyResourcesIndex(dialect: StoreDialect): string[] {
+  return [
+    index(dialect, "results", "results_policy_resources", [
+      "policy",
+      "status",
+      "namespace",
+      "resource_name",
+      "resource_id",
+      "source",
+    ]),
+  ];
+}
+
 /** All migrations in order; append new versions, never edit applied ones. */
 function migrations(dialect: StoreDialect): Record<string, Migration> {
   const ddl = (statements: string[]): Migration => ({
@@ -214,6 +235,7 @@ function migrations(dialect: StoreDialect): Record<string, Migration> {
   return {
     "0001_initial": ddl(initial(dialect)),
     "0002_results_policy_list": ddl(policyListIndex(dialect)),
+    "0003_results_policy_resources": ddl(policyResourcesIndex(dialect)),
   };
 }
 

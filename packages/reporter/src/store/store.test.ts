@@ -100,7 +100,7 @@ describe.each(testBackends())("store on $name", (backend) => {
   });
 
   it("is migrated to the current schema version", async () => {
-    expect(await store.schemaVersion()).toBe(2);
+    expect(await store.schemaVersion()).toBe(3);
   });
 
   it("keeps pre-aggregated counts equal to the rows through upserts, updates and deletes", async () => {
@@ -216,7 +216,7 @@ describe("store lifecycle", () => {
       await first.write([{ type: "upsert", report: r }]);
       await first.close();
       const second = await createStore({ type: "sqlite", path });
-      expect(await second.schemaVersion()).toBe(2);
+      expect(await second.schemaVersion()).toBe(3);
       expect(await second.reportIds()).toEqual([r.id]);
       expect(await second.size()).toBeGreaterThan(0);
       await second.optimize();
@@ -226,17 +226,18 @@ describe("store lifecycle", () => {
     }
   });
 
-  it("upgrades a version-1 file: one index of a policy's results in list order instead of by policy only", async () => {
+  it("upgrades a version-1 file: a policy's results indexed in list order, and its resources by status", async () => {
     const dir = mkdtempSync(join(tmpdir(), "reporter-upgrade-"));
     try {
       const path = join(dir, "r.db");
       await (await createStore({ type: "sqlite", path })).close();
       const raw = new DatabaseSync(path);
-      raw.exec(`DROP INDEX results_policy_list; CREATE INDEX results_policy ON results (policy);
-        DELETE FROM ${MIGRATION_TABLE} WHERE name = '0002_results_policy_list';`);
+      raw.exec(`DROP INDEX results_policy_list; DROP INDEX results_policy_resources;
+        CREATE INDEX results_policy ON results (policy);
+        DELETE FROM ${MIGRATION_TABLE} WHERE name IN ('0002_results_policy_list', '0003_results_policy_resources');`);
       raw.close();
       const store = await createStore({ type: "sqlite", path });
-      expect(await store.schemaVersion()).toBe(2);
+      expect(await store.schemaVersion()).toBe(3);
       await store.close();
       const check = new DatabaseSync(path);
       const indexes = check
@@ -245,6 +246,7 @@ describe("store lifecycle", () => {
         .map((row) => String(row.name));
       check.close();
       expect(indexes).toContain("results_policy_list");
+      expect(indexes).toContain("results_policy_resources");
       expect(indexes).not.toContain("results_policy");
     } finally {
       rmSync(dir, { recursive: true, force: true });

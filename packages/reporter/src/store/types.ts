@@ -189,9 +189,10 @@ export interface ReportStore {
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
-   * Refreshes the planner statistics (PostgreSQL / MySQL `ANALYZE`, SQLite `PRAGMA optimize`). Also
-   * run automatically once the rows written since the last run exceed the rows stored then; call
-   * it after the initial sync so the first dashboard queries get good plans.
+   * Refreshes the planner statistics (PostgreSQL `VACUUM (ANALYZE)`, so counts can be answered from
+   * covering indexes alone; MySQL `ANALYZE TABLE`; SQLite `ANALYZE`). The statistics alone are also
+   * refreshed automatically once the rows written since the last refresh exceed the rows stored then;
+   * call it after the initial sync so the first dashboard queries get good plans.
    */
   optimize(): Promise<void>;
   /** The applied schema version (number of migrations run). */
