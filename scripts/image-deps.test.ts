@@ -54,9 +54,10 @@ describe("resolvePackages", () => {
     expect(Object.keys(root.devDependencies).filter((name) => names.has(name))).toEqual([]);
   });
 
-  it("leaves out what only the dashboard's build or the left-out sandbox needs", () => {
-    // react is bundled into packages/reporter-ui/dist by Vite; the CEL interpreter is the sandbox's.
+  it("leaves out what only the dashboard's build needs, and keeps the engine's CEL interpreter", () => {
+    // react is bundled into packages/reporter-ui/dist by Vite.
     expect(names.has("react")).toBe(false);
-    expect(names.has("@bufbuild/cel")).toBe(false);
+    // The engine evaluates CEL policies and validate.cel rules, so the image needs the interpreter.
+    expect(names.has("@bufbuild/cel")).toBe(true);
   });
 });

@@ -162,7 +162,8 @@ function main(argv: readonly string[]): number {
   }
   const stale = staleTemplates(rendered);
   if (check) {
-    for (const p of stale) process.stderr.write(`kyverno-ts-crds: ${join("templates/crds", p)} is out of date\n`);
+    for (const p of stale)
+      process.stderr.write(`kyverno-ts-crds: ${join("templates/crds", p)} is out of date\n`);
     return stale.length === 0 ? 0 : 1;
   }
   rmSync(CRD_TEMPLATES, { recursive: true, force: true });

@@ -317,7 +317,9 @@ function main(argv: readonly string[]): number {
     );
     for (const role of Object.keys(OUTPUTS) as Array<keyof typeof OUTPUTS>)
       writeFileSync(OUTPUTS[role], outputs[role]);
-    process.stdout.write("kyverno-ts-schema: values.schema.json, _accepted-values.tpl and README.md written\n");
+    process.stdout.write(
+      "kyverno-ts-schema: values.schema.json, _accepted-values.tpl and README.md written\n",
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`kyverno-ts-schema: ${(error as Error).message}\n`);
