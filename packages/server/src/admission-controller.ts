@@ -9,9 +9,11 @@ import type { Policy, PolicyException } from "@kyverno-ts/api";
 import { createEngine, type Engine } from "@kyverno-ts/engine";
 import type { KyvernoConfig } from "./admission/filters.js";
 import { type AdmissionHandler, createAdmissionHandler } from "./admission/handler.js";
+import { createPolicyValidation, type PolicyValidation } from "./admission/policy-validation.js";
 import type { ResourceKindOf } from "./admission/request.js";
 import type { AdmissionResultSink } from "./admission/results.js";
-import type { ServerClock } from "./clock.js";
+import { engineClock, type ServerClock } from "./clock.js";
+import { certificateValidity } from "./controllers/certificates/certificates.js";
 import type { ScanContext } from "./external-data/scan-context.js";
 import type { Logger } from "./logger.js";
 import type { MetricsConfig } from "./metrics/config.js";
@@ -27,8 +29,6 @@ import {
   type PolicyStatus,
   policyKey,
 } from "./policycache/policy-cache.js";
-import { createPolicyValidation, type PolicyValidation } from "./policycache/policy-validation.js";
-import { certificateValidity } from "./tls/certificates.js";
 import { createMetricsServer } from "./webhooks/metrics-server.js";
 import { createWebhookServer, type TlsMaterial } from "./webhooks/server.js";
 
@@ -131,7 +131,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
   const policyExceptions = options.policyExceptions ?? EXCEPTIONS_DISABLED;
   const exceptionNamespaces = acceptedExceptionNamespaces(policyExceptions);
   const engine = createEngine({
-    clock,
+    clock: engineClock(clock),
     exceptionNamespaces,
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
   });

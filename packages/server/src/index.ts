@@ -16,6 +16,8 @@ export type {
 export { createAdmissionHandler, deadlineFor } from "./admission/handler.js";
 export type { BlockingRule } from "./admission/messages.js";
 export { blockedMessage, ruleWarning } from "./admission/messages.js";
+export type { PolicyValidation, PolicyValidationOptions } from "./admission/policy-validation.js";
+export { createPolicyValidation } from "./admission/policy-validation.js";
 export type { RequesterRoles } from "./admission/request.js";
 export type {
   AdmissionResult,
@@ -70,16 +72,21 @@ export type {
 } from "./cluster/cluster-admission.js";
 export { StartAborted, startClusterAdmission } from "./cluster/cluster-admission.js";
 export type {
-  WebhookBuildInputs,
-  WebhookConfigurationJson,
-  WebhookEndpoint,
-  WebhookJson,
-} from "./cluster/webhook-configs.js";
+  CertificateBundle,
+  CertificatePair,
+  GenerateCertificatesOptions,
+} from "./controllers/certificates/certificates.js";
 export {
-  buildWebhookConfigurations,
-  MANAGED_BY_LABEL,
-  WEBHOOK_CONFIGURATION_NAMES,
-} from "./cluster/webhook-configs.js";
+  CA_VALIDITY_DAYS,
+  caBundle,
+  certificateValidity,
+  generateCertificateAuthority,
+  generateCertificates,
+  issueServingCertificate,
+  needsRenewal,
+  RENEW_BEFORE_DAYS,
+  SERVING_VALIDITY_DAYS,
+} from "./controllers/certificates/certificates.js";
 export type {
   BackgroundRuleLabels,
   ReportsMetrics,
@@ -92,14 +99,23 @@ export {
   REPORTS_LEASE_NAME,
 } from "./controllers/reports/reports-controller.js";
 export type {
-  ReportsClock,
   ReportsController,
   ReportsControllerOptions,
   ReportsControllerStats,
   ReportsLeaderElection,
   ScanContextLimits,
 } from "./controllers/reports/types.js";
-export { systemReportsClock } from "./controllers/reports/types.js";
+export type {
+  WebhookBuildInputs,
+  WebhookConfigurationJson,
+  WebhookEndpoint,
+  WebhookJson,
+} from "./controllers/webhooks/webhook-configs.js";
+export {
+  buildWebhookConfigurations,
+  MANAGED_BY_LABEL,
+  WEBHOOK_CONFIGURATION_NAMES,
+} from "./controllers/webhooks/webhook-configs.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { createJsonLogger, silentLogger } from "./logger.js";
 export type { MetricsConfig } from "./metrics/config.js";
@@ -131,8 +147,6 @@ export type {
   PolicyStatus,
 } from "./policycache/policy-cache.js";
 export { createPolicyCache, policyKey } from "./policycache/policy-cache.js";
-export type { PolicyValidation, PolicyValidationOptions } from "./policycache/policy-validation.js";
-export { createPolicyValidation } from "./policycache/policy-validation.js";
 export type {
   EphemeralReport,
   EphemeralReportPublisher,
@@ -148,18 +162,6 @@ export {
 } from "./reports/report-builder.js";
 export type { LoadedPolicies } from "./standalone/load-policies.js";
 export { loadPolicyFiles } from "./standalone/load-policies.js";
-export type { CertificateBundle, CertificatePair, GenerateCertificatesOptions } from "./tls/certificates.js";
-export {
-  CA_VALIDITY_DAYS,
-  caBundle,
-  certificateValidity,
-  generateCertificateAuthority,
-  generateCertificates,
-  issueServingCertificate,
-  needsRenewal,
-  RENEW_BEFORE_DAYS,
-  SERVING_VALIDITY_DAYS,
-} from "./tls/certificates.js";
 export type { MetricsServer } from "./webhooks/metrics-server.js";
 export { createMetricsServer } from "./webhooks/metrics-server.js";
 export type { TlsMaterial, WebhookServer, WebhookServerOptions } from "./webhooks/server.js";

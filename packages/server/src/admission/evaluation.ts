@@ -67,7 +67,7 @@ function errorResponse(
       },
     ],
     background: policy.policy.spec.background,
-    timestamp: ctx.clock.now().getTime(),
+    timestamp: ctx.clock.now(),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { JsonValue, Policy } from "@kyverno-ts/api";
 import { createEngine, type Engine, type LoadResult } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
+import { engineClock } from "../clock.js";
 import type { ScanContext } from "../external-data/scan-context.js";
 import { createAdmissionMetrics } from "../metrics/metrics.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
@@ -31,9 +32,9 @@ function setup(
   options: { clock?: FakeClock; engine?: Engine } & Partial<AdmissionHandlerOptions> = {},
 ) {
   const clock = options.clock ?? fakeClock();
-  const engine = options.engine ?? createEngine({ clock });
+  const engine = options.engine ?? createEngine({ clock: engineClock(clock) });
   const metrics = createAdmissionMetrics({ version: "test" });
-  const cache = createPolicyCache({ engine: createEngine({ clock }), metrics });
+  const cache = createPolicyCache({ engine: createEngine({ clock: engineClock(clock) }), metrics });
   for (const p of policies) expect(cache.set(p).ready).toBe(true);
   const sink = createBoundedResultQueue();
   const logger = recordingLogger();
@@ -211,8 +212,9 @@ describe("validate webhook", () => {
       podValidatePolicy({
         name: `broken-${failurePolicy.toLowerCase()}`,
         failurePolicy,
+        // A division by zero fails at evaluation (a variable nothing declares is rejected at load).
         deny: {
-          conditions: { any: [{ key: "{{ nosuchvariable.field }}", operator: "Equals", value: "x" }] },
+          conditions: { any: [{ key: "{{ divide(`1`, `0`) }}", operator: "Equals", value: "x" }] },
         },
       });
     const { call, metrics } = setup([erroring("Fail"), erroring("Ignore")]);
@@ -250,7 +252,7 @@ describe("validate webhook", () => {
 
   it("turns an engine crash into a policy error instead of throwing", () => {
     const clock = fakeClock();
-    const real = createEngine({ clock });
+    const real = createEngine({ clock: engineClock(clock) });
     const engine: Engine = {
       ...real,
       validate: () => {
@@ -393,28 +395,15 @@ function fixedConfigMaps(data: Record<string, JsonValue>, delayMs = 0) {
   return { factory, fetched };
 }
 
-const lockedPolicy = (action: "Audit" | "Enforce", failurePolicy: "Fail" | "Ignore" = "Fail"): Policy => {
-  const base = podValidatePolicy({
+const lockedPolicy = (action: "Audit" | "Enforce", failurePolicy: "Fail" | "Ignore" = "Fail"): Policy =>
+  podValidatePolicy({
     name: "locked",
     action,
     failurePolicy,
     message: "the cluster is locked",
+    context: [{ name: "settings", configMap: { name: "settings", namespace: "kyverno" } }],
     deny: { conditions: { any: [{ key: "{{ settings.data.mode }}", operator: "Equals", value: "locked" }] } },
   });
-  const [rule] = base.spec.rules;
-  return {
-    ...base,
-    spec: {
-      ...base.spec,
-      rules: [
-        {
-          ...(rule as NonNullable<typeof rule>),
-          context: [{ name: "settings", configMap: { name: "settings", namespace: "kyverno" } }],
-        },
-      ],
-    },
-  };
-};
 
 describe("policies that read external data", () => {
   it("loads ConfigMaps before deciding, then records metrics and results once", async () => {

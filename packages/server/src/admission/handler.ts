@@ -231,7 +231,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       const object = subject.object;
       sink?.offer({
         uid: request.uid,
-        timestamp: clock.now().getTime(),
+        timestamp: clock.now(),
         operation: request.operation,
         resource: {
           apiVersion: typeof object.apiVersion === "string" ? object.apiVersion : "",

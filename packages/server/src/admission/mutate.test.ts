@@ -1,6 +1,7 @@
 import type { JsonValue } from "@kyverno-ts/api";
 import { applyJson6902, createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
+import { engineClock } from "../clock.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import { fakeClock, immediate, pod, policy, recordingLogger, review } from "../testing/fixtures.js";
 import { defaultKyvernoConfig } from "./filters.js";
@@ -11,7 +12,7 @@ const MUTATE_FAIL: WebhookRoute = { type: "mutate", failurePolicy: "Fail" };
 function mutatePolicy(
   name: string,
   patch: JsonValue,
-  options: { emitWarning?: boolean; failurePolicy?: "Ignore" } = {},
+  options: { emitWarning?: boolean; failurePolicy?: "Ignore"; context?: JsonValue[] } = {},
 ) {
   return policy({
     apiVersion: "kyverno.io/v1",
@@ -24,6 +25,7 @@ function mutatePolicy(
         {
           name: `${name}-rule`,
           match: { any: [{ resources: { kinds: ["Pod"] } }] },
+          ...(options.context ? { context: options.context } : {}),
           mutate: { patchStrategicMerge: patch },
         },
       ],
@@ -33,7 +35,7 @@ function mutatePolicy(
 
 function setup(policies: ReturnType<typeof mutatePolicy>[]) {
   const clock = fakeClock();
-  const engine = createEngine({ clock });
+  const engine = createEngine({ clock: engineClock(clock) });
   const cache = createPolicyCache({ engine });
   for (const p of policies) expect(cache.set(p).ready).toBe(true);
   const handler = createAdmissionHandler({
@@ -96,7 +98,8 @@ describe("mutate webhook", () => {
   });
 
   it("denies when a rule errors under failurePolicy Fail and passes over it under Ignore", () => {
-    const broken = { metadata: { labels: { team: "{{ nosuchvariable.team }}" } } };
+    // A division by zero fails at evaluation (a variable nothing declares is rejected at load).
+    const broken = { metadata: { labels: { team: "{{ divide(`1`, `0`) }}" } } };
     const failing = setup([mutatePolicy("broken", broken)]);
     const denied = failing(MUTATE_FAIL, review({}));
     expect(denied.allowed).toBe(false);
@@ -114,24 +117,13 @@ describe("mutate webhook", () => {
 describe("mutate webhook with external data", () => {
   it("patches with values read from a ConfigMap loaded for the request", async () => {
     const clock = fakeClock();
-    const engine = createEngine({ clock });
+    const engine = createEngine({ clock: engineClock(clock) });
     const cache = createPolicyCache({ engine });
-    const base = mutatePolicy("team-from-config", {
-      metadata: { labels: { "+(team)": "{{ defaults.data.team }}" } },
-    });
-    const [rule] = base.spec.rules;
-    const withContext = {
-      ...base,
-      spec: {
-        ...base.spec,
-        rules: [
-          {
-            ...(rule as NonNullable<typeof rule>),
-            context: [{ name: "defaults", configMap: { name: "defaults", namespace: "kyverno" } }],
-          },
-        ],
-      },
-    };
+    const withContext = mutatePolicy(
+      "team-from-config",
+      { metadata: { labels: { "+(team)": "{{ defaults.data.team }}" } } },
+      { context: [{ name: "defaults", configMap: { name: "defaults", namespace: "kyverno" } }] },
+    );
     expect(cache.set(withContext).ready).toBe(true);
     const loads: string[] = [];
     const handler = createAdmissionHandler({

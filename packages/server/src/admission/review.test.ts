@@ -1,5 +1,6 @@
 import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
+import { engineClock } from "../clock.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import {
   fakeClock,
@@ -76,7 +77,7 @@ describe("parseAdmissionReview", () => {
 
 describe("bad input through the handler", () => {
   const clock = fakeClock();
-  const engine = createEngine({ clock });
+  const engine = createEngine({ clock: engineClock(clock) });
   const cache = createPolicyCache({ engine });
   cache.set(podValidatePolicy({ name: "p" }));
   const handler = createAdmissionHandler({

@@ -3,7 +3,6 @@
  * SIGINT / SIGTERM (or the caller's signal), then a clean step-down that hands the Lease over and
  * leaves the webhook configurations in place for the other replicas.
  */
-import type { Clock } from "@kyverno-ts/kube";
 import type { ServerClock } from "../clock.js";
 import {
   type ClusterAdmission,
@@ -20,8 +19,6 @@ export interface ClusterHooks {
   leaderTimings?: LeaderTimings;
   /** Certificate check period instead of 12 h. */
   certificateCheckMs?: number;
-  /** Time for leader election, queues and certificates. */
-  timers?: Clock;
   /** Called once the controller serves requests. */
   onStarted?: (admission: ClusterAdmission) => void;
 }
@@ -93,7 +90,6 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       publishEphemeralReports: true,
       policyExceptions: args.policyExceptions,
       ...(hooks?.certificateCheckMs !== undefined ? { certificateCheckMs: hooks.certificateCheckMs } : {}),
-      ...(hooks?.timers !== undefined ? { timers: hooks.timers } : {}),
       clock: context.clock,
       logger: context.logger,
       signal,

@@ -10,6 +10,7 @@ import { type ContextLoader, createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { pino } from "pino";
 import { serverVersion } from "../admission-controller.js";
+import { engineClock, type ServerClock, systemClock } from "../clock.js";
 import { parseGoDuration } from "../controllers/reports/duration.js";
 import {
   createReportsMetrics,
@@ -17,7 +18,6 @@ import {
   reportsConfigProblems,
 } from "../controllers/reports/metrics.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
-import { type ReportsClock, systemReportsClock } from "../controllers/reports/types.js";
 import type { Logger, LogLevel } from "../logger.js";
 import { loadMetricsConfig } from "../metrics/configmap.js";
 import {
@@ -172,7 +172,7 @@ export interface ReportsCommandOptions {
   stderr: TextOutput;
   /** Stops the controller; when omitted, SIGINT and SIGTERM do. */
   signal?: AbortSignal;
-  clock?: ReportsClock;
+  clock?: ServerClock;
   /** Structured logs; defaults to JSON lines on `stderr`. */
   logger?: Logger;
   /** Called once the caches have synced and metrics are served. */
@@ -195,7 +195,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     stdout.write(REPORTS_USAGE);
     return ReportsExit.Ok;
   }
-  const clock = options.clock ?? systemReportsClock();
+  const clock = options.clock ?? systemClock();
   const stream = { write: (text: string) => void stderr.write(text) };
   const logger =
     options.logger ?? pino({ level: args.logLevel, base: { component: "reports-controller" } }, stream);
@@ -221,7 +221,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   metrics = createReportsMetrics({ version: serverVersion(), config: metricsConfig.config });
   const exceptionNamespaces = acceptedExceptionNamespaces(args.policyExceptions);
   const engine = (contextLoader: ContextLoader) =>
-    createEngine({ clock: { now: () => new Date(clock.now()) }, exceptionNamespaces, contextLoader });
+    createEngine({ clock: engineClock(clock), exceptionNamespaces, contextLoader });
   const controller = createReportsController({
     client,
     engine,

@@ -11,12 +11,21 @@ import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../clock.js";
+import {
+  generateCertificateAuthority,
+  issueServingCertificate,
+} from "../controllers/certificates/certificates.js";
+import {
+  readTlsSecret,
+  servingHosts,
+  splitPem,
+  tlsSecret,
+  tlsSecretNames,
+} from "../controllers/certificates/tls-secrets.js";
+import type { WebhookConfigurationJson } from "../controllers/webhooks/webhook-configs.js";
 import { KYVERNO_CRDS, policyReady, read, until } from "../testing/cluster.js";
 import { recordingLogger } from "../testing/fixtures.js";
-import { generateCertificateAuthority, issueServingCertificate } from "../tls/certificates.js";
 import { type ClusterAdmission, startClusterAdmission } from "./cluster-admission.js";
-import { readTlsSecret, servingHosts, splitPem, tlsSecret, tlsSecretNames } from "./tls-secrets.js";
-import type { WebhookConfigurationJson } from "./webhook-configs.js";
 
 const NAMES = tlsSecretNames("kyverno-svc", "kyverno");
 const VALIDATING = {
@@ -103,7 +112,7 @@ describe("cluster mode (in process)", () => {
     ] as const)
       await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { ...labels } } });
     // Left by an earlier installation: a CA 10 days from expiry (inside the 15-day renewal window).
-    const clock = { now: () => new Date() };
+    const clock = { now: () => Date.now() };
     const ca = await generateCertificateAuthority({ clock, validityDays: 10 });
     const pair = await issueServingCertificate({ ca, hosts: servingHosts("kyverno-svc", "kyverno"), clock });
     expiringCa = ca.certPem;

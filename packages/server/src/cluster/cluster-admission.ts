@@ -12,37 +12,37 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import { SCORED_ANNOTATION } from "@kyverno-ts/engine";
 import {
-  type Clock,
   createInformer,
   createKubeClient,
   createLeaderElector,
   type Informer,
   type KubeClientOptions,
-  systemClock as kubeSystemClock,
   type LeaderElector,
 } from "@kyverno-ts/kube";
 import { defaultKyvernoConfig } from "../admission/filters.js";
-import { builtinResourceKind } from "../admission/request.js";
 import { type BoundedResultQueue, createBoundedResultQueue } from "../admission/results.js";
 import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../admission-controller.js";
 import type { ServerClock } from "../clock.js";
+import { type ClusterState, createClusterState } from "../cluster-state/cluster-state.js";
+import { createCertRenewer } from "../controllers/certificates/cert-renewer.js";
+import { servingHosts, tlsSecretNames } from "../controllers/certificates/tls-secrets.js";
+import { createTlsWatcher } from "../controllers/certificates/tls-watcher.js";
+import { createStatusWriter } from "../controllers/policy-status/policy-status.js";
+import { MANAGED_BY_LABEL, type WebhookEndpoint } from "../controllers/webhooks/webhook-configs.js";
+import { createWebhookController } from "../controllers/webhooks/webhook-controller.js";
 import { createScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
 import { loadMetricsConfig } from "../metrics/configmap.js";
 import { admissionConfigProblems } from "../metrics/metrics.js";
-import { EXCEPTIONS_DISABLED, type ExceptionSettings } from "../policycache/exception-settings.js";
+import {
+  acceptedExceptionNamespaces,
+  EXCEPTIONS_DISABLED,
+  type ExceptionSettings,
+} from "../policycache/exception-settings.js";
 import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
-import { createCertRenewer } from "./cert-renewer.js";
-import { createKindResolver } from "./kinds.js";
 import { createLeaderDuties } from "./leader-duties.js";
-import { createStatusWriter } from "./policy-status.js";
-import { createPolicySources } from "./sources.js";
-import { servingHosts, tlsSecretNames } from "./tls-secrets.js";
-import { createTlsWatcher } from "./tls-watcher.js";
-import { MANAGED_BY_LABEL, type WebhookEndpoint } from "./webhook-configs.js";
-import { createWebhookController } from "./webhook-controller.js";
 
 /** Leader election timings (upstream's 12 s / 10 s / 2 s by default). */
 export interface LeaderTimings {
@@ -96,10 +96,8 @@ export interface ClusterAdmissionOptions {
   publishEphemeralReports?: boolean;
   /** Certificate check period (default 12 h). */
   certificateCheckMs?: number;
-  /** Time for admission (deadlines, reports). */
+  /** Time for admission (deadlines, reports), leader election, queues and certificates. */
   clock: ServerClock;
-  /** Time for leader election, queues and certificates (default: the system clock). */
-  timers?: Clock;
   logger: Logger;
   /** Aborts a start still waiting for informers or for the first certificate. */
   signal?: AbortSignal;
@@ -131,8 +129,7 @@ export class StartAborted extends Error {
 export async function startClusterAdmission(options: ClusterAdmissionOptions): Promise<ClusterAdmission> {
   const { namespace, logger } = options;
   const policyExceptions = options.policyExceptions ?? EXCEPTIONS_DISABLED;
-  const timers = options.timers ?? kubeSystemClock;
-  const now = (): Date => new Date(timers.now());
+  const { clock } = options;
   const signal = options.signal ?? new AbortController().signal;
   let core: ReturnType<typeof createAdmissionCore> | undefined;
   const client = createKubeClient({ ...options.kube, onQuery: (e) => core?.metrics.clientQuery(e) });
@@ -140,7 +137,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     capacity: options.resultCapacity ?? 10_000,
     onDrop: (n) => core?.metrics.resultsDropped(n),
   });
-  let sourcesRef: ReturnType<typeof createPolicySources> | undefined;
+  let stateRef: ClusterState | undefined;
   const metricsConfig =
     options.metricsConfigMapName === undefined
       ? undefined
@@ -156,28 +153,27 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
       logger.warn({ problem }, "metrics configuration");
   core = createAdmissionCore({
     ...(metricsConfig ? { metricsConfig: metricsConfig.config } : {}),
-    config: () => sourcesRef?.config() ?? defaultKyvernoConfig(),
-    namespaceLabels: (ns) => sourcesRef?.namespaceLabels(ns),
-    clock: options.clock,
+    config: () => stateRef?.config() ?? defaultKyvernoConfig(),
+    namespaceLabels: (ns) => stateRef?.namespaceLabels(ns),
+    clock,
     logger,
     sink: results,
     // Each request that reads ConfigMaps or API calls loads them afresh, within its deadline.
     externalData: (timeoutMs) =>
       createScanContext({
         client,
-        monotonic: () => options.clock.monotonic(),
+        monotonic: () => clock.monotonic(),
         timeoutMs,
         maxEntries: 100,
         maxCachedBytes: 8 * 2 ** 20,
-        cachedConfigMap: (namespace, name) => sourcesRef?.cachedConfigMap(namespace, name),
+        cachedConfigMap: (namespace, name) => stateRef?.cachedConfigMap(namespace, name),
       }),
     ...(options.webhookTimeoutSeconds !== undefined
       ? { webhookTimeoutSeconds: options.webhookTimeoutSeconds }
       : {}),
     policyExceptions,
     // Custom resources' kinds come from discovery, which resolving the policies' kinds filled.
-    resourceKind: (apiVersion, resource) =>
-      builtinResourceKind(apiVersion, resource) ?? client.cachedKind(apiVersion, resource),
+    resourceKind: (apiVersion, resource) => stateRef?.kinds.resourceKind(apiVersion, resource),
   });
   const { cache } = core;
   const publisher = options.publishEphemeralReports
@@ -189,15 +185,15 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
         logger,
       })
     : undefined;
-  const sources = createPolicySources({
+  const state = createClusterState({
     client,
     cache,
-    namespace,
-    configMapName: options.configMapName ?? "kyverno",
-    policyExceptions,
     logger,
+    exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions),
+    kyvernoConfigMap: { namespace, name: options.configMapName ?? "kyverno" },
+    cachedConfigMaps: true,
   });
-  sourcesRef = sources;
+  stateRef = state;
   const secrets = tlsSecretNames(options.serviceName, namespace);
   const tls = createTlsWatcher({ client, namespace, names: secrets, logger });
   const fixedUrl = typeof options.webhookUrl === "string" ? options.webhookUrl : undefined;
@@ -216,13 +212,12 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const webhooks = createWebhookController({
     client,
     cache,
-    sources,
-    kinds: createKindResolver({ client }),
+    state,
     namespace,
     secrets,
     endpoint,
     defaultTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
-    now,
+    clock,
     serving: () => servers !== undefined,
     logger,
   });
@@ -231,7 +226,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     namespace,
     names: secrets,
     hosts,
-    now,
+    clock,
     logger,
     publishCaBundle: async (s) => void (await webhooks.reconcile(s)),
   });
@@ -239,9 +234,9 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const status = createStatusWriter({
     client,
     cache,
-    sources,
+    state,
     appliedRevision: () => appliedRevision(),
-    now,
+    clock,
     logger,
   });
   const duties = createLeaderDuties({
@@ -249,15 +244,15 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     renewer,
     webhooks,
     status,
-    sources,
-    clock: timers,
+    state,
+    clock,
     logger,
     ...(options.certificateCheckMs !== undefined ? { certificateCheckMs: options.certificateCheckMs } : {}),
   });
   appliedRevision = () => duties.appliedRevision();
 
-  sources.onChange((change) => {
-    duties.notify("webhooks");
+  state.subscribe((change) => {
+    if (change.type === "policy" || change.type === "config") duties.notify("webhooks");
     if (change.type === "policy") duties.notify(`status/${change.key}`);
   });
   tls.onChange(() => {
@@ -307,7 +302,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     }
     await Promise.allSettled([servers?.close(), metricsServer?.close()]);
     await publisher?.stop();
-    await Promise.allSettled([sources.stop(), tls.stop(), ...configInformers.map((i) => i.stop())]);
+    await Promise.allSettled([state.stop(), tls.stop(), ...configInformers.map((i) => i.stop())]);
     client.close();
   };
 
@@ -327,7 +322,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
         }),
       ]);
     await abortable(
-      Promise.all([sources.start(), tls.start(), ...configInformers.map((i) => i.start())]).then(
+      Promise.all([state.start(), tls.start(), ...configInformers.map((i) => i.start())]).then(
         () => undefined,
       ),
     );
@@ -339,7 +334,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
         namespace,
         name: options.leaseName ?? "kyverno",
         identity: options.identity,
-        clock: timers,
+        clock,
         ...options.leaderElection,
         onStartedLeading: (s) => duties.start(s),
         onStoppedLeading: () => duties.stop(),
@@ -354,11 +349,11 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     const first = tls.serving() ?? pair;
     servers = await serveAdmission(core, {
       tls: first,
-      clock: options.clock,
+      clock,
       logger,
       ...(options.host !== undefined ? { host: options.host } : {}),
       port: options.port,
-      ready: () => sources.synced() && tls.serving() !== undefined,
+      ready: () => state.synced() && tls.serving() !== undefined,
     });
     const latest = tls.serving();
     // A pair stored while the server was starting would otherwise wait for the next change.
@@ -378,7 +373,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     results,
     cache,
     isLeader: () => (elector ? elector.isLeader() : duties.active()),
-    ready: () => sources.synced() && tls.serving() !== undefined,
+    ready: () => state.synced() && tls.serving() !== undefined,
     close: shutdown,
   };
 }

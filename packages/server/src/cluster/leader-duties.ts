@@ -5,11 +5,11 @@
  * lost or released; the next leader starts from the cluster's state, not from this replica's memory.
  */
 import { type Clock, createWorkQueue, exponentialRateLimiter, type WorkQueue } from "@kyverno-ts/kube";
+import type { ClusterState } from "../cluster-state/cluster-state.js";
+import type { CertRenewer } from "../controllers/certificates/cert-renewer.js";
+import type { StatusWriter } from "../controllers/policy-status/policy-status.js";
+import type { WebhookController } from "../controllers/webhooks/webhook-controller.js";
 import type { Logger } from "../logger.js";
-import type { CertRenewer } from "./cert-renewer.js";
-import type { StatusWriter } from "./policy-status.js";
-import type { PolicySources } from "./sources.js";
-import type { WebhookController } from "./webhook-controller.js";
 
 /** Upstream's certificate check period. */
 export const CERTIFICATE_CHECK_MS = 12 * 60 * 60 * 1000;
@@ -25,7 +25,7 @@ export interface LeaderDutiesOptions {
   renewer: CertRenewer;
   webhooks: WebhookController;
   status: StatusWriter;
-  sources: Pick<PolicySources, "policyKeys">;
+  state: Pick<ClusterState, "policyKeys">;
   clock: Clock;
   logger: Logger;
   /** Certificate check period (default 12 h). */
@@ -55,7 +55,7 @@ export interface LeaderDuties {
 
 /** Creates the duties; the composition calls `start` when this replica becomes leader. */
 export function createLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
-  const { renewer, webhooks, status, sources, clock, logger } = options;
+  const { renewer, webhooks, status, state, clock, logger } = options;
   const checkMs = options.certificateCheckMs ?? CERTIFICATE_CHECK_MS;
   const retryMs = options.unresolvedRetryMs ?? 30_000;
   let term: { queue: WorkQueue<DutyKey>; done: Promise<void> } | undefined;
@@ -73,7 +73,7 @@ export function createLeaderDuties(options: LeaderDutiesOptions): LeaderDuties {
       if (outcome.skipped) logger.debug({ reason: outcome.skipped }, "webhook configurations not computed");
       if (outcome.revision >= 0 && outcome.deferred.length === 0) {
         applied = Math.max(applied, outcome.revision);
-        for (const policy of sources.policyKeys()) queue.add(`status/${policy}`);
+        for (const policy of state.policyKeys()) queue.add(`status/${policy}`);
       }
       if (outcome.unresolved.length > 0) queue.addAfter("webhooks", retryMs);
       return;

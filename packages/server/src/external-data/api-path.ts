@@ -5,8 +5,7 @@
  * Subresources and non-resource paths (`/version`, `/healthz`) are not supported.
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import type { KubeClient } from "@kyverno-ts/kube";
-import { BUILTIN_KINDS } from "../controllers/reports/kind-resolver.js";
+import { builtinKindOf, type KubeClient } from "@kyverno-ts/kube";
 
 /** A resource path taken apart. */
 export interface ApiPath {
@@ -55,8 +54,9 @@ export function parseApiPath(urlPath: string): ApiPath | string {
 }
 
 /**
- * Finds the kind served as `resource` in `apiVersion`: built-in kinds of that version are checked
- * through discovery (cached by the client), then the cluster's CustomResourceDefinitions.
+ * Finds the kind served as `resource` in `apiVersion`: a built-in kind (the kube package's table) is
+ * confirmed through discovery (cached by the client); others are looked up among the cluster's
+ * CustomResourceDefinitions.
  */
 export async function kindOfResource(
   client: KubeClient,
@@ -64,12 +64,12 @@ export async function kindOfResource(
   resource: string,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  for (const [kind, version] of Object.entries(BUILTIN_KINDS)) {
-    if (version !== apiVersion) continue;
-    const info = await client.resource(apiVersion, kind, signal);
-    if (info.ok && info.value.name === resource) return kind;
+  const [group = "", version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
+  const builtin = builtinKindOf(group, resource);
+  if (builtin !== undefined) {
+    const info = await client.resource(apiVersion, builtin, signal);
+    if (info.ok && info.value.name === resource) return builtin;
   }
-  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
   const crds = await client.list<KubeObject>({
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",

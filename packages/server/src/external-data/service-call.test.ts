@@ -1,7 +1,10 @@
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateCertificateAuthority, issueServingCertificate } from "../tls/certificates.js";
+import {
+  generateCertificateAuthority,
+  issueServingCertificate,
+} from "../controllers/certificates/certificates.js";
 import { serviceCall } from "./service-call.js";
 
 describe("apiCall.service", () => {
@@ -11,7 +14,7 @@ describe("apiCall.service", () => {
   const seen: Array<Record<string, string | string[] | undefined>> = [];
 
   beforeAll(async () => {
-    const clock = { now: () => new Date() };
+    const clock = { now: () => Date.now() };
     const ca = await generateCertificateAuthority({ clock });
     const pair = await issueServingCertificate({ ca, hosts: ["127.0.0.1"], clock });
     caPem = ca.certPem;

@@ -9,23 +9,38 @@ import type { Logger } from "../logger.js";
 
 type Json = { [key: string]: JsonValue };
 
-/** A clock whose monotonic time only moves when told to (or by `step` per reading). */
+/** A clock whose time only moves when told to (or by `step` per `monotonic()` reading). */
 export interface FakeClock extends ServerClock {
+  /** Moves time forward, running the callbacks of `after` that fall due. */
   advance(ms: number): void;
 }
 
-/** Creates a fake clock at `start` (wall time), advancing `step` ms on every `monotonic()` reading. */
+/**
+ * Creates a fake clock at `start` (wall time), advancing `step` ms on every `monotonic()` reading.
+ * Wall and monotonic time move together; `after` callbacks run when `advance` reaches them.
+ */
 export function fakeClock(step = 0, start = new Date("2026-01-01T00:00:00Z")): FakeClock {
   let mono = 1000;
+  const timers = new Set<{ at: number; callback: () => void }>();
   return {
-    now: () => new Date(start.getTime() + mono),
+    now: () => start.getTime() + mono,
     monotonic: () => {
       const t = mono;
       mono += step;
       return t;
     },
+    after(ms, callback) {
+      const timer = { at: mono + Math.max(0, ms), callback };
+      timers.add(timer);
+      return () => void timers.delete(timer);
+    },
     advance(ms) {
       mono += ms;
+      for (const timer of [...timers].sort((a, b) => a.at - b.at)) {
+        if (timer.at > mono) continue;
+        timers.delete(timer);
+        timer.callback();
+      }
     },
   };
 }
@@ -74,6 +89,8 @@ export function podValidatePolicy(options: {
   allowExistingViolations?: boolean;
   deny?: JsonValue;
   operations?: string[];
+  /** The rule's context entries (the loader rejects variables nothing declares). */
+  context?: JsonValue[];
 }): Policy {
   const validate: Json = { message: options.message ?? "privileged containers are not allowed" };
   if (options.deny !== undefined) validate.deny = options.deny;
@@ -94,7 +111,14 @@ export function podValidatePolicy(options: {
       background: true,
       ...(options.failurePolicy ? { failurePolicy: options.failurePolicy } : {}),
       ...(options.emitWarning !== undefined ? { emitWarning: options.emitWarning } : {}),
-      rules: [{ name: options.rule ?? "check-privileged", match: { any: [{ resources }] }, validate }],
+      rules: [
+        {
+          name: options.rule ?? "check-privileged",
+          match: { any: [{ resources }] },
+          ...(options.context ? { context: options.context } : {}),
+          validate,
+        },
+      ],
     },
   });
 }

@@ -11,11 +11,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runReportsCommand } from "../bin/reports.js";
 import { systemClock } from "../clock.js";
 import { startClusterAdmission } from "../cluster/cluster-admission.js";
-import { servingHosts, tlsSecret, tlsSecretNames } from "../cluster/tls-secrets.js";
+import {
+  generateCertificateAuthority,
+  issueServingCertificate,
+} from "../controllers/certificates/certificates.js";
+import { servingHosts, tlsSecret, tlsSecretNames } from "../controllers/certificates/tls-secrets.js";
 import { startCluster } from "../controllers/reports/testing/harness.js";
 import { KYVERNO_CRDS } from "../testing/cluster.js";
 import { recordingLogger } from "../testing/fixtures.js";
-import { generateCertificateAuthority, issueServingCertificate } from "../tls/certificates.js";
 
 /** A port nothing listens on right now. */
 function freePort(): Promise<number> {
@@ -90,7 +93,7 @@ describe("probe endpoints of the controllers", { timeout: 60_000 }, () => {
     expect(await httpsStatus(port, "/health/liveness")).toBe("ECONNREFUSED");
 
     // The leader stores the CA and the serving pair.
-    const clock = { now: () => new Date() };
+    const clock = { now: () => Date.now() };
     const ca = await generateCertificateAuthority({ clock });
     const pair = await issueServingCertificate({
       ca,

@@ -3,12 +3,12 @@ import { createEngine } from "@kyverno-ts/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultKyvernoConfig } from "../admission/filters.js";
 import { createAdmissionHandler } from "../admission/handler.js";
-import { systemClock } from "../clock.js";
+import { createPolicyValidation } from "../admission/policy-validation.js";
+import { engineClock, systemClock } from "../clock.js";
+import { type CertificateBundle, generateCertificates } from "../controllers/certificates/certificates.js";
 import { createAdmissionMetrics } from "../metrics/metrics.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
-import { createPolicyValidation } from "../policycache/policy-validation.js";
 import { pod, podValidatePolicy, recordingLogger, review } from "../testing/fixtures.js";
-import { type CertificateBundle, generateCertificates } from "../tls/certificates.js";
 import { createMetricsServer, type MetricsServer } from "./metrics-server.js";
 import { createWebhookServer, type WebhookServer } from "./server.js";
 
@@ -61,7 +61,7 @@ describe("HTTPS webhook server", () => {
 
   beforeAll(async () => {
     certs = await generateCertificates({ hosts: ["localhost", "127.0.0.1"], clock });
-    const engine = createEngine({ clock });
+    const engine = createEngine({ clock: engineClock(clock) });
     const metrics = createAdmissionMetrics({ version: "test" });
     const cache = createPolicyCache({ engine, metrics });
     cache.set(podValidatePolicy({ name: "disallow-privileged" }));

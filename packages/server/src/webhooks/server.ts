@@ -10,11 +10,11 @@ import { createSecureContext, type Server as TlsServer } from "node:tls";
 import { type FastifyReply, fastify } from "fastify";
 import type { AdmissionHandler, WebhookRoute } from "../admission/handler.js";
 import { ReviewMessages } from "../admission/messages.js";
+import type { PolicyValidation } from "../admission/policy-validation.js";
 import { deny, type HandlerReply, serializeReview, sniffUid, statusBody } from "../admission/review.js";
 import type { ServerClock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import type { AdmissionMetrics } from "../metrics/metrics.js";
-import type { PolicyValidation } from "../policycache/policy-validation.js";
 import { type BoundedBody, DEFAULT_BODY_LIMIT, readBoundedBody } from "./body.js";
 import { type BatchAnswer, createReviewBatch } from "./review-batch.js";
 

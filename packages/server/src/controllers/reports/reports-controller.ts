@@ -16,27 +16,22 @@ import {
   type ReconcileContext,
   type WorkQueue,
 } from "@kyverno-ts/kube";
+import { systemClock } from "../../clock.js";
+import { createClusterState } from "../../cluster-state/cluster-state.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import { silentLogger } from "../../logger.js";
-import { createPolicyCache } from "../../policycache/policy-cache.js";
+import { type CachedPolicy, createPolicyCache } from "../../policycache/policy-cache.js";
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
 import { createReportIndex } from "../../reports/report-index.js";
 import { createReportWriter, type WriteOutcome } from "../../reports/report-writer.js";
 import { ingestAdmissionResult, ingestEphemeralReport } from "./admission-intake.js";
 import { createAdmissionResultStore } from "./admission-results.js";
 import { createEphemeralIntake } from "./ephemeral-intake.js";
-import { createKindResolver } from "./kind-resolver.js";
-import { createPolicySources } from "./policy-sources.js";
 import { createReconciler } from "./reconciler.js";
 import { createResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, refOfObject, refOfScope, resourceKey } from "./resource-key.js";
 import { severableClient } from "./severable-client.js";
-import {
-  type ReportsController,
-  type ReportsControllerOptions,
-  type ReportsControllerStats,
-  systemReportsClock,
-} from "./types.js";
+import type { ReportsController, ReportsControllerOptions, ReportsControllerStats } from "./types.js";
 
 /** The Lease replicas elect the writer on, as upstream. */
 export const REPORTS_LEASE_NAME = "kyverno-reports-controller";
@@ -57,7 +52,7 @@ interface Term {
 
 /** Creates the controller; nothing happens until `start()`. */
 export function createReportsController(options: ReportsControllerOptions): ReportsController {
-  const clock = options.clock ?? systemReportsClock();
+  const clock = options.clock ?? systemClock();
   const logger = options.logger ?? silentLogger();
   const metrics = options.metrics;
   const workers = Math.max(1, options.workers ?? 2);
@@ -98,10 +93,16 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     }
   };
 
-  const resolver = createKindResolver({ client });
+  const state = createClusterState({
+    client,
+    cache,
+    logger,
+    exceptionNamespaces: options.exceptionNamespaces ?? [],
+    ...(options.informerDelay === undefined ? {} : { informerDelay: options.informerDelay }),
+  });
   const informers = createResourceInformers({
     client,
-    resolver,
+    kinds: state.kinds,
     logger,
     onEvent: (_event, object, kind) => enqueueObject(object, kind),
     ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
@@ -123,34 +124,29 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     }
   };
 
-  const sources = createPolicySources({
-    client,
-    cache,
-    logger,
-    exceptionNamespaces: options.exceptionNamespaces ?? [],
-    ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
-    onPolicy(key, before, after) {
-      if (after?.kinds[0] === "*" && after.policy.spec.background && !warnedAnyKind.has(key)) {
-        warnedAnyKind.add(key);
-        logger.warn(
-          { policy: key },
-          "wildcard policy not allowed in background mode: not scanned (as upstream; set spec.background=false)",
-        );
-      }
-      void syncKinds();
-      for (const k of new Set([...(before?.kinds ?? []), ...(after?.kinds ?? [])])) enqueueKind(k);
-      enqueueReportsOf(key);
-    },
-    onException(names) {
+  const onPolicy = (key: string, before: CachedPolicy | undefined, after: CachedPolicy | undefined): void => {
+    if (after?.kinds[0] === "*" && after.policy.spec.background && !warnedAnyKind.has(key)) {
+      warnedAnyKind.add(key);
+      logger.warn(
+        { policy: key },
+        "wildcard policy not allowed in background mode: not scanned (as upstream; set spec.background=false)",
+      );
+    }
+    void syncKinds();
+    for (const k of new Set([...(before?.kinds ?? []), ...(after?.kinds ?? [])])) enqueueKind(k);
+    enqueueReportsOf(key);
+  };
+  state.subscribe((change) => {
+    if (change.type === "policy") onPolicy(change.key, change.before, change.after);
+    else if (change.type === "exception") {
       for (const p of cache.policies()) {
-        if (!names.some((n) => matchWildcard(n, p.key))) continue;
+        if (!change.policyNames.some((n) => matchWildcard(n, p.key))) continue;
         for (const k of p.kinds) enqueueKind(k);
         enqueueReportsOf(p.key);
       }
-    },
-    onNamespace(namespace) {
-      for (const w of informers.all()) for (const o of w.informer.list(namespace)) enqueueObject(o, w);
-    },
+    } else if (change.type === "namespace") {
+      for (const w of informers.all()) for (const o of w.informer.list(change.namespace)) enqueueObject(o, w);
+    }
   });
 
   const index = createReportIndex({ client });
@@ -196,7 +192,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     context,
     cache,
     informers,
-    namespaceLabels: (ns) => sources.namespaceLabels(ns),
+    namespaceLabels: (ns) => state.namespaceLabels(ns),
     writer,
     admission,
     client,
@@ -333,7 +329,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
         reports: () => index.size,
       });
       unsubscribe = options.admissionResults?.onAvailable(scheduleDrain);
-      await sources.start();
+      await state.start();
       ephemeral?.start();
       await syncKinds();
       // Kinds that cannot be listed (RBAC, a failing aggregated API) must not keep this replica from
@@ -363,7 +359,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
       unsubscribe?.();
       await endTerm(stopOptions?.drain !== false);
       await elector?.release();
-      await Promise.all([informers.stop(), sources.stop(), ephemeral?.stop()]);
+      await Promise.all([informers.stop(), state.stop(), ephemeral?.stop()]);
     },
     async abort() {
       if (stopped) return;
@@ -377,7 +373,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
         t?.queue.shutdown({ drain: false }),
         elector?.release(),
         informers.stop(),
-        sources.stop(),
+        state.stop(),
         ephemeral?.stop(),
       ]);
     },

@@ -5,8 +5,8 @@
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
+import type { KindResolver, WatchableKind } from "../../cluster-state/kinds.js";
 import type { Logger } from "../../logger.js";
-import type { KindResolver, WatchableKind } from "./kind-resolver.js";
 
 /** A watched kind and its informer. */
 export interface WatchedKind extends WatchableKind {
@@ -43,7 +43,7 @@ export interface ResourceInformers {
 /** Options of `createResourceInformers`. */
 export interface ResourceInformersOptions {
   client: KubeClient;
-  resolver: KindResolver;
+  kinds: Pick<KindResolver, "watchable">;
   logger: Logger;
   /** Called for every informer event (the initial list included). */
   onEvent: (event: ResourceEvent, object: KubeObject, kind: WatchedKind) => void;
@@ -53,7 +53,7 @@ export interface ResourceInformersOptions {
 
 /** Creates the (empty) set; call `sync` with the wanted kinds. */
 export function createResourceInformers(options: ResourceInformersOptions): ResourceInformers {
-  const { client, resolver, logger } = options;
+  const { client, logger } = options;
   const watched = new Map<string, WatchedKind>();
   const starting = new Map<string, Promise<void>>();
   let missing: string[] = [];
@@ -110,7 +110,7 @@ export function createResourceInformers(options: ResourceInformersOptions): Reso
         unresolved.push(name);
         continue;
       }
-      const resolved = await resolver.resolve(name);
+      const resolved = await options.kinds.watchable(name);
       if (!resolved.ok) {
         unresolved.push(name);
         logger.debug({ kind: name, reason: resolved.reason, message: resolved.message }, "kind not watched");

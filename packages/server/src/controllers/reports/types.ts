@@ -1,7 +1,8 @@
 /** The public shapes of the reports controller: its options, its handle and its statistics. */
 import type { ContextLoader, Engine } from "@kyverno-ts/engine";
-import type { Clock, KubeClient } from "@kyverno-ts/kube";
+import type { KubeClient } from "@kyverno-ts/kube";
 import type { BoundedResultQueue } from "../../admission/results.js";
+import type { ServerClock } from "../../clock.js";
 import type { ServiceFetch } from "../../external-data/service-call.js";
 import type { Logger } from "../../logger.js";
 import type { ReportLimits } from "../../reports/report-builder.js";
@@ -17,24 +18,6 @@ export interface ScanContextLimits {
   ttlMs?: number;
   /** For `apiCall.service` entries (default: undici's `fetch`). */
   fetch?: ServiceFetch;
-}
-
-/** Time for the controller: the kube package's clock (timers) plus a monotonic counter for durations. */
-export interface ReportsClock extends Clock {
-  /** Monotonic milliseconds (like `performance.now()`); only differences are meaningful. */
-  monotonic(): number;
-}
-
-/** The real clock: `Date.now()`, `setTimeout` and `performance.now()`. */
-export function systemReportsClock(): ReportsClock {
-  return {
-    now: () => Date.now(),
-    after(ms, callback) {
-      const timer = setTimeout(callback, Math.max(0, ms));
-      return () => clearTimeout(timer);
-    },
-    monotonic: () => performance.now(),
-  };
 }
 
 /** How replicas elect the one that writes (upstream: Lease `kyverno-reports-controller`, 12 s / 10 s / 2 s). */
@@ -63,7 +46,8 @@ export interface ReportsControllerOptions {
   engine: Engine | ((contextLoader: ContextLoader) => Engine);
   /** Bounds of context loading (see `ScanContextLimits`). */
   contextLimits?: ScanContextLimits;
-  clock?: ReportsClock;
+  /** Time for the queue, leader election, rescans and durations (default: the system clock). */
+  clock?: ServerClock;
   logger?: Logger;
   metrics?: ReportsMetrics;
   /** Concurrent reconciles (upstream `--backgroundScanWorkers`, default 2). */

@@ -1,7 +1,7 @@
 import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
+import { ExceptionWarnings } from "../policycache/exception-settings.js";
 import { review } from "../testing/fixtures.js";
-import { ExceptionWarnings } from "./exception-settings.js";
 import { createPolicyValidation } from "./policy-validation.js";
 
 const UID = "705ab4f5-6393-11e8-b7cc-42010a800002";

@@ -6,7 +6,7 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { isIP } from "node:net";
 import type { KubeObject } from "@kyverno-ts/api";
-import { caBundle, RENEW_BEFORE_DAYS } from "../tls/certificates.js";
+import { caBundle, RENEW_BEFORE_DAYS } from "./certificates.js";
 
 /** The names of the two Secrets. */
 export interface TlsSecretNames {

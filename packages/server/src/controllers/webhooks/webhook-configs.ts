@@ -5,9 +5,9 @@
  * exception validation webhooks. A pure function of its inputs, so every leader computes the same
  * objects and a leader change writes nothing.
  */
-import type { KyvernoConfig } from "../admission/filters.js";
-import type { FailurePolicy } from "../policycache/policy-cache.js";
-import type { ResolvedResource } from "./kinds.js";
+import type { KyvernoConfig } from "../../admission/filters.js";
+import type { ResolvedResource } from "../../cluster-state/kinds.js";
+import type { FailurePolicy } from "../../policycache/policy-cache.js";
 import type { KindOperations, PolicyWebhookNeeds } from "./webhook-rules.js";
 
 /** Upstream's configuration names. */

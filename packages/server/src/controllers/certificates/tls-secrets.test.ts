@@ -3,7 +3,7 @@ import {
   generateCertificateAuthority,
   generateCertificates,
   issueServingCertificate,
-} from "../tls/certificates.js";
+} from "./certificates.js";
 import {
   caBundleOf,
   caProblem,
@@ -18,7 +18,7 @@ import {
 
 const DAY = 24 * 60 * 60 * 1000;
 const start = new Date("2026-01-01T00:00:00Z");
-const clock = { now: () => start };
+const clock = { now: () => start.getTime() };
 const at = (days: number) => new Date(start.getTime() + days * DAY);
 const hosts = servingHosts("kyverno-svc", "kyverno", ["127.0.0.1"]);
 

@@ -5,7 +5,7 @@
  */
 import type { Policy } from "@kyverno-ts/api";
 import type { Operation, RuleKind } from "@kyverno-ts/engine";
-import type { CachedPolicy, FailurePolicy } from "../policycache/policy-cache.js";
+import type { CachedPolicy, FailurePolicy } from "../../policycache/policy-cache.js";
 
 /** A kind selector (`resources.kinds` spelling) and the operations to send for it. */
 export interface KindOperations {

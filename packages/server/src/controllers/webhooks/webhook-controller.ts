@@ -6,11 +6,12 @@
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { KubeClient } from "@kyverno-ts/kube";
-import type { Logger } from "../logger.js";
-import type { PolicyCache } from "../policycache/policy-cache.js";
-import type { KindResolver, ResolvedResource } from "./kinds.js";
-import type { PolicySources } from "./sources.js";
-import { caBundleOf, readTlsSecret, type TlsSecretNames } from "./tls-secrets.js";
+import type { ServerClock } from "../../clock.js";
+import type { ClusterState } from "../../cluster-state/cluster-state.js";
+import type { ResolvedResource } from "../../cluster-state/kinds.js";
+import type { Logger } from "../../logger.js";
+import type { PolicyCache } from "../../policycache/policy-cache.js";
+import { caBundleOf, readTlsSecret, type TlsSecretNames } from "../certificates/tls-secrets.js";
 import {
   buildWebhookConfigurations,
   type WebhookConfigurationJson,
@@ -23,8 +24,8 @@ import { policyWebhookNeeds, selectorsOf } from "./webhook-rules.js";
 export interface WebhookControllerOptions {
   client: KubeClient;
   cache: PolicyCache;
-  sources: Pick<PolicySources, "synced" | "config" | "revision">;
-  kinds: KindResolver;
+  /** Whether the policies are listed, the ConfigMap's settings, the revision, and kinds. */
+  state: Pick<ClusterState, "synced" | "config" | "revision" | "kinds">;
   /** Kyverno's namespace (excluded from the resource webhooks; holds the CA Secret). */
   namespace: string;
   secrets: TlsSecretNames;
@@ -33,7 +34,7 @@ export interface WebhookControllerOptions {
   /** `--webhookTimeout`. */
   defaultTimeoutSeconds: number;
   /** Wall-clock time (injected), for which CAs are still valid. */
-  now: () => Date;
+  clock: Pick<ServerClock, "now">;
   /**
    * Whether this replica serves requests. A configuration that does not exist yet is only created
    * once it does (updates of existing ones are not held back).
@@ -81,7 +82,7 @@ function upToDate(existing: KubeObject, desired: WebhookConfigurationJson): bool
 
 /** Creates the controller; the leader runs `reconcile` on every policy, configuration or CA change. */
 export function createWebhookController(options: WebhookControllerOptions): WebhookController {
-  const { client, cache, sources, kinds, logger } = options;
+  const { client, cache, state, logger } = options;
   /** Unresolvable kinds already logged (each is logged once, not at every retry). */
   const reported = new Set<string>();
 
@@ -92,7 +93,7 @@ export function createWebhookController(options: WebhookControllerOptions): Webh
     );
     if (!got.ok && got.status !== 404) throw new Error(`reading the CA Secret: ${got.message}`);
     const data = got.ok ? readTlsSecret(got.value) : undefined;
-    return data ? caBundleOf(data.certPem, options.now()) : undefined;
+    return data ? caBundleOf(data.certPem, new Date(options.clock.now())) : undefined;
   };
 
   const apply = async (
@@ -126,17 +127,17 @@ export function createWebhookController(options: WebhookControllerOptions): Webh
   return {
     async reconcile(signal) {
       const none = { revision: -1, written: [], deferred: [], unresolved: [] };
-      if (!sources.synced()) return { ...none, skipped: "the policy informers have not listed yet" };
+      if (!state.synced()) return { ...none, skipped: "the policy informers have not listed yet" };
       const bundle = await caBundle(signal);
       if (bundle === undefined) return { ...none, skipped: "no CA yet" };
       // Read the cache and its revision together (no await in between), so the revision is exact.
-      const revision = sources.revision();
-      const config = sources.config();
+      const revision = state.revision();
+      const config = state.config();
       const needs = cache.policies().map(policyWebhookNeeds);
       const resolved = new Map<string, readonly ResolvedResource[]>();
       const unresolved: string[] = [];
       for (const selector of selectorsOf(needs)) {
-        const result = await kinds.resolve(selector, signal);
+        const result = await state.kinds.resources(selector, signal);
         if (result.ok) resolved.set(selector, result.resources);
         // Never write a configuration narrowed by a failed discovery request: retry instead.
         else if (result.reason === "ApiError") throw new Error(`resolving ${selector}: ${result.message}`);

@@ -7,9 +7,10 @@
 import type { JsonObject, JsonValue, KubeObject, Rule } from "@kyverno-ts/api";
 import { type CompiledPolicy, type RuleKind, ruleKindOf } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
-import type { Logger } from "../logger.js";
-import type { PolicyCache } from "../policycache/policy-cache.js";
-import type { PolicySources } from "./sources.js";
+import type { ServerClock } from "../../clock.js";
+import type { ClusterState } from "../../cluster-state/cluster-state.js";
+import type { Logger } from "../../logger.js";
+import type { PolicyCache } from "../../policycache/policy-cache.js";
 
 /** The readiness a status reports. */
 export interface Readiness {
@@ -94,10 +95,10 @@ function comparable(status: unknown): string {
 export interface StatusWriterOptions {
   client: KubeClient;
   cache: PolicyCache;
-  sources: Pick<PolicySources, "policyObject" | "loadFailure" | "policyRevision">;
+  state: Pick<ClusterState, "policyObject" | "loadFailure" | "policyRevision">;
   /** The source revision the written webhook configurations were computed from (-1: none yet). */
   appliedRevision: () => number;
-  now: () => Date;
+  clock: Pick<ServerClock, "now">;
   logger: Logger;
 }
 
@@ -109,30 +110,30 @@ export interface StatusWriter {
 
 /** Creates the writer (leader only). */
 export function createStatusWriter(options: StatusWriterOptions): StatusWriter {
-  const { client, cache, sources, logger } = options;
+  const { client, cache, state, logger } = options;
 
   const readiness = (key: string): Readiness | undefined => {
-    const failure = sources.loadFailure(key);
+    const failure = state.loadFailure(key);
     if (failure !== undefined) return { ready: false, reason: "Failed", message: failure };
     const status = cache.status(key);
     if (status === undefined) return undefined;
     if (!status.ready) return { ready: false, reason: "Failed", message: status.message };
-    const revision = sources.policyRevision(key);
+    const revision = state.policyRevision(key);
     if (revision === undefined || revision > options.appliedRevision()) return undefined;
     return { ready: true, reason: "Succeeded", message: "Ready" };
   };
 
   return {
     async reconcile(key, signal) {
-      const object = sources.policyObject(key);
+      const object = state.policyObject(key);
       if (object === undefined) return true;
-      const state = readiness(key);
-      if (state === undefined) return false;
+      const ready = readiness(key);
+      if (ready === undefined) return false;
       const desired = desiredStatus({
         object,
-        readiness: state,
+        readiness: ready,
         compiled: cache.get(key)?.compiled,
-        now: options.now(),
+        now: new Date(options.clock.now()),
       });
       if (comparable(object.status) === comparable(desired)) return true;
       const ref = {
@@ -150,7 +151,7 @@ export function createStatusWriter(options: StatusWriterOptions): StatusWriter {
         if (patched.status === 404) return true;
         throw new Error(`writing the status of ${key}: ${patched.message}`);
       }
-      logger.debug({ policy: key, ready: state.ready }, "policy status written");
+      logger.debug({ policy: key, ready: ready.ready }, "policy status written");
       return true;
     },
   };

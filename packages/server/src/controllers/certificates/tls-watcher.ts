@@ -6,7 +6,7 @@
 import { createSecureContext } from "node:tls";
 import type { KubeObject } from "@kyverno-ts/api";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 import { readTlsSecret, type TlsData, type TlsSecretNames } from "./tls-secrets.js";
 
 /** Options of `createTlsWatcher`. */

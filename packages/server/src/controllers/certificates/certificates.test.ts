@@ -1,6 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { fakeClock } from "../testing/fixtures.js";
+import { fakeClock } from "../../testing/fixtures.js";
 import {
   caBundle,
   certificateValidity,
@@ -15,7 +15,7 @@ const DAY = 24 * 60 * 60 * 1000;
 describe("certificates", () => {
   it("generates a CA (365 days) and a serving certificate (150 days) it signed, for the given hosts", async () => {
     const clock = fakeClock();
-    const now = clock.now().getTime();
+    const now = clock.now();
     const { ca, serving } = await generateCertificates({
       hosts: ["kyverno-svc.kyverno.svc", "127.0.0.1"],
       clock,
@@ -57,7 +57,7 @@ describe("certificates", () => {
   it("asks for renewal 15 days before expiry", async () => {
     const clock = fakeClock();
     const { serving } = await generateCertificates({ hosts: ["localhost"], clock });
-    const at = (days: number) => new Date(clock.now().getTime() + days * DAY);
+    const at = (days: number) => new Date(clock.now() + days * DAY);
     expect(needsRenewal(serving.certPem, at(0))).toBe(false);
     expect(needsRenewal(serving.certPem, at(134))).toBe(false);
     expect(needsRenewal(serving.certPem, at(136))).toBe(true);

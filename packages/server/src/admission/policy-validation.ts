@@ -6,6 +6,7 @@
 import type { JsonValue, LoadError } from "@kyverno-ts/api";
 import { loadPolicy, loadPolicyException } from "@kyverno-ts/api";
 import type { Engine } from "@kyverno-ts/engine";
+import { type ExceptionSettings, exceptionValidationWarnings } from "../policycache/exception-settings.js";
 import {
   type AdmissionReviewResponse,
   allow,
@@ -14,8 +15,7 @@ import {
   type ParsedReview,
   parseAdmissionReview,
   statusBody,
-} from "../admission/review.js";
-import { type ExceptionSettings, exceptionValidationWarnings } from "./exception-settings.js";
+} from "./review.js";
 
 /** Options of `createPolicyValidation`. */
 export interface PolicyValidationOptions {

@@ -7,8 +7,9 @@
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { KubeClient } from "@kyverno-ts/kube";
-import type { Logger } from "../logger.js";
-import { generateCertificateAuthority, issueServingCertificate } from "../tls/certificates.js";
+import type { ServerClock } from "../../clock.js";
+import type { Logger } from "../../logger.js";
+import { generateCertificateAuthority, issueServingCertificate } from "./certificates.js";
 import {
   caProblem,
   pairProblem,
@@ -31,7 +32,7 @@ export interface CertRenewerOptions {
   /** Host names and IPs of the serving certificate. */
   hosts: readonly string[];
   /** Wall-clock time (injected). */
-  now: () => Date;
+  clock: Pick<ServerClock, "now">;
   logger: Logger;
   /** Puts the CA bundle now stored in the CA Secret into the webhook configurations; resolves when done. */
   publishCaBundle: (signal: AbortSignal) => Promise<void>;
@@ -75,14 +76,13 @@ async function write(
 
 /** Creates the renewer; the caller runs `reconcile` at leadership start and every 12 hours. */
 export function createCertRenewer(options: CertRenewerOptions): CertRenewer {
-  const { client, namespace, names, hosts, logger } = options;
-  const clock = { now: options.now };
+  const { client, namespace, names, hosts, clock, logger } = options;
+  const now = (): Date => new Date(clock.now());
 
   const renewCa = async (existing: KubeObject | undefined, signal: AbortSignal): Promise<TlsData> => {
-    const now = options.now();
     const ca = await generateCertificateAuthority({ clock });
     const old = readTlsSecret(existing);
-    const stillValid = validCertificates(old?.certPem ?? "", now).slice(0, KEPT_OLD_CAS);
+    const stillValid = validCertificates(old?.certPem ?? "", now()).slice(0, KEPT_OLD_CAS);
     const data = { certPem: [...splitPem(ca.certPem), ...stillValid].join(""), keyPem: ca.keyPem };
     await write(
       client,
@@ -98,7 +98,7 @@ export function createCertRenewer(options: CertRenewerOptions): CertRenewer {
       const renewed: RenewOutcome["renewed"] = [];
       const caSecret = await read(client, namespace, names.ca, signal);
       let ca = readTlsSecret(caSecret);
-      const caIssue = caProblem(ca, options.now());
+      const caIssue = caProblem(ca, now());
       if (caIssue !== undefined) {
         logger.info({ secret: names.ca, reason: caIssue }, "generating a new CA");
         ca = await renewCa(caSecret, signal);
@@ -107,7 +107,7 @@ export function createCertRenewer(options: CertRenewerOptions): CertRenewer {
       }
       const current = ca as TlsData;
       const pairSecret = await read(client, namespace, names.pair, signal);
-      const pairIssue = pairProblem(readTlsSecret(pairSecret), current.certPem, hosts, options.now());
+      const pairIssue = pairProblem(readTlsSecret(pairSecret), current.certPem, hosts, now());
       if (pairIssue !== undefined) {
         logger.info({ secret: names.pair, reason: pairIssue }, "issuing a new serving certificate");
         const [caCertPem = ""] = splitPem(current.certPem);

@@ -1,8 +1,8 @@
 import type { JsonValue } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
-import { createPolicyCache } from "../policycache/policy-cache.js";
-import { policy } from "../testing/fixtures.js";
+import { createPolicyCache } from "../../policycache/policy-cache.js";
+import { policy } from "../../testing/fixtures.js";
 import { policyWebhookNeeds, selectorsOf } from "./webhook-rules.js";
 
 type Json = { [key: string]: JsonValue };

@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, X509Certificate as NodeX509, webcrypto } from "node:crypto";
 import { isIP } from "node:net";
-import type { Clock } from "@kyverno-ts/engine";
+import type { ServerClock } from "../../clock.js";
 import "reflect-metadata";
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -43,7 +43,7 @@ export interface CertificateBundle {
 export interface GenerateCertificatesOptions {
   /** DNS names and IP addresses of the serving certificate (e.g. `kyverno-svc.kyverno.svc`, `127.0.0.1`). */
   hosts: readonly string[];
-  clock: Clock;
+  clock: Pick<ServerClock, "now">;
   caValidityDays?: number;
   servingValidityDays?: number;
   commonName?: string;
@@ -60,13 +60,13 @@ async function keyPem(mod: X509Module, key: CryptoKey): Promise<string> {
 
 /** Creates a self-signed CA certificate and key. */
 export async function generateCertificateAuthority(options: {
-  clock: Clock;
+  clock: Pick<ServerClock, "now">;
   validityDays?: number;
   commonName?: string;
 }): Promise<CertificatePair> {
   const mod = await x509();
   const keys = (await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"])) as CryptoKeyPair;
-  const now = options.clock.now().getTime();
+  const now = options.clock.now();
   const notBefore = new Date(now - BACKDATE_MS);
   const notAfter = new Date(now + (options.validityDays ?? CA_VALIDITY_DAYS) * DAY_MS);
   const cert = await mod.X509CertificateGenerator.createSelfSigned(
@@ -107,7 +107,7 @@ function signingKey(pem: string): {
 export async function issueServingCertificate(options: {
   ca: Pick<CertificatePair, "certPem" | "keyPem">;
   hosts: readonly string[];
-  clock: Clock;
+  clock: Pick<ServerClock, "now">;
   validityDays?: number;
   commonName?: string;
 }): Promise<CertificatePair> {
@@ -115,7 +115,7 @@ export async function issueServingCertificate(options: {
   const caCert = new mod.X509Certificate(options.ca.certPem);
   const issuer = signingKey(options.ca.keyPem);
   const keys = (await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"])) as CryptoKeyPair;
-  const now = options.clock.now().getTime();
+  const now = options.clock.now();
   const notBefore = new Date(now - BACKDATE_MS);
   const caNotAfter = caCert.notAfter.getTime();
   // A serving certificate never outlives its CA.

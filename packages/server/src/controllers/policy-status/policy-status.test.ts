@@ -1,7 +1,7 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
-import { podValidatePolicy } from "../testing/fixtures.js";
+import { podValidatePolicy } from "../../testing/fixtures.js";
 import { desiredStatus } from "./policy-status.js";
 
 const now = new Date("2026-03-01T10:00:00Z");

@@ -1,12 +1,17 @@
 /**
- * From the `resources.kinds` entries of policies (`Pod`, `Pod/exec`, `apps/v1/Deployment`, `*`) to the
- * group / version / resource triples a webhook rule names. Bare kinds get their API group from the
- * kube package's table of the kinds Kubernetes serves, or from the cluster's CustomResourceDefinitions; the resource
- * (plural) and the confirmation that the server serves the kind come from discovery.
+ * The one answer to "which kind is that?" for every controller, over the kube package's table of the
+ * kinds Kubernetes serves (`builtinApiVersions`) and the cluster's CustomResourceDefinitions, each
+ * answer confirmed by discovery:
+ * - webhook rules: a policy's kind selector (`Pod`, `Pod/exec`, `apps/v1/Deployment`, `*`) → the
+ *   group / version / resource triples a rule names (`resources`);
+ * - informers: a kind name (`Deployment`, `Widget`) → the apiVersion it is listed and watched under
+ *   (`watchable`);
+ * - admission requests: `apps/v1 deployments` → `Deployment` (`resourceKind`), for subresources.
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { hasWildcard, type KindSelector, parseKindSelector } from "@kyverno-ts/engine";
-import { builtinApiVersions, type KubeClient } from "@kyverno-ts/kube";
+import { type ApiFailure, builtinApiVersions, type KubeClient } from "@kyverno-ts/kube";
+import { builtinResourceKind, type ResourceKindOf } from "../admission/request.js";
 
 /** What a webhook rule names: `resource` is the plural, with `/subresource` when there is one. */
 export interface ResolvedResource {
@@ -23,9 +28,26 @@ export type Resolution =
   | { ok: true; resources: ResolvedResource[] }
   | { ok: false; reason: "Unknown" | "ApiError"; message: string };
 
-/** Resolves selectors; see `createKindResolver`. */
+/** A kind the server serves and a controller can list and watch. */
+export interface WatchableKind {
+  apiVersion: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/** Outcome of resolving one kind for an informer. */
+export type KindResolution =
+  | { ok: true; value: WatchableKind }
+  | { ok: false; reason: "Unknown" | "NotWatchable" | "ApiError"; message: string; failure?: ApiFailure };
+
+/** Resolves kinds; see `createKindResolver`. */
 export interface KindResolver {
-  resolve(selector: string, signal?: AbortSignal): Promise<Resolution>;
+  /** A kind selector as the webhook rules need it; successes are cached for the resolver's lifetime. */
+  resources(selector: string, signal?: AbortSignal): Promise<Resolution>;
+  /** A kind name as an informer needs it (the preferred or storage version); never cached. */
+  watchable(kind: string, signal?: AbortSignal): Promise<KindResolution>;
+  /** The kind of an addressed resource: built-in ones, then what discovery has already cached. */
+  resourceKind: ResourceKindOf;
 }
 
 function splitApiVersion(apiVersion: string): { group: string; version: string } {
@@ -49,33 +71,40 @@ function crdApiVersions(crd: KubeObject, kind: string): string[] {
 
 const withSub = (plural: string, sub: string): string => (sub === "" ? plural : `${plural}/${sub}`);
 
-/**
- * Creates a resolver over `client`'s discovery. Successful resolutions are cached for the resolver's
- * lifetime (one per leadership term); failures are not, so a CRD installed later is found next time.
- */
+/** Creates a resolver over `client`'s discovery (which the client caches). */
 export function createKindResolver(options: { client: KubeClient }): KindResolver {
   const { client } = options;
   const cache = new Map<string, ResolvedResource[]>();
 
-  const fromCrds = async (kind: string, signal?: AbortSignal): Promise<string[] | string> => {
+  /** The apiVersions a kind is served under, preferred (built-in) or storage (CRD) version first. */
+  const apiVersionsOf = async (
+    kind: string,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; apiVersions: readonly string[] } | ApiFailure> => {
+    const builtin = builtinApiVersions(kind);
+    if (builtin !== undefined) return { ok: true, apiVersions: builtin };
     const listed = await client.list<KubeObject>({
       apiVersion: "apiextensions.k8s.io/v1",
       kind: "CustomResourceDefinition",
-      ...(signal ? { signal } : {}),
+      ...(signal === undefined ? {} : { signal }),
     });
-    if (!listed.ok) return `listing CustomResourceDefinitions: ${listed.message}`;
-    return listed.value.items.flatMap((crd) => crdApiVersions(crd, kind));
+    if (!listed.ok) return listed;
+    return { ok: true, apiVersions: listed.value.items.flatMap((crd) => crdApiVersions(crd, kind)) };
   };
 
   const resolveExact = async (sel: KindSelector, signal?: AbortSignal): Promise<Resolution> => {
-    let candidates: string[];
+    let candidates: readonly string[];
     if (!hasWildcard(sel.group) && !hasWildcard(sel.version)) {
       candidates = [sel.group === "" ? sel.version : `${sel.group}/${sel.version}`];
     } else {
-      const builtin = builtinApiVersions(sel.kind);
-      const found = builtin ? [...builtin] : await fromCrds(sel.kind, signal);
-      if (typeof found === "string") return { ok: false, reason: "ApiError", message: found };
-      candidates = found.filter((apiVersion) => {
+      const found = await apiVersionsOf(sel.kind, signal);
+      if (!found.ok)
+        return {
+          ok: false,
+          reason: "ApiError",
+          message: `listing CustomResourceDefinitions: ${found.message}`,
+        };
+      candidates = found.apiVersions.filter((apiVersion) => {
         const gv = splitApiVersion(apiVersion);
         const groupOk = sel.group === "*" || sel.group === gv.group;
         return groupOk && (sel.version === "*" || sel.version === gv.version);
@@ -97,7 +126,7 @@ export function createKindResolver(options: { client: KubeClient }): KindResolve
   };
 
   return {
-    async resolve(spec, signal) {
+    async resources(spec, signal) {
       const known = cache.get(spec);
       if (known) return { ok: true, resources: known };
       const sel = parseKindSelector(spec);
@@ -112,5 +141,29 @@ export function createKindResolver(options: { client: KubeClient }): KindResolve
       if (result.ok) cache.set(spec, result.resources);
       return result;
     },
+
+    async watchable(kind, signal) {
+      const found = await apiVersionsOf(kind, signal);
+      if (!found.ok) return { ok: false, reason: "ApiError", message: found.message, failure: found };
+      const apiVersion = found.apiVersions[0];
+      if (apiVersion === undefined)
+        return { ok: false, reason: "Unknown", message: `no built-in kind or CRD named ${kind}` };
+      const info = await client.resource(apiVersion, kind, signal);
+      if (!info.ok) {
+        return info.reason === "UnknownKind"
+          ? { ok: false, reason: "Unknown", message: info.message }
+          : { ok: false, reason: "ApiError", message: info.message, failure: info };
+      }
+      if (!info.value.verbs.includes("list") || !info.value.verbs.includes("watch"))
+        return {
+          ok: false,
+          reason: "NotWatchable",
+          message: `${apiVersion} ${kind} cannot be listed and watched`,
+        };
+      return { ok: true, value: { apiVersion, kind, namespaced: info.value.namespaced } };
+    },
+
+    resourceKind: (apiVersion, resource) =>
+      builtinResourceKind(apiVersion, resource) ?? client.cachedKind(apiVersion, resource),
   };
 }

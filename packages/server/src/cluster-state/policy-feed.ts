@@ -1,0 +1,125 @@
+/**
+ * Policies and PolicyExceptions from their informers into the policy cache. A policy is loaded and
+ * compiled once per change of its spec or annotations; every load, failure and removal bumps the
+ * revision and is announced as a `policy` change. Exceptions from namespaces that are not accepted
+ * are left out of the cache, as if they did not exist.
+ */
+import type { KubeObject, PolicyException } from "@kyverno-ts/api";
+import type { Logger } from "../logger.js";
+import type { PolicyCache } from "../policycache/policy-cache.js";
+import type { ClusterChange } from "./changes.js";
+import {
+  exceptionObjectKey,
+  loadExceptionObject,
+  loadPolicyObject,
+  policyFingerprint,
+  policyObjectKey,
+} from "./documents.js";
+
+/** What the feed knows of one stored policy object. */
+interface PolicyRecord {
+  fingerprint: string;
+  /** The state revision at which it last changed. */
+  revision: number;
+  /** Why it cannot be loaded, when it cannot. */
+  failure?: string;
+}
+
+/** Options of `createPolicyFeed`. */
+export interface PolicyFeedOptions {
+  cache: PolicyCache;
+  logger: Logger;
+  /** Whether PolicyExceptions of a namespace count. */
+  acceptsExceptionsFrom: (namespace: string) => boolean;
+  /** Bumps the state's revision and returns the new one. */
+  nextRevision: () => number;
+  emit: (change: ClusterChange) => void;
+}
+
+/** The informer handlers and what they recorded; see `createPolicyFeed`. */
+export interface PolicyFeed {
+  upsertPolicy(object: KubeObject): void;
+  removePolicy(object: KubeObject): void;
+  upsertException(object: KubeObject): void;
+  removeException(object: KubeObject): void;
+  /** The revision at which a policy last changed (undefined for unknown keys). */
+  policyRevision(key: string): number | undefined;
+  /** Keys of every stored policy, loadable or not, sorted. */
+  policyKeys(): string[];
+  /** Why a stored policy could not be loaded, if it could not. */
+  loadFailure(key: string): string | undefined;
+}
+
+const namesOf = (exception: PolicyException | undefined): string[] =>
+  (exception?.spec.exceptions ?? []).map((x) => x.policyName);
+
+/** Creates the feed; the cluster state registers its handlers on the informers. */
+export function createPolicyFeed(options: PolicyFeedOptions): PolicyFeed {
+  const { cache, logger, emit } = options;
+  const policies = new Map<string, PolicyRecord>();
+  const exceptions = new Map<string, PolicyException>();
+
+  const upsertPolicy = (object: KubeObject): void => {
+    const key = policyObjectKey(object);
+    const fingerprint = policyFingerprint(object);
+    if (policies.get(key)?.fingerprint === fingerprint) return;
+    const revision = options.nextRevision();
+    const before = cache.get(key);
+    const result = loadPolicyObject(object);
+    if (result.ok) {
+      const status = cache.set(result.value);
+      policies.set(key, { fingerprint, revision });
+      if (status.ready) logger.info({ policy: key }, "policy loaded");
+      else logger.warn({ policy: key, reason: status.message }, "policy not ready");
+    } else {
+      cache.delete(key);
+      policies.set(key, { fingerprint, revision, failure: result.reason });
+      logger.warn({ policy: key, reason: result.reason }, "policy cannot be loaded");
+    }
+    emit({ type: "policy", key, before, after: cache.get(key) });
+  };
+
+  const removePolicy = (object: KubeObject): void => {
+    const key = policyObjectKey(object);
+    options.nextRevision();
+    const before = cache.get(key);
+    policies.delete(key);
+    cache.delete(key);
+    emit({ type: "policy", key, before, after: undefined });
+  };
+
+  const upsertException = (object: KubeObject): void => {
+    const key = exceptionObjectKey(object);
+    const before = exceptions.get(key);
+    const namespace = object.metadata?.namespace ?? "";
+    const result = options.acceptsExceptionsFrom(namespace) ? loadExceptionObject(object) : undefined;
+    if (result?.ok === true) {
+      exceptions.set(key, result.value);
+      cache.setException(result.value);
+    } else {
+      exceptions.delete(key);
+      cache.deleteException(key);
+      if (result !== undefined && !result.ok)
+        logger.warn({ exception: key, reason: result.reason }, "policy exception cannot be loaded");
+    }
+    emit({ type: "exception", policyNames: [...namesOf(before), ...namesOf(exceptions.get(key))] });
+  };
+
+  const removeException = (object: KubeObject): void => {
+    const key = exceptionObjectKey(object);
+    const before = exceptions.get(key);
+    exceptions.delete(key);
+    cache.deleteException(key);
+    emit({ type: "exception", policyNames: namesOf(before) });
+  };
+
+  return {
+    upsertPolicy,
+    removePolicy,
+    upsertException,
+    removeException,
+    policyRevision: (key) => policies.get(key)?.revision,
+    policyKeys: () => [...policies.keys()].sort(),
+    loadFailure: (key) => policies.get(key)?.failure,
+  };
+}
