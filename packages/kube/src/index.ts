@@ -1,7 +1,7 @@
 /**
  * @kyverno-ts/kube: typed wrappers over `@kubernetes/client-node` for the controllers: a client for any
- * kind (API errors as values, QPS/burst limits, query metrics), informers, a rate-limited work queue and
- * leader election on a Lease. The public API is this list; nothing is re-exported wholesale.
+ * kind (API errors as values, QPS/burst limits, query metrics), informers, a rate-limited work queue,
+ * leader election on a Lease and an event recorder. The public API is this list; nothing is re-exported wholesale.
  */
 
 export {
@@ -35,6 +35,20 @@ export type {
   WriteOptions,
 } from "./client/types.js";
 export { type Clock, systemClock } from "./clock/clock.js";
+export {
+  type EventObjectRef,
+  type EventRecord,
+  type EventType,
+  MAX_NOTE_LENGTH,
+} from "./events/event.js";
+export {
+  createEventRecorder,
+  type EventDropReason,
+  type EventRecorder,
+  type EventRecorderLogger,
+  type EventRecorderOptions,
+  type EventRecorderStats,
+} from "./events/recorder.js";
 export { type ExponentialBackoffOptions, exponentialBackoff } from "./informer/backoff.js";
 export {
   createInformer,

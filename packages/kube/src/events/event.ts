@@ -1,0 +1,141 @@
+/**
+ * What an event recorder is told, and the core/v1 `Event` object it writes for it. The object carries
+ * the fields of an `events.k8s.io/v1` Event as kube-apiserver serves it through core/v1 (`eventTime`,
+ * `series`, `action`, `related`, `reportingComponent`, `reportingInstance`), plus the legacy ones
+ * `kubectl describe` and `kubectl get events` print (`source.component`, `count`, `firstTimestamp`,
+ * `lastTimestamp`), so both kinds of clients see the same count.
+ */
+import type { JsonObject, KubeObject } from "@kyverno-ts/api";
+
+/** The object an Event is about (`regarding` → `involvedObject`) or refers to (`related`). */
+export interface EventObjectRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  /** Empty or omitted for cluster-scoped objects (their Events go to the `default` namespace). */
+  namespace?: string;
+  /** Without it `kubectl describe`, which selects by uid, does not list the Event. */
+  uid?: string;
+}
+
+/** `Normal` or `Warning`, as Kubernetes defines them. */
+export type EventType = "Normal" | "Warning";
+
+/** One occurrence, as a controller reports it. */
+export interface EventRecord {
+  /** `reportingComponent` / `source.component`, e.g. `kyverno-admission`. */
+  reportingController: string;
+  regarding: EventObjectRef;
+  related?: EventObjectRef;
+  type: EventType;
+  /** Machine-readable, UpperCamelCase (`PolicyViolation`). */
+  reason: string;
+  /** What was done (`Resource Passed`, `Resource Blocked`). */
+  action: string;
+  /** The human-readable message (`message`); cut to 1024 characters as client-go does. */
+  note: string;
+}
+
+/** Longest `message` written (client-go's `maxNoteLength`). */
+export const MAX_NOTE_LENGTH = 1024;
+
+/** An aggregated series of identical occurrences: the state behind one Event object. */
+export interface EventSeries {
+  record: EventRecord;
+  /** The Event object's name and namespace (fixed when the series starts). */
+  name: string;
+  namespace: string;
+  firstMs: number;
+  lastMs: number;
+  count: number;
+}
+
+/** RFC 3339 with seconds (`metav1.Time`). */
+function time(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** RFC 3339 with microseconds (`metav1.MicroTime`). */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, "000Z");
+}
+
+function reference(ref: EventObjectRef): Record<string, string> {
+  return {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    name: ref.name,
+    ...(ref.namespace ? { namespace: ref.namespace } : {}),
+    ...(ref.uid ? { uid: ref.uid } : {}),
+  };
+}
+
+/**
+ * The name client-go gives an Event: `<regarding name>.<hex of the time in nanoseconds>`; `sequence`
+ * fills the sub-millisecond digits so two Events of one object in one millisecond do not collide.
+ */
+export function eventName(regardingName: string, ms: number, sequence: number): string {
+  const nanos = BigInt(Math.floor(ms)) * 1_000_000n + BigInt(sequence % 1_000_000);
+  return `${regardingName.slice(0, 236)}.${nanos.toString(16)}`;
+}
+
+/** The core/v1 Event object of a series, as created. */
+export function eventObject(series: EventSeries, reportingInstance: string): KubeObject {
+  const { record } = series;
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: series.name, namespace: series.namespace },
+    involvedObject: reference(record.regarding),
+    ...(record.related ? { related: reference(record.related) } : {}),
+    reason: record.reason,
+    message: record.note.slice(0, MAX_NOTE_LENGTH),
+    type: record.type,
+    action: record.action,
+    eventTime: microTime(series.firstMs),
+    reportingComponent: record.reportingController,
+    reportingInstance,
+    source: { component: record.reportingController },
+    firstTimestamp: time(series.firstMs),
+    lastTimestamp: time(series.lastMs),
+    count: series.count,
+    ...seriesFields(series),
+  };
+}
+
+function seriesFields(series: EventSeries): { series?: { count: number; lastObservedTime: string } } {
+  return series.count > 1
+    ? { series: { count: series.count, lastObservedTime: microTime(series.lastMs) } }
+    : {};
+}
+
+/** The merge patch that brings an existing Event to the series' current count. */
+export function seriesPatch(series: EventSeries): JsonObject {
+  return { count: series.count, lastTimestamp: time(series.lastMs), ...seriesFields(series) };
+}
+
+/** The key under which occurrences aggregate: everything but the time. */
+export function seriesKey(record: EventRecord): string {
+  return [
+    record.reportingController,
+    record.type,
+    record.reason,
+    record.action,
+    refKey(record.regarding),
+    record.related ? refKey(record.related) : "",
+    record.note,
+  ].join("\u0000");
+}
+
+/** The spam filter's key: the source and the pair of objects (client-go: source + involved object). */
+export function sourceObjectKey(record: EventRecord): string {
+  return [
+    record.reportingController,
+    refKey(record.regarding),
+    record.related ? refKey(record.related) : "",
+  ].join("\u0000");
+}
+
+function refKey(ref: EventObjectRef): string {
+  return `${ref.apiVersion}\u0001${ref.kind}\u0001${ref.namespace ?? ""}\u0001${ref.name}\u0001${ref.uid ?? ""}`;
+}
