@@ -1,4 +1,5 @@
 import type { JsonValue, KubeObject, LabelSelector, Policy, PolicyException, Rule } from "@kyverno-ts/api";
+import type { EvaluationLimits } from "./budget/budget.js";
 import type { AuthorizationCheck } from "./cel/functions/authz.js";
 import type { KindSelector } from "./match/kind.js";
 import type { PolicyResponse } from "./response/types.js";
@@ -142,6 +143,12 @@ export interface EngineRequest {
    * request that loaded its own ConfigMaps and API calls).
    */
   contextLoader?: ContextLoader;
+  /**
+   * When the caller stops waiting, in milliseconds since the epoch on the engine's clock: a rule
+   * still running then stops with an `error` result ("evaluation budget exceeded: the request's
+   * deadline passed …"), and so does every rule after it. No deadline when unset.
+   */
+  deadline?: number;
 }
 
 /** The kind of work a rule does, as controllers route it (webhooks, background passes, counts). */
@@ -224,6 +231,12 @@ export interface EngineOptions {
   contextLoader?: ContextLoader;
   /** Namespaces PolicyExceptions are accepted from (wildcards; default `["*"]`, upstream's `--exceptionNamespace`). */
   exceptionNamespaces?: readonly string[];
+  /**
+   * How much work one rule may do (`DEFAULT_EVALUATION_LIMITS` for those left out): a rule that
+   * exceeds a limit stops with an `error` result ("evaluation budget exceeded: …"). Throws a
+   * RangeError for a limit that is not a positive number.
+   */
+  limits?: Partial<EvaluationLimits>;
 }
 
 /** The policy engine: compile policies once, then evaluate resources against them many times. */

@@ -1,4 +1,5 @@
 import type { Policy } from "@kyverno-ts/api";
+import { evaluationLimits } from "./budget/budget.js";
 import { createCelEnvironment } from "./cel/env.js";
 import { createValueCache } from "./cel/values.js";
 import { CEL_POLICY_VARIABLES } from "./cel-policies/engine.js";
@@ -39,6 +40,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const memo = createEngineMemo();
   const cel = createCelEnvironment({ variables: CEL_POLICY_VARIABLES });
   const celValues = createValueCache();
+  const limits = evaluationLimits(options.limits);
   return {
     compile(policy: Policy): CompileResult {
       const result = compilePolicy(jp, cel, policy);
@@ -78,6 +80,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
       exceptionNamespaces,
       memo,
       celValues,
+      limits,
+      deadline: request.deadline,
+      readNow,
     };
     return runRules(policy, request, env, HANDLERS[kind]);
   }

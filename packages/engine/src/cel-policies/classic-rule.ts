@@ -6,6 +6,7 @@
  */
 import type { CelValue } from "@bufbuild/cel";
 import type { JsonObject, JsonValue, KubeObject, NamedExpression, Rule } from "@kyverno-ts/api";
+import type { Budget } from "../budget/budget.js";
 import type { CelEnvironment } from "../cel/env.js";
 import { createSession } from "../cel/session.js";
 import { toCelValue, type ValueCache } from "../cel/values.js";
@@ -90,6 +91,8 @@ export interface CelRuleEnv {
   readonly loader: ContextLoader;
   readonly now: Date;
   readonly namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** The rule's evaluation budget: its CEL cost limit and the request's deadline. */
+  readonly budget?: Budget | undefined;
 }
 
 function paramsOf(rule: CompiledCelRule, loader: ContextLoader, namespace: string): CelValue | string {
@@ -126,7 +129,11 @@ function evaluateWithin(
   env: CelRuleEnv,
 ): Outcome & { properties?: Record<string, string> } {
   const target = requestTarget(req);
-  const session = createSession({ loader: env.loader, now: env.now });
+  const session = createSession({
+    loader: env.loader,
+    now: env.now,
+    ...(env.budget ? { budget: env.budget.celCost, expired: env.budget.expired } : {}),
+  });
   const labels = req.namespaceLabels ?? env.namespaceLabels(target.namespace);
   const namespace = (): KubeObject | undefined =>
     target.namespace === ""

@@ -125,9 +125,11 @@ export function prepare(
     ? policy.variants[0]
     : policy.variants.find((v) => matchesConstraints(v.constraints, input));
   if (variant === undefined) return { kind: "unmatched" };
+  const deadline = req.deadline;
   const session = createSession({
     loader: req.contextLoader ?? env.loader,
     now: env.now(),
+    ...(deadline !== undefined ? { expired: () => env.now().getTime() > deadline } : {}),
     ...(env.budget !== undefined ? { budget: env.budget } : {}),
     ...(env.deadlineMs !== undefined ? { deadlineMs: env.deadlineMs } : {}),
   });

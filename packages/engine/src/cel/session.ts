@@ -4,6 +4,7 @@
  * session of the evaluation in progress (evaluation is synchronous, so there is at most one).
  */
 import type { KubeObject } from "@kyverno-ts/api";
+import { BudgetMessages } from "../budget/budget.js";
 import type { ContextLoader } from "../engine-types.js";
 
 /** Comprehension iterations one policy evaluation may run (the API server's budget, in iterations). */
@@ -22,6 +23,8 @@ export interface CelSession {
   /** Monotonic milliseconds after which the evaluation is stopped. */
   readonly deadline: number;
   readonly monotonic: () => number;
+  /** True once the request's deadline has passed (checked with the session's own deadline). */
+  readonly expired: () => boolean;
   readonly loader: ContextLoader;
   /** The request's time, for `time.now()`. */
   readonly now: Date;
@@ -36,7 +39,11 @@ export interface SessionOptions {
   budget?: number;
   deadlineMs?: number;
   monotonic?: () => number;
+  /** The request's deadline, on the engine's clock (a rule's evaluation budget answers it). */
+  expired?: (() => boolean) | undefined;
 }
+
+const NEVER = (): boolean => false;
 
 /** Starts the state of one policy evaluation. */
 export function createSession(options: SessionOptions = {}): CelSession {
@@ -47,6 +54,7 @@ export function createSession(options: SessionOptions = {}): CelSession {
     stopped: undefined,
     deadline: monotonic() + (options.deadlineMs ?? DEFAULT_DEADLINE_MS),
     monotonic,
+    expired: options.expired ?? NEVER,
     loader: options.loader ?? {},
     now: options.now ?? new Date(),
   };
@@ -68,8 +76,10 @@ export function charge(slot: SessionSlot, cost: number): void {
     throw new Error(session.stopped);
   }
   session.charges++;
-  if ((session.charges & 63) === 0 && session.monotonic() > session.deadline) {
-    session.stopped = "operation cancelled: evaluation deadline exceeded";
-    throw new Error(session.stopped);
+  if ((session.charges & 63) === 0) {
+    if (session.monotonic() > session.deadline)
+      session.stopped = "operation cancelled: evaluation deadline exceeded";
+    else if (session.expired()) session.stopped = BudgetMessages.deadline;
+    if (session.stopped !== undefined) throw new Error(session.stopped);
   }
 }

@@ -23,7 +23,7 @@ function applyJmesPath(scope: Scope, value: JsonValue, jmesPath: string | undefi
   if (!jmesPath) return { ok: true, value };
   const expr = subString(scope, jmesPath, path);
   if (!expr.ok) return expr;
-  const r = scope.jp.search(expr.value, value);
+  const r = scope.jp.search(expr.value, value, scope.budget);
   return r.ok ? r : { ok: false, error: `${path}: ${r.error}` };
 }
 

@@ -6,7 +6,7 @@
  * policy, and `{{ request.operation }}` is looked up once for all rules.
  */
 import type { EngineRequest, RequestCache } from "../engine-types.js";
-import type { Jmespath, JmespathResult } from "../jmespath/index.js";
+import type { Jmespath, JmespathMeter, JmespathResult } from "../jmespath/index.js";
 import type { MatchRequest, RequestKind } from "../match/index.js";
 import type { ResourceRef } from "../response/types.js";
 import type { JsonContext } from "./json-context.js";
@@ -180,12 +180,13 @@ export function searchShared(
   ctx: JsonContext,
   expression: string,
   searches: SharedSearches | undefined,
+  meter?: JmespathMeter,
 ): JmespathResult {
-  if (searches === undefined || searches.ctx !== ctx) return jp.search(expression, ctx);
+  if (searches === undefined || searches.ctx !== ctx) return jp.search(expression, ctx, meter);
   // Only expressions without calls are ever remembered, so a remembered one needs no check.
   let result = searches.results.get(expression);
   if (result !== undefined) return result;
-  result = jp.search(expression, ctx);
+  result = jp.search(expression, ctx, meter);
   if (!expression.includes("(") && searches.results.size < MAX_SEARCHES)
     searches.results.set(expression, result);
   return result;

@@ -1,4 +1,5 @@
 import type { JsonValue } from "@kyverno-ts/api";
+import type { Budget } from "../budget/budget.js";
 import type { Jmespath } from "../jmespath/index.js";
 import { type ContextResolver, type SubstituteResult, substituteAllWith } from "../variables/substitute.js";
 import type { JsonContext } from "./json-context.js";
@@ -17,6 +18,8 @@ export interface Scope {
   readonly memo: EngineMemo;
   /** Lookups shared by the policies of one request; only used while `ctx` is their context. */
   readonly searches?: SharedSearches | undefined;
+  /** The rule's evaluation budget (JMESPath steps, foreach elements, pattern nodes); unbounded when absent. */
+  readonly budget?: Budget | undefined;
 }
 
 const PATTERN_FIELDS = new Set(["pattern", "anyPattern", "patchStrategicMerge"]);
@@ -57,7 +60,7 @@ function resolveIn(scope: Scope, mode: ResolveMode, expression: string, path: st
   let expr = expression;
   if (expr === "@") expr = pointerToJmespath(path);
   if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
-  const result = searchShared(scope.jp, scope.ctx, expr, scope.searches);
+  const result = searchShared(scope.jp, scope.ctx, expr, scope.searches, scope.budget);
   if (!result.ok) {
     if (mode === "lenient") return { ok: true, value: "" };
     return { ok: false, error: `failed to resolve ${expression} at path ${path}: ${result.error}` };
@@ -105,6 +108,6 @@ export function substitute(
  */
 export function evaluateExpression(scope: Scope, expression: string): SubstituteResult {
   const expr = expression;
-  const r = searchShared(scope.jp, scope.ctx, expr, scope.searches);
+  const r = searchShared(scope.jp, scope.ctx, expr, scope.searches, scope.budget);
   return r.ok ? r : { ok: false, error: `failed to evaluate ${expression}: ${r.error}` };
 }

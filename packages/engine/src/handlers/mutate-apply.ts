@@ -76,6 +76,7 @@ function applyForeach(
     const order = elements.map((_, index) => index);
     if (fe.order === "Descending") order.reverse();
     for (const index of order) {
+      scope.budget?.charge("foreachElements", 1);
       const element = elements[index] as JsonValue;
       const ctx = {
         ...withValue(scope.ctx, "request.object", current),

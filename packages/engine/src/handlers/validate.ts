@@ -27,6 +27,7 @@ export const validateHandler: RuleHandler = {
         loader: env.loader,
         now: new Date(env.now),
         namespaceLabels: env.namespaceLabels,
+        budget: scope.budget,
       });
       return outcome;
     }

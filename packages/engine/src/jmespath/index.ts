@@ -5,6 +5,6 @@
 /** Options of `createJmespath`: the injected clock and the string/array size limits. */
 /** Outcome of `search`: `{ ok: true, value }` or `{ ok: false, error }`; errors are values, never thrown. */
 /** The evaluator: `search` (cached parse, never throws), `check` (parse only), `functions` (for `jp function`). */
-export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath.js";
+export type { Jmespath, JmespathMeter, JmespathOptions, JmespathResult } from "./jmespath.js";
 /** Creates an evaluator with its own function table and AST cache; time functions read `options.clock`. */
 export { createJmespath } from "./jmespath.js";

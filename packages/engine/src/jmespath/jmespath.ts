@@ -26,6 +26,7 @@ import {
   TYPE_STRING,
 } from "@jmespath-community/jmespath";
 import type { JsonValue } from "@kyverno-ts/api";
+import { BudgetExceeded } from "../budget/budget.js";
 import { arithmeticFunctions } from "./arithmetic.js";
 import { BUILTIN_DESCRIPTIONS, boundedBuiltins } from "./builtins.js";
 import type { ArgSpec, ArgType, FunctionContext, FunctionDef } from "./context.js";
@@ -52,10 +53,21 @@ export interface JmespathOptions {
 /** Outcome of a search: a value, or an error message. */
 export type JmespathResult = { ok: true; value: JsonValue } | { ok: false; error: string };
 
+/**
+ * Counts a search's work (elements projected or filtered, function calls and the array elements they
+ * take); a rule's evaluation budget is one. What it throws stops the search and is rethrown.
+ */
+export interface JmespathMeter {
+  charge(kind: "jmespathSteps", units: number): void;
+}
+
 /** A JMESPath evaluator with Kyverno's functions. */
 export interface Jmespath {
-  /** Parse once (cached per instance, bounded to ~2000 recently used entries) and evaluate. Never throws. */
-  search(expression: string, data: JsonValue): JmespathResult;
+  /**
+   * Parse once (cached per instance, bounded to ~2000 recently used entries) and evaluate. Never
+   * throws, except the abort of an exceeded `meter` (the rule's evaluation budget).
+   */
+  search(expression: string, data: JsonValue, meter?: JmespathMeter): JmespathResult;
   /** Parse only: returns an error message for a syntax error or an unknown function name. */
   check(expression: string): string | undefined;
   /** Function list with signatures and descriptions, for `kyverno-ts jp function`. */
@@ -256,12 +268,24 @@ function unknownFunction(node: unknown, known: (name: string) => boolean): strin
   return undefined;
 }
 
+/** What a function call costs: one, plus the elements of the arrays it takes. */
+function callUnits(args: readonly unknown[]): number {
+  let units = 1;
+  for (const a of args) if (Array.isArray(a)) units += a.length;
+  return units;
+}
+
 /** Creates an evaluator; each instance has its own function table, caches and clock. */
 export function createJmespath(options: JmespathOptions): Jmespath {
   const ctx: FunctionContext = {
     now: () => options.clock.now(),
     maxStringLength: options.maxStringLength ?? DEFAULT_MAX_STRING,
     maxArrayLength: options.maxArrayLength ?? DEFAULT_MAX_ARRAY,
+  };
+  // The meter of the search in progress (searches are synchronous: at most one at a time).
+  let meter: JmespathMeter | undefined;
+  const tick = (units: number): void => {
+    if (meter !== undefined) meter.charge("jmespathSteps", units);
   };
   const InterpreterClass = TreeInterpreter.constructor as new () => Interpreter;
   const interpreter = new InterpreterClass();
@@ -273,7 +297,10 @@ export function createJmespath(options: JmespathOptions): Jmespath {
       ...(a.optional === true ? { optional: true } : {}),
       ...(a.variadic === true ? { variadic: true } : {}),
     }));
-    const fn: RuntimeFunction = (args) => def.call(args as JsonValue[], ctx);
+    const fn: RuntimeFunction = (args) => {
+      if (meter !== undefined) meter.charge("jmespathSteps", callUnits(args));
+      return def.call(args as JsonValue[], ctx);
+    };
     const registered = runtime.register(def.name, fn, signature, { override: true });
     if (!registered.success) throw new Error(registered.message);
   }
@@ -305,7 +332,7 @@ export function createJmespath(options: JmespathOptions): Jmespath {
     try {
       const ast = compile(expression);
       // Planning pays off from the second search; expressions too long to cache are searched once.
-      const plan = cached ? planExpression(ast, callFunction) : undefined;
+      const plan = cached ? planExpression(ast, callFunction, tick) : undefined;
       parsed = { ast, plan, bounded: cannotGrow(ast) };
     } catch (thrown) {
       parsed = messageOf(thrown);
@@ -339,7 +366,9 @@ export function createJmespath(options: JmespathOptions): Jmespath {
   };
 
   return {
-    search(expression, data) {
+    search(expression, data, searchMeter) {
+      const outer = meter;
+      meter = searchMeter;
       try {
         const parsed = parse(expression);
         if (typeof parsed === "string") return { ok: false, error: parsed };
@@ -349,7 +378,10 @@ export function createJmespath(options: JmespathOptions): Jmespath {
         if (!parsed.bounded) checkResultSize(value, ctx);
         return { ok: true, value: value ?? null };
       } catch (thrown) {
+        if (thrown instanceof BudgetExceeded) throw thrown;
         return { ok: false, error: messageOf(thrown) };
+      } finally {
+        meter = outer;
       }
     },
     check(expression) {

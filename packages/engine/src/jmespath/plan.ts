@@ -17,6 +17,11 @@ export type Plan = (value: unknown, root: unknown) => unknown;
 /** Calls a registered function with evaluated arguments (the interpreter's runtime, with its checks). */
 export type FunctionCaller = (name: string, args: unknown[]) => unknown;
 
+/** Counts work (elements a projection or filter visits) against the search's budget; may throw to stop it. */
+export type Tick = (units: number) => void;
+
+const NO_TICK: Tick = () => {};
+
 /** JMESPath falsiness: null, false, "", [] and {} (the interpreter's `isFalse`). */
 export function isFalse(v: unknown): boolean {
   if (v === null || v === undefined || v === false) return true;
@@ -124,7 +129,8 @@ function flatten(array: readonly unknown[]): unknown[] {
 }
 
 /** Collects `right` of each element, dropping nulls (projections). */
-function project(elements: readonly unknown[], right: Plan, root: unknown): unknown[] {
+function project(elements: readonly unknown[], right: Plan, root: unknown, tick: Tick): unknown[] {
+  tick(elements.length);
   const out: unknown[] = [];
   for (let i = 0; i < elements.length; i++) {
     const current = right(elements[i], root);
@@ -137,8 +143,8 @@ function project(elements: readonly unknown[], right: Plan, root: unknown): unkn
  * Plans an expression, or returns undefined when it uses a node type plans do not cover (the
  * interpreter then evaluates it). `call` runs functions with the interpreter's own checks.
  */
-export function planExpression(node: Ast, call: FunctionCaller): Plan | undefined {
-  const plan = (n: Ast): Plan | undefined => planExpression(n, call);
+export function planExpression(node: Ast, call: FunctionCaller, tick: Tick = NO_TICK): Plan | undefined {
+  const plan = (n: Ast): Plan | undefined => planExpression(n, call, tick);
   /** A node with two operands: both planned, then combined (undefined when either has no plan). */
   const binary = (
     n: { left: Ast; right: Ast },
@@ -174,13 +180,13 @@ export function planExpression(node: Ast, call: FunctionCaller): Plan | undefine
       if (node.left.type === "IndexExpression" && node.left.right.type === "Slice") return undefined;
       return binary(node, (left, right) => (v, r) => {
         const base = left(v, r);
-        return Array.isArray(base) ? project(base, right, r) : null;
+        return Array.isArray(base) ? project(base, right, r, tick) : null;
       });
     case "ValueProjection":
       return binary(node, (left, right) => (v, r) => {
         const base = left(v, r);
         if (base === null || typeof base !== "object" || Array.isArray(base)) return null;
-        return project(Object.values(base), right, r);
+        return project(Object.values(base), right, r, tick);
       });
     case "FilterProjection":
       return binary(node, (left, right) => {
@@ -189,6 +195,7 @@ export function planExpression(node: Ast, call: FunctionCaller): Plan | undefine
         return (v, r) => {
           const base = left(v, r);
           if (!Array.isArray(base)) return null;
+          tick(base.length);
           const out: unknown[] = [];
           for (let i = 0; i < base.length; i++) {
             const element = base[i];
@@ -219,7 +226,7 @@ export function planExpression(node: Ast, call: FunctionCaller): Plan | undefine
       return () => value;
     }
     case "MultiSelectList": {
-      const children = planAll(node.children, call);
+      const children = planAll(node.children, call, tick);
       if (!children) return undefined;
       return (v, r) => {
         const out: unknown[] = [];
@@ -232,6 +239,7 @@ export function planExpression(node: Ast, call: FunctionCaller): Plan | undefine
       const values = planAll(
         node.children.map((c) => c.value),
         call,
+        tick,
       );
       if (!values) return undefined;
       return (v, r) => {
@@ -258,7 +266,7 @@ export function planExpression(node: Ast, call: FunctionCaller): Plan | undefine
     case "Function": {
       // Functions taking expression references (sort_by, map, …) evaluate them with the interpreter.
       if (node.children.some((c) => c.type === "ExpressionReference")) return undefined;
-      const args = planAll(node.children, call);
+      const args = planAll(node.children, call, tick);
       if (!args) return undefined;
       const name = node.name;
       return (v, r) => {
@@ -272,10 +280,10 @@ export function planExpression(node: Ast, call: FunctionCaller): Plan | undefine
   }
 }
 
-function planAll(nodes: readonly Ast[], call: FunctionCaller): Plan[] | undefined {
+function planAll(nodes: readonly Ast[], call: FunctionCaller, tick: Tick): Plan[] | undefined {
   const out: Plan[] = [];
   for (const n of nodes) {
-    const p = planExpression(n, call);
+    const p = planExpression(n, call, tick);
     if (!p) return undefined;
     out.push(p);
   }

@@ -4,6 +4,7 @@
  * skip, a negation anchor fails, anything else is a plain mismatch; `invalid` is a broken pattern.
  */
 import type { JsonValue } from "@kyverno-ts/api";
+import type { Budget } from "../budget/budget.js";
 
 /** Why a subtree did not match. */
 export type FailureKind = "mismatch" | "conditional" | "global" | "negation" | "skipped" | "invalid";
@@ -32,11 +33,13 @@ export interface WalkState {
    */
   readonly segments: string[];
   depth: number;
+  /** The rule's evaluation budget, charged one unit per resource node visited; unbounded when absent. */
+  readonly budget: Budget | undefined;
 }
 
 /** A fresh walk state for one pattern check; `depth` is the deepest path it may reach. */
-export function walkState(origin: JsonValue, depth: number): WalkState {
-  return { origin, anchorsSeen: undefined, segments: new Array<string>(depth), depth: 0 };
+export function walkState(origin: JsonValue, depth: number, budget?: Budget): WalkState {
+  return { origin, anchorsSeen: undefined, segments: new Array<string>(depth), depth: 0, budget };
 }
 
 /** Descends one path segment. */

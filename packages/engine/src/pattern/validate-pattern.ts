@@ -3,6 +3,7 @@
  * into a rule-level outcome with Kyverno's precedence (skip, then negation fail, then plain fail).
  */
 import type { JsonValue } from "@kyverno-ts/api";
+import type { Budget } from "../budget/budget.js";
 import { type CompiledPattern, compilePattern } from "./compile.js";
 import { type Failure, isSkip, walkState } from "./failure.js";
 import { walk } from "./walk.js";
@@ -31,9 +32,16 @@ export function validatePattern(resource: JsonValue, pattern: JsonValue): Patter
   return validateCompiled(resource, compilePattern(pattern));
 }
 
-/** As `validatePattern`, for a pattern compiled once with `compilePattern`. */
-export function validateCompiled(resource: JsonValue, pattern: CompiledPattern): PatternResult {
-  const state = walkState(pattern.source, pattern.depth);
+/**
+ * As `validatePattern`, for a pattern compiled once with `compilePattern`. With a `budget`, every
+ * resource node visited is charged to it (it throws its abort once exceeded).
+ */
+export function validateCompiled(
+  resource: JsonValue,
+  pattern: CompiledPattern,
+  budget?: Budget,
+): PatternResult {
+  const state = walkState(pattern.source, pattern.depth, budget);
   const result = walk(resource, pattern.root, state);
   // Upstream drops the path of a plain failure when an anchor key was never found in the resource.
   let anchorMissing = false;

@@ -32,6 +32,7 @@ import { matchScalar, type ScalarPattern } from "./scalar.js";
  * `undefined` means it matches.
  */
 export function walk(resource: JsonValue, pattern: PatternNode, state: WalkState): Failure | undefined {
+  state.budget?.charge("patternNodes", 1);
   switch (pattern.type) {
     case "array":
       if (!Array.isArray(resource)) {
@@ -69,6 +70,7 @@ function walkScalar(resource: JsonValue, pattern: ScalarNode, state: WalkState):
     match = (v) => matchScalar(v, value);
   }
   if (Array.isArray(resource)) {
+    state.budget?.charge("patternNodes", resource.length);
     for (const value of resource) {
       if (!match(value)) return scalarMismatch(resource, expected, state);
     }

@@ -1,5 +1,6 @@
 /** What evaluating a policy needs from the engine, and what it derives once per request from it. */
 import type { PolicyException } from "@kyverno-ts/api";
+import type { EvaluationLimits } from "../budget/budget.js";
 import type { ValueCache } from "../cel/values.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import type { EngineMemo } from "../evaluation/memo.js";
@@ -16,6 +17,12 @@ export interface PolicyEvalEnv {
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
   /** CEL conversions of request objects (`validate.cel` rules), shared by the policies of a request. */
   celValues: ValueCache;
+  /** The work each rule may do. */
+  limits: Readonly<EvaluationLimits>;
+  /** The request's deadline (`EngineRequest.deadline`), on the `readNow` clock. */
+  deadline: number | undefined;
+  /** The engine's clock, in milliseconds since the epoch. */
+  readNow: () => number;
 }
 
 const NO_EXCEPTIONS: readonly PolicyException[] = Object.freeze([]);

@@ -5,6 +5,7 @@
  * changes the resource (mutate) hands the changed resource to the rules after it.
  */
 import type { JsonValue, KubeObject, PodSecurityExclude } from "@kyverno-ts/api";
+import { BudgetExceeded, BudgetMessages, createBudget } from "../budget/budget.js";
 import type { CompiledPolicyImpl } from "../compile/compiled.js";
 import type { EngineRequest } from "../engine-types.js";
 import { effectiveFailureAction } from "../evaluation/failure-action.js";
@@ -24,7 +25,7 @@ import { exceptionsForRule } from "../exceptions/exceptions.js";
 import { matchesRule } from "../match/index.js";
 import type { PolicyResponse, RuleResponse } from "../response/types.js";
 import { acceptedExceptions, type PolicyEvalEnv, presetNames } from "./env.js";
-import type { RuleHandler } from "./handler.js";
+import type { HandlerOutcome, RuleHandler } from "./handler.js";
 import { exceptionSkip, newResponse, reportProperties } from "./responses.js";
 
 const NO_EXCLUDES: readonly PodSecurityExclude[] = Object.freeze([]);
@@ -108,26 +109,36 @@ export function runRules(
       if (found.podSecurityFrom.length > 0 && rule.validate?.podSecurity !== undefined)
         podSecurityExceptions = found.podSecurityFrom.map((e) => e.name).join(",");
     }
-    const prepared = prepare(
-      scope,
-      rule,
-      env.loader,
-      preset,
-      env.memo.rulePaths,
-      req.ruleValues?.(rule.name),
-    );
-    const outcome = ended(prepared)
-      ? prepared
-      : handler.process({
-          rule: compiled,
-          scope: prepared,
-          req: request,
-          env,
-          preset,
-          policy,
-          resource,
-          podSecurityExcludes,
-        });
+    let outcome: HandlerOutcome | undefined;
+    const budget = createBudget({ limits: env.limits, deadline: env.deadline, now: env.readNow });
+    try {
+      // Rules left when the deadline has passed are not started; a running one stops at its next check.
+      if (budget.expired()) throw new BudgetExceeded(BudgetMessages.deadline);
+      const prepared = prepare(
+        { ...scope, budget },
+        rule,
+        env.loader,
+        preset,
+        env.memo.rulePaths,
+        req.ruleValues?.(rule.name),
+      );
+      outcome = ended(prepared)
+        ? prepared
+        : handler.process({
+            rule: compiled,
+            scope: prepared,
+            req: request,
+            env,
+            preset,
+            policy,
+            resource,
+            podSecurityExcludes,
+          });
+    } catch (thrown) {
+      // The budget's abort ends this rule only, as an error result (failurePolicy decides).
+      if (!(thrown instanceof BudgetExceeded)) throw thrown;
+      outcome = { status: "error", message: thrown.message };
+    }
     if (outcome === undefined) continue;
     const r: RuleResponse = {
       name: rule.name,

@@ -90,7 +90,7 @@ export function evaluateBlock(
         status: "error",
         message: messages.substitutionErrorMessage("variable substitution failed", compiled),
       };
-    const r = validateCompiled(target, compiled);
+    const r = validateCompiled(target, compiled, s.budget);
     switch (r.status) {
       case "pass":
         return env.passed;
@@ -141,7 +141,7 @@ function evaluateAnyPattern(
         status: "error",
         message: messages.substitutionErrorMessage("variable substitution failed", compiled),
       };
-    const r = validateCompiled(target, compiled);
+    const r = validateCompiled(target, compiled, s.budget);
     if (r.status === "pass")
       return { status: "pass", message: messages.anyPatternPassMessage(env.ruleName, i) };
     if (r.status === "skip") skips.push({ index: i, message: r.message });
@@ -200,6 +200,7 @@ function evaluateElements(
 ): { outcome: Outcome; applied: number } {
   let applied = 0;
   for (let index = 0; index < elements.length; index++) {
+    s.budget?.charge("foreachElements", 1);
     const element = elements[index] as JsonValue;
     if (element === null) continue;
     const isMap = typeof element === "object" && !Array.isArray(element);
