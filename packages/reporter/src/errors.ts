@@ -17,7 +17,8 @@ export const ERROR_CODES = {
   PROPERTY_INVALID: "A property value is not a string; it is converted to one.",
   FIELD_TRUNCATED: "A field (message, name, property, label) exceeded its limit and was truncated.",
   STORE_DISK_FULL: "The database reports a full disk or full table; the write is retried later.",
-  STORE_WRITE_FAILED: "A write transaction failed; the write is retried, then dropped and counted.",
+  STORE_WRITE_FAILED:
+    "A write transaction failed; kept while the database is unreachable, else retried, then dropped and counted.",
   STORE_READ_FAILED: "A query behind the API failed; the API answers 500.",
   STORE_MIGRATION_FAILED: "The schema could not be migrated; the store does not start.",
   STORE_CONFIG_INVALID: "The store options are invalid (unknown type, missing connection details).",

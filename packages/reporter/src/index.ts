@@ -95,6 +95,7 @@ export type {
 } from "./ingest/filters.js";
 export type { Ingest, IngestEvent, IngestListener, IngestOptions, IngestOutcome } from "./ingest/ingest.js";
 export { createIngest } from "./ingest/ingest.js";
+export type { StoreBehind } from "./ingest/writer.js";
 export type { LogFields, Logger } from "./logger.js";
 export { silentLogger } from "./logger.js";
 export type { IncludeExclude, Matcher } from "./match.js";

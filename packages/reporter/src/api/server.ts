@@ -32,6 +32,8 @@ export interface ApiServerOptions {
   policies?: PolicyDetailsSource;
   /** Starts ready (for tests and tools); default false: `/ready` is 503 until `setReady(true)`. */
   ready?: boolean;
+  /** Once ready, a reason to answer `/ready` with 503 anyway (the store is behind the cluster). */
+  notReady?: () => string | undefined;
   /** Adds hooks and routes before the app is ready (the dashboard and its login: `registerUi`). */
   setup?: (app: FastifyInstance) => Promise<unknown>;
 }
@@ -76,6 +78,16 @@ function normalizeArrayKeys(query: unknown): void {
     q[base] = values;
     delete q[key];
   }
+}
+
+/** ` (ECONNREFUSED)`: the system error code of a failure or its cause, when there is one. */
+function errorCode(err: unknown): string {
+  for (let e: unknown = err, depth = 0; typeof e === "object" && e !== null && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z0-9_]+$/.test(code)) return ` (${code})`;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return "";
 }
 
 /** Creates the API server (not listening yet). */
@@ -127,19 +139,22 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
         await options.store.ping();
         return { status: "ok" } satisfies HealthStatus;
       } catch (err) {
-        return reply.code(503).send({ status: "unavailable", error: String(err) } satisfies HealthStatus);
+        // Which dependency failed, not where it is: the driver's message (host, port, user) stays in the log.
+        logger.warn({ err: String(err) }, "health check: database not reachable");
+        const error = `database (${options.store.dialect}) not reachable${errorCode(err)}`;
+        return reply.code(503).send({ status: "unavailable", error } satisfies HealthStatus);
       }
     },
   );
   app.get(
     "/ready",
     { schema: { response: { 200: responses.health, 503: responses.health } } },
-    async (_req, reply) =>
-      ready
+    async (_req, reply) => {
+      const reason = ready ? options.notReady?.() : "initial sync not finished";
+      return reason === undefined
         ? ({ status: "ok" } satisfies HealthStatus)
-        : reply
-            .code(503)
-            .send({ status: "unavailable", error: "initial sync not finished" } satisfies HealthStatus),
+        : reply.code(503).send({ status: "unavailable", error: reason } satisfies HealthStatus);
+    },
   );
   const metrics = options.metrics;
   if (metrics) {

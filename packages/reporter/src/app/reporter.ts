@@ -62,6 +62,8 @@ export interface ReporterOptions {
   shutdownTimeoutMs?: number;
   /** Informer retry delay (tests). */
   retryDelay?: (attempt: number) => number;
+  /** Store write retry delays (first, longest; default 1 s and 30 s); tests shorten them. */
+  storeRetry?: { backoffMs: number; maxBackoffMs: number };
 }
 
 /** A running reporter. */
@@ -228,6 +230,9 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
         isControlled: createControllerLookup({ client, clock, logger }),
       },
       listeners: targets.bindings.length > 0 ? [listener] : [],
+      ...(options.storeRetry
+        ? { writeBackoffMs: options.storeRetry.backoffMs, writeMaxBackoffMs: options.storeRetry.maxBackoffMs }
+        : {}),
     });
 
     const separateMetrics = options.metricsPort !== undefined;
@@ -245,6 +250,12 @@ export async function startReporter(options: ReporterOptions): Promise<RunningRe
       setup: (app) =>
         registerUi(app, { ui: config.ui, logger, ...(basicAuth ? { apiBasicAuth: basicAuth } : {}) }),
       ...(basicAuth && !login ? { basicAuth } : {}),
+      notReady: () => {
+        const behind = ingest.storeBehind();
+        if (!behind) return undefined;
+        const since = new Date(behind.since).toISOString();
+        return `store behind the cluster: ${behind.pending} report writes waiting since ${since} for the ${config.database.type} database (${behind.code})`;
+      },
       ...(config.metrics.enabled && !separateMetrics ? { metrics } : {}),
     });
     cleanups.push(() => api.close());

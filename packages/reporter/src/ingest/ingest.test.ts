@@ -196,20 +196,69 @@ describe("ingest", () => {
     const ingest = setup({ writeAttempts: 3, writeBackoffMs: 1000 });
     const good = ingest.upsert(report({ name: "good", namespace: "n", results: [result()] }));
     const poison = ingest.upsert(report({ name: "poison", namespace: "n", results: [result()] }));
-    // First batch hits the full disk: retried whole after 1 s.
+    // First batch hits the full disk: the store is behind, the batch retried whole after 1 s (no attempt used).
+    await vi.waitFor(() => expect(clock.pending()).toBe(1));
+    expect(ingest.storeBehind()).toMatchObject({ pending: 2, code: "STORE_DISK_FULL" });
+    clock.advance(1000);
+    // Second try: the batch fails because of the poison report, is split, good is written.
+    expect(await good).toMatchObject({ status: "stored" });
+    expect(ingest.storeBehind()).toBeUndefined();
+    // The poison report alone: attempts 1 and 2 retried after 1 s and 2 s, the third is the last.
     await vi.waitFor(() => expect(clock.pending()).toBe(1));
     clock.advance(1000);
-    // Second attempt: the batch fails because of the poison report, is split, good is written.
-    expect(await good).toMatchObject({ status: "stored" });
     await vi.waitFor(() => expect(clock.pending()).toBe(1));
-    clock.advance(4000);
+    clock.advance(2000);
     const failed = await poison;
     expect(failed).toMatchObject({ status: "failed", error: { code: "STORE_WRITE_FAILED" } });
     expect(await counter(metrics, METRIC_NAMES.storeErrors)).toEqual({
       STORE_DISK_FULL: 1,
-      STORE_WRITE_FAILED: 3,
+      STORE_WRITE_FAILED: 4,
     });
     expect(await store.reportIds()).toEqual([reportId("n", "good")]);
+    await ingest.flush();
+  });
+
+  it("keeps every write while the store is unreachable, however many rounds, and reports the store behind", async () => {
+    const seed = setup();
+    await seed.upsert(report({ name: "gone", namespace: "n", results: [result()] }));
+    await seed.upsert(web(["fail"]));
+    await seed.close();
+    const realWrite = store.write.bind(store);
+    const realPing = store.ping.bind(store);
+    let down = true;
+    const unreachable = () => new ReporterError("STORE_WRITE_FAILED", "connect ECONNREFUSED");
+    store.write = (ops: readonly WriteOp[]) => (down ? Promise.reject(unreachable()) : realWrite(ops));
+    store.ping = () => (down ? Promise.reject(unreachable()) : realPing());
+    const lines: string[] = [];
+    const record = (_f: unknown, m: string) => lines.push(m);
+    const ingest = setup({
+      writeAttempts: 2,
+      writeBackoffMs: 100,
+      writeMaxBackoffMs: 1000,
+      logger: { debug() {}, info: record, warn: record, error: record },
+    });
+    const changed = ingest.upsert(web(["pass", "pass"]));
+    const created = ingest.upsert(report({ name: "new", namespace: "m", results: [result()] }));
+    const deleted = ingest.delete({ kind: "PolicyReport", metadata: { name: "gone", namespace: "n" } });
+    // Twenty retry rounds (far more than the 2 attempts a refused report gets); events keep arriving.
+    for (let round = 0; round < 20; round++) {
+      await vi.waitFor(() => expect(clock.pending()).toBe(1));
+      expect(ingest.storeBehind()).toMatchObject({ pending: 3, code: "STORE_WRITE_FAILED" });
+      clock.advance(1000);
+    }
+    expect(lines.filter((l) => l.startsWith("dropping"))).toEqual([]);
+    // At most one line per retry round, not one per report.
+    await vi.waitFor(() => expect(clock.pending()).toBe(1));
+    expect(lines.length).toBeLessThanOrEqual(21);
+    down = false;
+    clock.advance(1000);
+    expect(await changed).toMatchObject({ status: "stored" });
+    expect(await created).toMatchObject({ status: "stored" });
+    expect(await deleted).toMatchObject({ status: "deleted" });
+    expect(ingest.storeBehind()).toBeUndefined();
+    expect((await store.reportIds()).sort()).toEqual([reportId("m", "new"), webId].sort());
+    // web changed from one fail to two passes; new has one pass.
+    expect(await statuses()).toEqual(["pass=3"]);
     await ingest.flush();
   });
 

@@ -15,7 +15,7 @@ import { normalizeReport } from "../model/normalize.js";
 import type { Report, ReportKind } from "../model/types.js";
 import type { ReportStore } from "../store/types.js";
 import { compileIngestFilters, type IngestFilters } from "./filters.js";
-import { createBatchWriter } from "./writer.js";
+import { createBatchWriter, type StoreBehind } from "./writer.js";
 
 /** A report event as listeners receive it. */
 export type IngestEvent =
@@ -51,6 +51,8 @@ export interface IngestOptions {
   writeAttempts?: number;
   /** First store retry delay; default 1000 ms. */
   writeBackoffMs?: number;
+  /** Longest store retry delay, also while the store is unavailable; default 30 s. */
+  writeMaxBackoffMs?: number;
 }
 
 /** The ingest pipeline. */
@@ -63,6 +65,8 @@ export interface Ingest {
   flush(): Promise<void>;
   /** Number of updates currently held. */
   held(): number;
+  /** Set while writes wait for an unavailable store (the store is behind the cluster). */
+  storeBehind(): StoreBehind | undefined;
   /** Cancels holds and flushes. */
   close(): Promise<void>;
 }
@@ -92,6 +96,7 @@ export function createIngest(options: IngestOptions): Ingest {
     ...(options.maxBatch !== undefined ? { maxBatch: options.maxBatch } : {}),
     ...(options.writeAttempts !== undefined ? { attempts: options.writeAttempts } : {}),
     ...(options.writeBackoffMs !== undefined ? { backoffMs: options.writeBackoffMs } : {}),
+    ...(options.writeMaxBackoffMs !== undefined ? { maxBackoffMs: options.writeMaxBackoffMs } : {}),
     onError: (error) => options.metrics?.countStoreError(error.code),
   });
   /** Result count of every report applied so far (an empty update of a non-empty report is held). */
@@ -231,6 +236,8 @@ export function createIngest(options: IngestOptions): Ingest {
     },
 
     held: () => holds.size,
+
+    storeBehind: () => writer.behind(),
 
     async close() {
       for (const hold of holds.values()) clock.clearTimeout(hold.timer);

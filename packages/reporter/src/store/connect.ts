@@ -79,6 +79,10 @@ function open(options: StoreOptions): Opened {
       const pool = new pg.Pool({
         connectionString: options.connectionString,
         max: options.maxConnections ?? 10,
+        // An unreachable server fails a connect (and a dead connection a query) instead of hanging:
+        // the writer then keeps its writes until the server answers again.
+        connectionTimeoutMillis: 10_000,
+        keepAlive: true,
         ...(schema ? { options: `-c search_path=${schema}` } : {}),
         types: {
           getTypeParser: ((oid: number, format?: "text" | "binary") =>
