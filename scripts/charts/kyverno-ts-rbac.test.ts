@@ -66,6 +66,9 @@ const ADMISSION_CALLS: Access[] = [
     namespace: "kyverno",
     name: "kyverno",
   }),
+  // Kubernetes Events (packages/kube/src/events): created where the object lives, a series patched.
+  ...verbs("create patch", core("events", { namespace: "team-a", name: "web.1849a3f2c4b5d6e7" })),
+  ...verbs("create patch", core("events", { namespace: "default", name: "require-labels.1849a3f2c4b5d6e7" })),
 ];
 
 const REPORTS_CALLS: Access[] = [
@@ -110,6 +113,7 @@ const REPORTS_CALLS: Access[] = [
     namespace: "kyverno",
     name: "kyverno-reports-controller",
   }),
+  ...verbs("create patch", core("events", { namespace: "team-a", name: "web.1849a3f2c4b5d6e7" })),
 ];
 
 const show = (a: Access): string =>
@@ -160,6 +164,7 @@ describe("RBAC of the controllers", { timeout: 60_000 }, () => {
       { verb: "list", ...kyverno("policyexceptions") },
       { verb: "update", ...kyverno("clusterpolicies", { name: "p" }) },
       { verb: "list", ...core("pods") },
+      ...verbs("get list watch delete", core("events", { namespace: "team-a", name: "web.1" })),
     ]);
     expectDenied(objects, REPORTS, [
       { verb: "get", ...core("secrets", { namespace: "kyverno", name: `${TLS}-ca` }) },

@@ -13,6 +13,7 @@ import {
   SCORED_ANNOTATION,
 } from "@kyverno-ts/engine";
 import type { ApiResult, KubeClient, ReconcileContext, ReconcileResult } from "@kyverno-ts/kube";
+import type { PolicyEvents } from "../../events/policy-events.js";
 import type { ScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
@@ -44,6 +45,8 @@ export interface ReconcilerDeps {
   monotonic: () => number;
   /** Told about each write that happened (or not). */
   onOutcome?: (outcome: WriteOutcome) => void;
+  /** Receives each scan's response for Kubernetes Events (only enqueues). */
+  events?: PolicyEvents;
 }
 
 /**
@@ -153,6 +156,7 @@ export function createReconciler(
           seconds,
         );
       }
+      deps.events?.scan(response);
       out.push(...reportResultsOf(response, p, PROCESS_PROPERTY.background));
     }
     return out;

@@ -20,7 +20,7 @@ import { systemClock } from "../../clock.js";
 import { createClusterState } from "../../cluster-state/cluster-state.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import { silentLogger } from "../../logger.js";
-import { type CachedPolicy, createPolicyCache } from "../../policycache/policy-cache.js";
+import { type CachedPolicy, createPolicyCache, policyRefKey } from "../../policycache/policy-cache.js";
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
 import { createReportIndex } from "../../reports/report-index.js";
 import { createReportWriter, type WriteOutcome } from "../../reports/report-writer.js";
@@ -201,6 +201,9 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     limits: options.limits ?? DEFAULT_REPORT_LIMITS,
     monotonic: () => clock.monotonic(),
     onOutcome: count,
+    ...(options.events
+      ? { events: options.events.policyEvents((p) => cache.get(policyRefKey(p))?.policy) }
+      : {}),
   });
 
   const handle = async (key: string, context: ReconcileContext) => {

@@ -3,6 +3,7 @@ import type { ContextLoader, Engine } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
 import type { BoundedResultQueue } from "../../admission/results.js";
 import type { ServerClock } from "../../clock.js";
+import type { ClusterEvents } from "../../events/cluster-events.js";
 import type { ServiceFetch } from "../../external-data/service-call.js";
 import type { Logger } from "../../logger.js";
 import type { ReportLimits } from "../../reports/report-builder.js";
@@ -73,6 +74,11 @@ export interface ReportsControllerOptions {
   ephemeralReports?: boolean;
   /** Resources whose admission results are kept in memory (default 10,000). */
   maxAdmissionResources?: number;
+  /**
+   * Kubernetes Events of background scans (upstream's `kyverno-scan` source: `PolicyViolation` /
+   * `PolicyError` on the resource and the policy, `PolicyApplied`, `PolicySkipped`); none when omitted.
+   */
+  events?: Pick<ClusterEvents, "policyEvents">;
   /** Retry delays of the informers (default: exponential backoff). */
   informerDelay?: (attempt: number) => number;
 }

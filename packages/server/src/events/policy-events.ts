@@ -1,0 +1,263 @@
+/**
+ * Kubernetes Events as upstream Kyverno emits them from policy responses (`pkg/event`,
+ * `webhooks/utils/event.go`, the reports controller's `GenerateEvents`): a failing rule gives a
+ * `PolicyViolation` (an `error` rule a `PolicyError`) on the policy, with the resource as related
+ * object, and on the resource, with the policy as related object; a request the webhook blocks gives
+ * the policy's Event only ("(blocked)", the resource does not exist). `PolicyApplied` (no rule failed)
+ * and `PolicySkipped` (a rule a PolicyException exempted, on the policy and on the exception) are
+ * omitted by default (`--omitEvents`). The message formats live here, in one place.
+ */
+import type { PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
+import type { EventObjectRef, EventRecord } from "@kyverno-ts/kube";
+
+/** The reasons upstream's events carry, which `--omitEvents` names. */
+export const EVENT_REASONS = ["PolicyViolation", "PolicyApplied", "PolicyError", "PolicySkipped"] as const;
+export type EventReason = (typeof EVENT_REASONS)[number];
+
+/** Upstream's `--omitEvents` default (chart `features.omitEvents.eventTypes`). */
+export const DEFAULT_OMIT_EVENTS: readonly EventReason[] = ["PolicyApplied", "PolicySkipped"];
+
+/** `reportingComponent` of each emitting controller (upstream's event sources). */
+export const EventSources = {
+  admission: "kyverno-admission",
+  /** Background scans (upstream's policy controller source). */
+  scan: "kyverno-scan",
+} as const;
+
+/** Upstream's event actions. */
+export const EventActions = {
+  passed: "Resource Passed",
+  blocked: "Resource Blocked",
+} as const;
+
+/** The API version PolicyExceptions are referred to with. */
+const EXCEPTION_API_VERSION = "kyverno.io/v2";
+
+/**
+ * Parses `--omitEvents` (comma-separated reasons; empty: emit everything). An unknown reason is an
+ * error naming the accepted ones.
+ */
+export function parseOmitEvents(
+  value: string,
+): { ok: true; reasons: EventReason[] } | { ok: false; message: string } {
+  const reasons: EventReason[] = [];
+  for (const part of value.split(",")) {
+    const reason = part.trim();
+    if (reason === "") continue;
+    if (!(EVENT_REASONS as readonly string[]).includes(reason))
+      return {
+        ok: false,
+        message: `--omitEvents: unknown event type "${reason}" (accepted: ${EVENT_REASONS.join(", ")})`,
+      };
+    if (!reasons.includes(reason as EventReason)) reasons.push(reason as EventReason);
+  }
+  return { ok: true, reasons };
+}
+
+/** `Kind namespace/name`, or `Kind name` for cluster-scoped resources (upstream's message prefix). */
+function resourceLabel(resource: PolicyResponse["resource"]): string {
+  return resource.namespace
+    ? `${resource.kind} ${resource.namespace}/${resource.name}`
+    : `${resource.kind} ${resource.name}`;
+}
+
+/** `Kind/namespace/name` (upstream's `resourceKey`). */
+function resourceKey(resource: PolicyResponse["resource"]): string {
+  return resource.namespace
+    ? `${resource.kind}/${resource.namespace}/${resource.name}`
+    : `${resource.kind}/${resource.name}`;
+}
+
+/** Upstream's message formats. */
+export const EventMessages = {
+  /** On the policy: `Pod team-a/web: [check-team] fail (blocked); <rule message>`. */
+  policyRule(response: PolicyResponse, rule: RuleResponse, blocked: boolean): string {
+    const message = rule.message === "" ? "" : `; ${rule.message}`;
+    return `${resourceLabel(response.resource)}: [${rule.name}] ${rule.status}${blocked ? " (blocked)" : ""}${message}`;
+  },
+  /** On the resource: `policy require-labels/check-team fail: <rule message>`. */
+  resourceRule(response: PolicyResponse, rule: RuleResponse): string {
+    return `policy ${response.policy.name}/${rule.name} ${rule.status}: ${rule.message}`;
+  },
+  /** On the policy when no rule failed: `Pod team-a/web: pass`. */
+  applied(response: PolicyResponse): string {
+    return `${resourceLabel(response.resource)}: pass`;
+  },
+  /** On the policy when an exception exempted a rule. */
+  skippedPolicy(
+    response: PolicyResponse,
+    rule: RuleResponse,
+    exception: { namespace: string; name: string },
+  ): string {
+    return `resource ${resourceKey(response.resource)} was skipped from rule ${rule.name} due to policy exception ${exception.namespace}/${exception.name}`;
+  },
+  /** On the exception. */
+  skippedException(response: PolicyResponse, rule: RuleResponse): string {
+    const policy = response.policy.namespace
+      ? `${response.policy.namespace}/${response.policy.name}`
+      : response.policy.name;
+    return `resource ${resourceKey(response.resource)} was skipped from policy rule ${policy}/${rule.name}`;
+  },
+};
+
+/** Resolves a response's policy to the object Events refer to (apiVersion and uid from the cache). */
+export type PolicyRefOf = (policy: PolicyResponse["policy"]) => EventObjectRef;
+
+/** Options of `createPolicyEvents`. */
+export interface PolicyEventsOptions {
+  /** Where Events go (an `EventRecorder`); must not block. */
+  recorder: { record(event: EventRecord): void };
+  /** Reasons not emitted (`--omitEvents`; default upstream's `PolicyApplied,PolicySkipped`). */
+  omit?: Iterable<EventReason>;
+  policyRef: PolicyRefOf;
+}
+
+/** Turns policy responses into Events; see the module comment for which. */
+export interface PolicyEvents {
+  /**
+   * The Events of one admission request's validate responses. `blocked`: the request was denied, so
+   * only the policies' Events of the failing Enforce rules are emitted.
+   */
+  admission(responses: readonly PolicyResponse[], blocked: boolean): void;
+  /** The Events of one policy's background scan of one resource. */
+  scan(response: PolicyResponse): void;
+}
+
+const failing = (rule: RuleResponse): boolean => rule.status === "fail" || rule.status === "error";
+
+/** Creates the emitter. Builds no Event of an omitted reason. */
+export function createPolicyEvents(options: PolicyEventsOptions): PolicyEvents {
+  const omit = new Set<string>(options.omit ?? DEFAULT_OMIT_EVENTS);
+  const { recorder, policyRef } = options;
+  const emits = (reason: EventReason): boolean => !omit.has(reason);
+
+  const resourceRef = (response: PolicyResponse): EventObjectRef => {
+    const r = response.resource;
+    return {
+      apiVersion: r.apiVersion,
+      kind: r.kind,
+      name: r.name,
+      ...(r.namespace ? { namespace: r.namespace } : {}),
+      ...(r.uid ? { uid: r.uid } : {}),
+    };
+  };
+
+  const ruleEvents = (
+    source: string,
+    response: PolicyResponse,
+    rule: RuleResponse,
+    blocked: boolean,
+  ): void => {
+    const reason: EventReason = rule.status === "error" ? "PolicyError" : "PolicyViolation";
+    if (!emits(reason)) return;
+    const policy = policyRef(response.policy);
+    const resource = resourceRef(response);
+    recorder.record({
+      reportingController: source,
+      regarding: policy,
+      related: resource,
+      type: "Warning",
+      reason,
+      action: blocked ? EventActions.blocked : EventActions.passed,
+      note: EventMessages.policyRule(response, rule, blocked),
+    });
+    if (blocked) return;
+    recorder.record({
+      reportingController: source,
+      regarding: resource,
+      related: policy,
+      type: "Warning",
+      reason,
+      action: EventActions.passed,
+      note: EventMessages.resourceRule(response, rule),
+    });
+  };
+
+  const skippedEvents = (source: string, response: PolicyResponse): void => {
+    if (!emits("PolicySkipped")) return;
+    for (const rule of response.rules) {
+      if (rule.status !== "skip" || rule.exception === undefined) continue;
+      const { exception } = rule;
+      recorder.record({
+        reportingController: source,
+        regarding: policyRef(response.policy),
+        related: resourceRef(response),
+        type: "Normal",
+        reason: "PolicySkipped",
+        action: EventActions.passed,
+        note: EventMessages.skippedPolicy(response, rule, exception),
+      });
+      recorder.record({
+        reportingController: source,
+        regarding: {
+          apiVersion: EXCEPTION_API_VERSION,
+          kind: "PolicyException",
+          name: exception.name,
+          namespace: exception.namespace,
+        },
+        related: resourceRef(response),
+        type: "Normal",
+        reason: "PolicySkipped",
+        action: EventActions.passed,
+        note: EventMessages.skippedException(response, rule),
+      });
+    }
+  };
+
+  const outcome = (source: string, response: PolicyResponse): void => {
+    let failed = false;
+    for (const rule of response.rules)
+      if (failing(rule)) {
+        failed = true;
+        ruleEvents(source, response, rule, false);
+      }
+    skippedEvents(source, response);
+    if (failed || !emits("PolicyApplied") || !response.rules.some((r) => r.status === "pass")) return;
+    recorder.record({
+      reportingController: source,
+      regarding: policyRef(response.policy),
+      related: resourceRef(response),
+      type: "Normal",
+      reason: "PolicyApplied",
+      action: EventActions.passed,
+      note: EventMessages.applied(response),
+    });
+  };
+
+  return {
+    admission(responses, blocked) {
+      for (const response of responses) {
+        if (!blocked) {
+          outcome(EventSources.admission, response);
+          continue;
+        }
+        for (const rule of response.rules)
+          if (failing(rule) && rule.failureAction === "Enforce")
+            ruleEvents(EventSources.admission, response, rule, true);
+      }
+    },
+    scan(response) {
+      outcome(EventSources.scan, response);
+    },
+  };
+}
+
+/** Finds the policy object of a response (in a policy cache). */
+export type PolicyLookup = (
+  policy: PolicyResponse["policy"],
+) => { apiVersion?: string; metadata?: object } | undefined;
+
+/** Policies as Events refer to them: apiVersion and uid from the cached policy when it is known. */
+export function policyRefFrom(lookup: PolicyLookup): PolicyRefOf {
+  return (policy) => {
+    const found = lookup(policy);
+    const uid = (found?.metadata as { uid?: unknown } | undefined)?.uid;
+    return {
+      apiVersion: found?.apiVersion ?? "kyverno.io/v1",
+      kind: policy.kind,
+      name: policy.name,
+      ...(policy.namespace ? { namespace: policy.namespace } : {}),
+      ...(typeof uid === "string" && uid !== "" ? { uid } : {}),
+    };
+  };
+}
