@@ -40,10 +40,10 @@ const key = (c: PermissionCheck) =>
 describe("what the background controller must be allowed to do", () => {
   test("a generate rule needs create, update, get and delete of what it generates", () => {
     expect(backgroundPermissionChecks(policy(GENERATE)).map(key)).toEqual([
-      "create source.toolkit.fluxcd.io/v1beta2/HelmRepository/ ns= name= @spec.rules[0].generate",
-      "update source.toolkit.fluxcd.io/v1beta2/HelmRepository/ ns= name= @spec.rules[0].generate",
-      "get source.toolkit.fluxcd.io/v1beta2/HelmRepository/ ns= name= @spec.rules[0].generate",
-      "delete source.toolkit.fluxcd.io/v1beta2/HelmRepository/ ns= name= @spec.rules[0].generate",
+      "create source.toolkit.fluxcd.io/v1beta2/HelmRepository/ ns={{request.object.metadata.name}} name= @spec.rules[0].generate",
+      "update source.toolkit.fluxcd.io/v1beta2/HelmRepository/ ns={{request.object.metadata.name}} name= @spec.rules[0].generate",
+      "get source.toolkit.fluxcd.io/v1beta2/HelmRepository/ ns={{request.object.metadata.name}} name= @spec.rules[0].generate",
+      "delete source.toolkit.fluxcd.io/v1beta2/HelmRepository/ ns={{request.object.metadata.name}} name= @spec.rules[0].generate",
     ]);
   });
 
@@ -70,7 +70,7 @@ describe("what the background controller must be allowed to do", () => {
     expect(permissionIssues(policy(GENERATE), USER, denyCreate)).toEqual([
       {
         path: "spec.rules[0].generate",
-        message: `${USER} does not have permissions to 'create' resource source.toolkit.fluxcd.io/v1beta2/HelmRepository//. Grant proper permissions to the background controller`,
+        message: `${USER} does not have permissions to 'create' resource source.toolkit.fluxcd.io/v1beta2/HelmRepository//{{request.object.metadata.name}}. Grant proper permissions to the background controller`,
       },
     ]);
     const denyUpdate = (c: PermissionCheck) => ({ allowed: c.verb !== "update" });

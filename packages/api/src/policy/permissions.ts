@@ -4,7 +4,8 @@
  * admission. Listing what to ask (`backgroundPermissionChecks`) is pure; the answers come from the
  * caller (a SubjectAccessReview per check in a cluster), and `permissionIssues` turns the denials into
  * upstream's messages. Kinds written with variables cannot be known before evaluation and are not
- * checked, as upstream; a namespace written with variables is asked cluster-wide.
+ * checked, as upstream; a namespace written with variables is asked (and printed) as written, as
+ * upstream does, which only a cluster-wide grant allows.
  */
 import { formatPath, type PathSegment } from "../load/errors.js";
 import type { Policy, TargetSelector } from "./types.js";
@@ -23,7 +24,7 @@ export interface PermissionCheck {
   readonly kind: string;
   /** Empty for the main resource. */
   readonly subresource: string;
-  /** Empty for cluster-wide (a cluster-scoped kind, or a namespace only known at evaluation). */
+  /** Empty for cluster-wide; as written otherwise (variables included, as upstream asks). */
   readonly namespace: string;
   /** Empty for any name. */
   readonly name: string;
@@ -93,7 +94,7 @@ function checksFor(
     purpose,
     verb,
     ...resource,
-    namespace: literal(namespace),
+    namespace: namespace ?? "",
     name: literal(name),
   }));
 }

@@ -53,6 +53,19 @@ export function validateCustomResource(
   return out;
 }
 
+/**
+ * The object pruned and defaulted without checks or warnings, as kube-apiserver decodes a custom
+ * resource before admission: webhooks see the defaults of the request's object as of the stored one
+ * (a JSON merge patch that replaces a list drops its defaulted fields; they are defaulted again).
+ */
+export function defaultCustomResource(resource: ResourceType, object: JsonObject): JsonObject {
+  const schema = resource.schema;
+  if (schema === undefined) return object;
+  const { metadata, apiVersion, kind, ...rest } = object;
+  const processed = (walk(rest, schema, "", [], true) as JsonObject | undefined) ?? {};
+  return { apiVersion: apiVersion ?? null, kind: kind ?? null, metadata: metadata ?? {}, ...processed };
+}
+
 function properties(schema: Schema): JsonObject {
   return asObject(schema.properties) ?? {};
 }
