@@ -1,0 +1,233 @@
+/**
+ * End to end: `kyverno-ts cleanup` (in process, `--serverIP 127.0.0.1`) against the sandbox API
+ * server with the upstream cleanup policy CRDs, driven by the real kubectl as a user would: an
+ * invalid cleanup policy is rejected at `kubectl apply` with its field path, a ClusterCleanupPolicy
+ * deletes the Pods it matches on its schedule and records `lastExecutionTime`, a Pod labelled
+ * `cleanup.kyverno.io/ttl: 5s` is gone after expiry, and an unreadable TTL value is reported (a
+ * warning at `kubectl apply`, an error in the controller's log) and the Pod is kept.
+ */
+import { fileURLToPath } from "node:url";
+import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCleanupCommand } from "../../../bin/cleanup.js";
+import type { Logger } from "../../../logger.js";
+import { read, until } from "../../../testing/cluster.js";
+import { kubectlAvailable, kubectlFor } from "../../../testing/kubectl.js";
+
+const CRD_DIR = new URL("../../../../../../../shared/reference/kyverno-crds/kyverno/", import.meta.url);
+const CRDS = ["kyverno.io_cleanuppolicies.yaml", "kyverno.io_clustercleanuppolicies.yaml"].map((f) =>
+  fileURLToPath(new URL(f, CRD_DIR)),
+);
+const hasKubectl = kubectlAvailable();
+if (!hasKubectl) console.warn("skipping the cleanup e2e suite: kubectl is not installed");
+
+const pod = (name: string, labels: Record<string, string>) =>
+  JSON.stringify({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "team", labels },
+    spec: { containers: [{ name: "app", image: "nginx:1.27" }] },
+  });
+
+/** A logger that keeps every line (and drops nothing the test looks for). */
+function recordingLogger(): Logger & { lines: Array<{ level: string; message: string; fields: object }> } {
+  const lines: Array<{ level: string; message: string; fields: object }> = [];
+  const at = (level: string) => (fields: object, message: string) =>
+    void lines.push({ level, message, fields });
+  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl", () => {
+  let sandbox: Sandbox;
+  let client: KubeClient;
+  let kubectl: ReturnType<typeof kubectlFor>;
+  const stop = new AbortController();
+  const logger = recordingLogger();
+  let exited: Promise<number>;
+  let metricsPort = 0;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ crds: CRDS });
+    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
+    kubectl = kubectlFor(sandbox.kubeconfigPath);
+    for (const name of ["kyverno", "team"])
+      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    const ready = new Promise<void>((resolve) => {
+      exited = runCleanupCommand({
+        args: [
+          "--kubeconfig",
+          sandbox.kubeconfigPath,
+          "--serverIP",
+          "127.0.0.1",
+          "--cleanupServerPort",
+          "0",
+          "--metricsPort",
+          "0",
+          "--identity",
+          "kyverno-cleanup-0",
+        ],
+        stdout: { write: () => true },
+        stderr: { write: (text: string) => process.stderr.write(text) },
+        signal: stop.signal,
+        logger,
+        onReady: (info) => {
+          metricsPort = info.metricsPort;
+          resolve();
+        },
+      });
+    });
+    await ready;
+    await until(
+      async () =>
+        (await read(client, {
+          apiVersion: "admissionregistration.k8s.io/v1",
+          kind: "ValidatingWebhookConfiguration",
+          name: "kyverno-cleanup-validating-webhook-configuration",
+        })) !== undefined &&
+        (await read(client, {
+          apiVersion: "admissionregistration.k8s.io/v1",
+          kind: "ValidatingWebhookConfiguration",
+          name: "kyverno-ttl-validating-webhook-configuration",
+        })) !== undefined,
+      30_000,
+      "webhook configurations",
+    );
+  }, 60_000);
+  afterAll(async () => {
+    stop.abort();
+    expect(await exited).toBe(0);
+    client?.close();
+    await sandbox?.stop();
+  }, 30_000);
+
+  const metric = async (name: string): Promise<string[]> => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    return text.split("\n").filter((l) => l.startsWith(name));
+  };
+
+  it("rejects an invalid cleanup policy at kubectl apply, naming the field", async () => {
+    const applied = await kubectl(
+      ["apply", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "kyverno.io/v2",
+        kind: "ClusterCleanupPolicy",
+        metadata: { name: "broken" },
+        spec: {
+          schedule: "every minute",
+          match: { any: [{ resources: { kinds: ["Pod"] }, subjects: [{ kind: "User", name: "alice" }] }] },
+        },
+      }),
+    );
+    expect(applied.code).not.toBe(0);
+    expect(applied.stderr).toContain(
+      'admission webhook "kyverno-cleanup-controller.kyverno.svc" denied the request',
+    );
+    expect(applied.stderr).toContain(
+      'spec.schedule: Invalid value: "every minute": schedule spec in the cleanupPolicy is not in proper cron format',
+    );
+    expect(applied.stderr).toContain("spec.match.any[0].subjects: Forbidden");
+    expect((await kubectl(["get", "clustercleanuppolicy", "broken"])).stderr).toContain("not found");
+  });
+
+  it("deletes the Pods a ClusterCleanupPolicy matches, on its schedule", async () => {
+    await kubectl(["create", "-f", "-"], pod("old-a", { canremove: "true", tier: "batch" }));
+    await kubectl(["create", "-f", "-"], pod("old-b", { canremove: "true", tier: "batch" }));
+    await kubectl(["create", "-f", "-"], pod("old-web", { canremove: "true", tier: "web" }));
+    await kubectl(["create", "-f", "-"], pod("keep", { tier: "batch" }));
+    const applied = await kubectl(
+      ["apply", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "kyverno.io/v2",
+        kind: "ClusterCleanupPolicy",
+        metadata: { name: "clean-batch" },
+        spec: {
+          // Upstream's cron accepts @every: the test does not wait a minute.
+          schedule: "@every 2s",
+          match: {
+            any: [{ resources: { kinds: ["Pod"], selector: { matchLabels: { canremove: "true" } } } }],
+          },
+          conditions: {
+            all: [{ key: "{{ target.metadata.labels.tier }}", operator: "Equals", value: "batch" }],
+          },
+          deletionPropagationPolicy: "Background",
+        },
+      }),
+    );
+    expect(applied.stderr).toBe("");
+    const exists = async (name: string) =>
+      (await read(client, { apiVersion: "v1", kind: "Pod", namespace: "team", name })) !== undefined;
+    await until(
+      async () => !(await exists("old-a")) && !(await exists("old-b")),
+      20_000,
+      "matching Pods deleted",
+    );
+    expect(await exists("old-web")).toBe(true);
+    expect(await exists("keep")).toBe(true);
+    await until(
+      async () => {
+        const policy = await read(client, {
+          apiVersion: "kyverno.io/v2",
+          kind: "ClusterCleanupPolicy",
+          name: "clean-batch",
+        });
+        return (
+          typeof (policy?.status as { lastExecutionTime?: unknown } | undefined)?.lastExecutionTime ===
+          "string"
+        );
+      },
+      10_000,
+      "lastExecutionTime",
+    );
+    expect(await metric("kyverno_cleanup_controller_deletedobjects_total")).toContain(
+      'kyverno_cleanup_controller_deletedobjects_total{policy_type="cluster",policy_namespace="-",policy_name="clean-batch",resource_kind="Pod",resource_namespace="team"} 2',
+    );
+    await until(
+      async () =>
+        (await kubectl(["get", "events", "-n", "default", "-o", "json"])).stdout.includes(
+          "successfully cleaned up the target resource Pod/team/old-a",
+        ),
+      10_000,
+      "cleanup event",
+    );
+  }, 40_000);
+
+  it("deletes a Pod labelled cleanup.kyverno.io/ttl: 5s once it expires", async () => {
+    const created = await kubectl(
+      ["create", "-f", "-"],
+      pod("short-lived", { "cleanup.kyverno.io/ttl": "5s" }),
+    );
+    expect(created.stderr).toBe("");
+    const gone = async () =>
+      (await read(client, { apiVersion: "v1", kind: "Pod", namespace: "team", name: "short-lived" })) ===
+      undefined;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await gone()).toBe(false);
+    await until(gone, 20_000, "TTL Pod deleted");
+    expect(await metric("kyverno_ttl_controller_deletedobjects_total")).toContain(
+      'kyverno_ttl_controller_deletedobjects_total{resource_group="",resource_version="v1",resource_resource="pods",resource_namespace="team"} 1',
+    );
+  }, 40_000);
+
+  it("reports an unreadable TTL value and keeps the Pod", async () => {
+    const created = await kubectl(
+      ["create", "-f", "-"],
+      pod("unreadable-ttl", { "cleanup.kyverno.io/ttl": "tomorrow" }),
+    );
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain(
+      'Warning: cleanup.kyverno.io/ttl label value cannot be parsed as any recognizable format (invalid value "tomorrow" of label cleanup.kyverno.io/ttl',
+    );
+    await until(
+      () =>
+        logger.lines.some(
+          (l) => l.message === "failed to parse label" && JSON.stringify(l.fields).includes("unreadable-ttl"),
+        ),
+      20_000,
+      "the parse error logged",
+    );
+    expect(
+      await read(client, { apiVersion: "v1", kind: "Pod", namespace: "team", name: "unreadable-ttl" }),
+    ).toBeDefined();
+  }, 40_000);
+});
