@@ -14,6 +14,7 @@ import type { ResourceKindOf } from "./admission/request.js";
 import type { AdmissionResultSink } from "./admission/results.js";
 import { engineClock, type ServerClock } from "./clock.js";
 import { certificateValidity } from "./controllers/certificates/certificates.js";
+import type { PolicyEvents } from "./events/policy-events.js";
 import type { ScanContext } from "./external-data/scan-context.js";
 import type { Logger } from "./logger.js";
 import type { MetricsConfig } from "./metrics/config.js";
@@ -45,6 +46,8 @@ export interface AdmissionCoreOptions {
    */
   policyExceptions?: ExceptionSettings;
   sink?: AdmissionResultSink;
+  /** Kubernetes Events of validate results (cluster mode: `--omitEvents`, `--maxQueuedEvents`). */
+  events?: PolicyEvents;
   /** Labels of a namespace for `namespaceSelector` (an informer cache in a cluster). */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   /** Reported by `kyverno_info`; defaults to this package's version. */
@@ -148,6 +151,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     metrics,
     config: options.config,
     ...(options.sink ? { sink: options.sink } : {}),
+    ...(options.events ? { events: options.events } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
     webhookTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
     ...(options.externalData ? { externalData: options.externalData } : {}),

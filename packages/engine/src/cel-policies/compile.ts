@@ -220,6 +220,7 @@ export function compileCelPolicy(
     background: spec.evaluation?.background?.enabled ?? true,
     admission: spec.evaluation?.admission?.enabled ?? true,
     autogen: variants.map((v) => v.name).filter((n) => n !== ""),
+    resourceRules: variants.flatMap((v) => v.constraints?.resourceRules ?? []),
     unsupported:
       type === "imageValidate"
         ? `${policy.kind} is not supported by kyverno-ts yet: image verification is not implemented`

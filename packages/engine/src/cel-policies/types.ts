@@ -5,6 +5,7 @@ import type {
   CelPolicyException,
   KubeObject,
   MutatingAdmissionPolicy,
+  ResourceRule,
   ValidatingAdmissionPolicy,
 } from "@kyverno-ts/api";
 import type { Clock, CompileIssue, ContextLoader, EngineRequest } from "../engine-types.js";
@@ -31,6 +32,11 @@ export interface CompiledCelPolicy {
   readonly mutateExisting: boolean;
   /** Names of the autogen variants compiled with it (`autogen`, `autogen-cronjobs`). */
   readonly autogen: readonly string[];
+  /**
+   * The resource rules of the policy and of its autogen variants (what a webhook must send it);
+   * empty when it matches through `matchConstraints` without resource rules.
+   */
+  readonly resourceRules: readonly ResourceRule[];
   /** Why the policy cannot be evaluated yet (ImageValidatingPolicy): every match is an `error`. */
   readonly unsupported: string | undefined;
 }

@@ -7,6 +7,7 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import type { ContextLoader, Engine, EngineRequest, UserInfo } from "@kyverno-ts/engine";
 import type { ServerClock } from "../clock.js";
+import type { PolicyEvents } from "../events/policy-events.js";
 import type { ScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
 import type { AdmissionMetrics, WebhookKind } from "../metrics/metrics.js";
@@ -54,6 +55,11 @@ export interface AdmissionHandlerOptions {
   config: KyvernoConfig | (() => KyvernoConfig);
   /** Receives results of admitted, non-dry-run requests for reports. */
   sink?: AdmissionResultSink;
+  /**
+   * Kubernetes Events of validate results (upstream's): a denial's policy Events, and for admitted,
+   * non-dry-run requests other than DELETE the policy and resource Events. Must only enqueue.
+   */
+  events?: PolicyEvents;
   /** Labels of a namespace for `namespaceSelector` (from an informer cache); unknown → undefined. */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   /** Roles and cluster roles of a requester (from RBAC informers). */
@@ -221,6 +227,11 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
         : deny(request.uid, outcome.message ?? "");
     }
     const outcome = runValidation(engine, ctx, policies, requestFor);
+    if (run.effects && options.events !== undefined && outcome.responses.length > 0) {
+      if (!outcome.allowed) options.events.admission(outcome.responses, true);
+      else if (request.dryRun !== true && request.operation !== "DELETE")
+        options.events.admission(outcome.responses, false);
+    }
     if (
       run.effects &&
       outcome.allowed &&

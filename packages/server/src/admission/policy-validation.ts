@@ -1,11 +1,13 @@
 /**
  * The policy and exception validation webhooks (`/policyvalidate`, `/exceptionvalidate`): an invalid
- * ClusterPolicy, Policy or PolicyException is rejected at `kubectl apply` with every problem and its
- * field path, using the same loaders as the CLI and the engine's compile step.
+ * ClusterPolicy, Policy or PolicyException — or `policies.kyverno.io` policy or PolicyException — is
+ * rejected at `kubectl apply` with every problem and its field path (and, for a CEL expression, the
+ * position in it), using the same loaders as the CLI and the engines' compile steps.
  */
 import type { JsonValue, LoadError } from "@kyverno-ts/api";
-import { loadPolicy, loadPolicyException } from "@kyverno-ts/api";
-import type { Engine } from "@kyverno-ts/engine";
+import { loadCelPolicy, loadCelPolicyException, loadPolicy, loadPolicyException } from "@kyverno-ts/api";
+import type { CelEngine, Engine } from "@kyverno-ts/engine";
+import { compilableForm, distinctIssues } from "../policycache/cel-policy-store.js";
 import { type ExceptionSettings, exceptionValidationWarnings } from "../policycache/exception-settings.js";
 import {
   type AdmissionReviewResponse,
@@ -20,6 +22,8 @@ import {
 /** Options of `createPolicyValidation`. */
 export interface PolicyValidationOptions {
   engine: Engine;
+  /** Compiles the `policies.kyverno.io` kinds; without it they are allowed unchecked. */
+  celEngine?: CelEngine;
   /** `--enablePolicyException` / `--exceptionNamespace`: what the exception webhook warns about. */
   exceptions: ExceptionSettings;
 }
@@ -49,6 +53,11 @@ function objectName(review: ParsedReview, fallbackKind: string): string {
   return `${kind}/${ns ? `${ns}/` : ""}${o?.metadata?.name ?? review.request.name ?? ""}`;
 }
 
+/** True for an object of the `policies.kyverno.io` group. */
+function isCelObject(object: ParsedReview["object"]): boolean {
+  return typeof object?.apiVersion === "string" && object.apiVersion.startsWith("policies.kyverno.io/");
+}
+
 /** Creates the validators. They only read their inputs: nothing is stored or compiled for later use. */
 export function createPolicyValidation(options: PolicyValidationOptions): PolicyValidation {
   const { engine } = options;
@@ -57,6 +66,25 @@ export function createPolicyValidation(options: PolicyValidationOptions): Policy
     const { request } = review;
     if (request.operation === "DELETE" || review.object === undefined) return allow(request.uid);
     const where = { file: objectName(review, "ClusterPolicy") };
+    if (isCelObject(review.object)) {
+      const cel = loadCelPolicy(review.object as unknown as JsonValue, where);
+      if (!cel.ok) return deny(request.uid, `${where.file}: ${cel.errors.map(describe).join("; ")}`);
+      const compiled = options.celEngine?.compile(compilableForm(cel.value));
+      if (compiled !== undefined && !compiled.ok)
+        return deny(
+          request.uid,
+          `${where.file}: ${distinctIssues(compiled.issues)
+            .map((i) => (i.path ? `${i.path}: ${i.message}` : i.message))
+            .join("; ")}`,
+        );
+      const unsupported = compiled?.ok === true ? compiled.policy.unsupported : undefined;
+      return allow(request.uid, [
+        ...cel.warnings.map(describe),
+        ...(unsupported === undefined
+          ? []
+          : [`${where.file}: ${unsupported}; matching requests get an error`]),
+      ]);
+    }
     const loaded = loadPolicy(review.object as unknown as JsonValue, where);
     if (!loaded.ok) return deny(request.uid, loaded.errors.map(describe).join("; "));
     const compiled = engine.compile(loaded.value);
@@ -72,6 +100,15 @@ export function createPolicyValidation(options: PolicyValidationOptions): Policy
     const { request } = review;
     if (request.operation === "DELETE" || review.object === undefined) return allow(request.uid);
     const where = { file: objectName(review, "PolicyException") };
+    if (isCelObject(review.object)) {
+      const cel = loadCelPolicyException(review.object as unknown as JsonValue, where);
+      if (!cel.ok) return deny(request.uid, cel.errors.map(describe).join("; "));
+      const namespace = cel.value.metadata.namespace ?? request.namespace ?? "";
+      return allow(request.uid, [
+        ...exceptionValidationWarnings(options.exceptions, namespace),
+        ...cel.warnings.map(describe),
+      ]);
+    }
     const loaded = loadPolicyException(review.object as unknown as JsonValue, where);
     if (!loaded.ok) return deny(request.uid, loaded.errors.map(describe).join("; "));
     const namespace = loaded.value.metadata.namespace ?? request.namespace ?? "";

@@ -9,13 +9,19 @@ import type { CachedPolicy } from "../policycache/policy-cache.js";
  * - `exception`: a PolicyException came, changed or went; `policyNames` are the names (wildcards) of
  *   the policies it named before and after;
  * - `namespace`: a Namespace appeared, went, or its labels changed;
- * - `config`: Kyverno's ConfigMap changed (or appeared or went).
+ * - `config`: Kyverno's ConfigMap changed (or appeared or went);
+ * - `celPolicy`: a `policies.kyverno.io` policy was loaded, changed, failed to load or went (`key`
+ *   of `celPolicyKey`);
+ * - `celException`: a `policies.kyverno.io` PolicyException came, changed or went (the policies it
+ *   names were recompiled).
  */
 export type ClusterChange =
   | { type: "policy"; key: string; before: CachedPolicy | undefined; after: CachedPolicy | undefined }
   | { type: "exception"; policyNames: readonly string[] }
   | { type: "namespace"; namespace: string }
-  | { type: "config" };
+  | { type: "config" }
+  | { type: "celPolicy"; key: string }
+  | { type: "celException"; key: string };
 
 /** A subscriber of `ClusterState.subscribe`. */
 export type ClusterListener = (change: ClusterChange) => void;

@@ -11,7 +11,9 @@ import { matchWildcard } from "@kyverno-ts/engine";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import { defaultKyvernoConfig, type KyvernoConfig, parseKyvernoConfig } from "../admission/filters.js";
 import type { Logger } from "../logger.js";
+import type { CelPolicyStore } from "../policycache/cel-policy-store.js";
 import type { PolicyCache } from "../policycache/policy-cache.js";
+import { CEL_POLICY_API_VERSION, CEL_POLICY_KINDS, celPolicyObjectKey, createCelFeed } from "./cel-feed.js";
 import { type ClusterListener, createChangeFanout } from "./changes.js";
 import { createKindResolver, type KindResolver } from "./kinds.js";
 import { createPolicyFeed } from "./policy-feed.js";
@@ -33,6 +35,11 @@ export interface ClusterStateOptions {
   cachedConfigMaps?: boolean;
   /** Informer retry delays (default: the kube package's exponential backoff). */
   informerDelay?: (attempt: number) => number;
+  /**
+   * Where the `policies.kyverno.io` kinds are compiled; when given, each kind whose CRD the server
+   * serves is watched (and `start` waits for it), with the CEL PolicyExceptions when exceptions are on.
+   */
+  celPolicies?: CelPolicyStore;
 }
 
 /** The shared cluster state; see `createClusterState`. */
@@ -56,7 +63,7 @@ export interface ClusterState {
   revision(): number;
   /** The revision at which a policy last changed (undefined for unknown keys). */
   policyRevision(key: string): number | undefined;
-  /** Keys of every stored policy, loadable or not, sorted. */
+  /** Keys of every stored policy, loadable or not, sorted (CEL policies' `celPolicyKey`s after them). */
   policyKeys(): string[];
   /** The stored object of a policy (with its status), by cache key. */
   policyObject(key: string): KubeObject | undefined;
@@ -129,6 +136,46 @@ export function createClusterState(options: ClusterStateOptions): ClusterState {
     emit: fanout.emit,
   });
 
+  const celStore = options.celPolicies;
+  const celFeed = celStore
+    ? createCelFeed({
+        store: celStore,
+        logger,
+        acceptsExceptionsFrom: (ns) => options.exceptionNamespaces.some((p) => matchWildcard(p, ns)),
+        nextRevision: () => ++revision,
+        emit: fanout.emit,
+      })
+    : undefined;
+  /** The CEL informers by kind, created at `start` for the kinds the server serves. */
+  const celInformers = new Map<string, Informer<KubeObject>>();
+  const startCelInformers = async (): Promise<void> => {
+    if (celFeed === undefined) return;
+    const kinds: string[] = [...CEL_POLICY_KINDS];
+    if (options.exceptionNamespaces.length > 0) kinds.push("PolicyException");
+    for (const kind of kinds) {
+      const served = await client.resource(CEL_POLICY_API_VERSION, kind);
+      if (!served.ok && served.reason === "UnknownKind") {
+        logger.warn(
+          { kind, apiVersion: CEL_POLICY_API_VERSION },
+          "kind not served (CRD not installed): not watched",
+        );
+        continue;
+      }
+      const watched = informer(CEL_POLICY_API_VERSION, kind);
+      if (kind === "PolicyException") {
+        watched.on("add", celFeed.upsertException);
+        watched.on("update", celFeed.upsertException);
+        watched.on("delete", celFeed.removeException);
+      } else {
+        watched.on("add", celFeed.upsertPolicy);
+        watched.on("update", celFeed.upsertPolicy);
+        watched.on("delete", celFeed.removePolicy);
+      }
+      celInformers.set(kind, watched);
+    }
+    await Promise.all([...celInformers.values()].map((i) => i.start()));
+  };
+
   const clusterPolicies = informer("kyverno.io/v1", "ClusterPolicy");
   const policies = informer("kyverno.io/v1", "Policy");
   for (const watched of [clusterPolicies, policies]) {
@@ -185,33 +232,48 @@ export function createClusterState(options: ClusterStateOptions): ClusterState {
     ? informer("v1", "ConfigMap", { labelSelector: `${CACHE_LABEL}=true` })
     : undefined;
 
+  /** The stored object of a CEL policy key; null when the key is not a CEL policy's. */
+  const celPolicyObject = (key: string): KubeObject | undefined | null => {
+    const [kind, ...rest] = key.split("/");
+    const watched = kind === undefined ? undefined : celInformers.get(kind);
+    if (watched === undefined || kind === "PolicyException") return null;
+    const object =
+      rest.length === 2 ? watched.get(rest[0], rest[1] ?? "") : watched.get(undefined, rest[0] ?? "");
+    return object !== undefined && celPolicyObjectKey(object) === key ? object : undefined;
+  };
+
   return {
     async start() {
       // Readiness does not wait for the cached ConfigMaps: until they are listed, policies read
       // them from the API server.
       void contextConfigMaps?.start();
-      await Promise.all(waitedFor.map((i) => i.start()));
+      await Promise.all([...waitedFor.map((i) => i.start()), startCelInformers()]);
     },
     async stop() {
       await Promise.all(
-        [...waitedFor, ...(contextConfigMaps ? [contextConfigMaps] : [])].map((i) => i.stop()),
+        [...waitedFor, ...celInformers.values(), ...(contextConfigMaps ? [contextConfigMaps] : [])].map((i) =>
+          i.stop(),
+        ),
       );
     },
-    synced: () => waitedFor.every((i) => i.hasSynced()),
+    synced: () =>
+      waitedFor.every((i) => i.hasSynced()) && [...celInformers.values()].every((i) => i.hasSynced()),
     subscribe: fanout.subscribe,
     kinds: createKindResolver({ client }),
     config: () => config,
     namespaceLabels: (name) => namespaces.get(undefined, name)?.metadata?.labels,
     cachedConfigMap: (namespace, name) => contextConfigMaps?.get(namespace, name),
     revision: () => revision,
-    policyRevision: feed.policyRevision,
-    policyKeys: feed.policyKeys,
+    policyRevision: (key) => feed.policyRevision(key) ?? celFeed?.policyRevision(key),
+    policyKeys: () => [...feed.policyKeys(), ...(celFeed?.policyKeys() ?? [])],
     policyObject(key) {
+      const cel = celPolicyObject(key);
+      if (cel !== null) return cel;
       const slash = key.indexOf("/");
       return slash < 0
         ? clusterPolicies.get(undefined, key)
         : policies.get(key.slice(0, slash), key.slice(slash + 1));
     },
-    loadFailure: feed.loadFailure,
+    loadFailure: (key) => feed.loadFailure(key) ?? celFeed?.loadFailure(key),
   };
 }

@@ -34,7 +34,7 @@ export function policyFingerprint(object: KubeObject): string {
 }
 
 /** The object without `status` and with only the metadata a document carries. */
-function asDocument(object: KubeObject): JsonValue {
+export function asDocument(object: KubeObject): JsonValue {
   const { status: _status, ...rest } = object as Record<string, JsonValue>;
   const meta = (object.metadata ?? {}) as Record<string, JsonValue>;
   const metadata: Record<string, JsonValue> = {};
@@ -48,7 +48,7 @@ function asDocument(object: KubeObject): JsonValue {
 /** A loaded document, or why it cannot be loaded (every problem with its field path). */
 export type DocumentLoad<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-function loaded<T>(
+export function loaded<T>(
   result: { ok: true; value: T } | { ok: false; errors: ReadonlyArray<{ path?: string; message: string }> },
 ): DocumentLoad<T> {
   if (result.ok) return { ok: true, value: result.value };

@@ -30,6 +30,7 @@ import { createTlsWatcher } from "../controllers/certificates/tls-watcher.js";
 import { createStatusWriter } from "../controllers/policy-status/policy-status.js";
 import { MANAGED_BY_LABEL, type WebhookEndpoint } from "../controllers/webhooks/webhook-configs.js";
 import { createWebhookController } from "../controllers/webhooks/webhook-controller.js";
+import { type EventSettings, startClusterEvents } from "../events/cluster-events.js";
 import { createScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
 import { loadMetricsConfig } from "../metrics/configmap.js";
@@ -96,6 +97,11 @@ export interface ClusterAdmissionOptions {
   publishEphemeralReports?: boolean;
   /** Certificate check period (default 12 h). */
   certificateCheckMs?: number;
+  /**
+   * Kubernetes Events of validate results (`--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimit*`),
+   * written through a client of their own; none when omitted.
+   */
+  events?: EventSettings;
   /** Time for admission (deadlines, reports), leader election, queues and certificates. */
   clock: ServerClock;
   logger: Logger;
@@ -133,6 +139,16 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const signal = options.signal ?? new AbortController().signal;
   let core: ReturnType<typeof createAdmissionCore> | undefined;
   const client = createKubeClient({ ...options.kube, onQuery: (e) => core?.metrics.clientQuery(e) });
+  const events =
+    options.events === undefined
+      ? undefined
+      : startClusterEvents({
+          kube: { ...options.kube, onQuery: (e) => core?.metrics.clientQuery(e) },
+          identity: options.identity,
+          settings: options.events,
+          clock,
+          logger,
+        });
   const results = createBoundedResultQueue({
     capacity: options.resultCapacity ?? 10_000,
     onDrop: (n) => core?.metrics.resultsDropped(n),
@@ -158,6 +174,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     clock,
     logger,
     sink: results,
+    ...(events ? { events: events.policyEvents((p) => core?.cache.get(policyRefKey(p))?.policy) } : {}),
     // Each request that reads ConfigMaps or API calls loads them afresh, within its deadline.
     externalData: (timeoutMs) =>
       createScanContext({
@@ -301,6 +318,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
       await duties.stop();
     }
     await Promise.allSettled([servers?.close(), metricsServer?.close()]);
+    await events?.stop();
     await publisher?.stop();
     await Promise.allSettled([state.stop(), tls.stop(), ...configInformers.map((i) => i.stop())]);
     client.close();

@@ -8,6 +8,7 @@
  */
 import { createSecureContext, type Server as TlsServer } from "node:tls";
 import { type FastifyReply, fastify } from "fastify";
+import { type CelAdmissionHandler, parseCelWebhookPath } from "../admission/cel-handler.js";
 import type { AdmissionHandler, WebhookRoute } from "../admission/handler.js";
 import { ReviewMessages } from "../admission/messages.js";
 import type { PolicyValidation } from "../admission/policy-validation.js";
@@ -38,6 +39,8 @@ export interface TlsMaterial {
 export interface WebhookServerOptions {
   handler: AdmissionHandler;
   validation: PolicyValidation;
+  /** Serves the CEL policies' webhooks (`/vpol/...`, `/mpol/...`, `/ivpol/...`) when given. */
+  celHandler?: CelAdmissionHandler;
   clock: ServerClock;
   logger: Logger;
   metrics?: AdmissionMetrics;
@@ -163,6 +166,22 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       return send(reply, validation.handleBody(endpoint, body.text));
     });
   }
+  const celHandler = options.celHandler;
+  if (celHandler !== undefined)
+    for (const prefix of ["/vpol", "/mpol", "/ivpol"]) {
+      app.post(`${prefix}/*`, (request, reply) => {
+        const route = parseCelWebhookPath(request.url.split("?")[0] ?? "");
+        if (route === undefined) return reply.code(404).send("not found");
+        const body = bodyOf(request.body);
+        if (!body.ok) {
+          reply.header("connection", "close");
+          const uid = sniffUid(body.head);
+          const message = ReviewMessages.tooLarge(limit);
+          return send(reply, uid ? { statusCode: 200, body: deny(uid, message, 413) } : statusBody(message));
+        }
+        return send(reply, celHandler.handleBody(route, body.text));
+      });
+    }
   app.get("/health/liveness", (_request, reply) => reply.code(200).send("ok"));
   app.get("/health/readiness", (_request, reply) => {
     const ready = !closing && (options.ready?.() ?? true);

@@ -10,7 +10,9 @@ import type { KubeClient } from "@kyverno-ts/kube";
 import type { ServerClock } from "../../clock.js";
 import type { ClusterState } from "../../cluster-state/cluster-state.js";
 import type { Logger } from "../../logger.js";
+import { type CelPolicyStore, isCelPolicyKey } from "../../policycache/cel-policy-store.js";
 import type { PolicyCache } from "../../policycache/policy-cache.js";
+import { comparableCelStatus, desiredCelStatus } from "./cel-status.js";
 
 /** The readiness a status reports. */
 export interface Readiness {
@@ -95,6 +97,8 @@ function comparable(status: unknown): string {
 export interface StatusWriterOptions {
   client: KubeClient;
   cache: PolicyCache;
+  /** The CEL policies (`celPolicyKey` keys), whose status is `conditionStatus` (see cel-status.ts). */
+  celPolicies?: CelPolicyStore;
   state: Pick<ClusterState, "policyObject" | "loadFailure" | "policyRevision">;
   /** The source revision the written webhook configurations were computed from (-1: none yet). */
   appliedRevision: () => number;
@@ -115,7 +119,7 @@ export function createStatusWriter(options: StatusWriterOptions): StatusWriter {
   const readiness = (key: string): Readiness | undefined => {
     const failure = state.loadFailure(key);
     if (failure !== undefined) return { ready: false, reason: "Failed", message: failure };
-    const status = cache.status(key);
+    const status = isCelPolicyKey(key) ? options.celPolicies?.status(key) : cache.status(key);
     if (status === undefined) return undefined;
     if (!status.ready) return { ready: false, reason: "Failed", message: status.message };
     const revision = state.policyRevision(key);
@@ -129,18 +133,19 @@ export function createStatusWriter(options: StatusWriterOptions): StatusWriter {
       if (object === undefined) return true;
       const ready = readiness(key);
       if (ready === undefined) return false;
-      const desired = desiredStatus({
-        object,
-        readiness: ready,
-        compiled: cache.get(key)?.compiled,
-        now: new Date(options.clock.now()),
-      });
-      if (comparable(object.status) === comparable(desired)) return true;
+      const cel = isCelPolicyKey(key);
+      const now = new Date(options.clock.now());
+      const desired = cel
+        ? desiredCelStatus({ object, readiness: ready, now })
+        : desiredStatus({ object, readiness: ready, compiled: cache.get(key)?.compiled, now });
+      const same = cel ? comparableCelStatus : comparable;
+      if (same(object.status) === same(desired)) return true;
+      const namespaced = object.kind === "Policy" || (cel && object.metadata?.namespace !== undefined);
       const ref = {
         apiVersion: object.apiVersion ?? "kyverno.io/v1",
         kind: object.kind ?? "ClusterPolicy",
         name: object.metadata?.name ?? "",
-        ...(object.kind === "Policy" ? { namespace: object.metadata?.namespace ?? "default" } : {}),
+        ...(namespaced ? { namespace: object.metadata?.namespace ?? "default" } : {}),
       };
       const patched = await client.patch(
         ref,

@@ -7,7 +7,9 @@
  */
 import type { KyvernoConfig } from "../../admission/filters.js";
 import type { ResolvedResource } from "../../cluster-state/kinds.js";
+import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
 import type { FailurePolicy } from "../../policycache/policy-cache.js";
+import { CEL_POLICY_RESOURCES, celWebhooks } from "./cel-webhooks.js";
 import type { KindOperations, PolicyWebhookNeeds } from "./webhook-rules.js";
 
 /** Upstream's configuration names. */
@@ -87,6 +89,8 @@ export interface WebhookBuildInputs {
   defaultTimeoutSeconds: number;
   namespaceSelector: LabelSelectorJson;
   objectSelector: LabelSelectorJson;
+  /** The CEL policies (`policies.kyverno.io`) admission evaluates; none when omitted. */
+  cel?: readonly CachedCelPolicy[];
 }
 
 const OPERATION_ORDER = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
@@ -183,19 +187,19 @@ function kyvernoResourceWebhook(
   name: string,
   path: string,
   resources: string[],
+  celResources: string[],
 ): WebhookJson {
+  const rule = (group: string, names: string[]): WebhookRuleJson => ({
+    apiGroups: [group],
+    apiVersions: ["*"],
+    resources: names,
+    operations: ["CREATE", "UPDATE"],
+    scope: "*",
+  });
   return {
     name,
     clientConfig: clientConfig(inputs.endpoint, path, inputs.caBundle),
-    rules: [
-      {
-        apiGroups: ["kyverno.io"],
-        apiVersions: ["*"],
-        resources,
-        operations: ["CREATE", "UPDATE"],
-        scope: "*",
-      },
-    ],
+    rules: [rule("kyverno.io", resources), rule("policies.kyverno.io", celResources)],
     failurePolicy: "Fail",
     matchPolicy: "Equivalent",
     namespaceSelector: {},
@@ -213,23 +217,39 @@ function kyvernoResourceWebhook(
  */
 export function buildWebhookConfigurations(inputs: WebhookBuildInputs): WebhookConfigurationJson[] {
   const names = WEBHOOK_CONFIGURATION_NAMES;
+  const cel = celWebhooks(inputs.cel ?? [], {
+    clientConfig: (path) => clientConfig(inputs.endpoint, path, inputs.caBundle),
+    defaultTimeoutSeconds: inputs.defaultTimeoutSeconds,
+    namespaceSelector: inputs.namespaceSelector,
+    objectSelector: inputs.objectSelector,
+    clampTimeout,
+  });
   return [
-    configuration(
-      "ValidatingWebhookConfiguration",
-      names.resourceValidating,
-      resourceWebhooks(inputs, "validate"),
-    ),
-    configuration("MutatingWebhookConfiguration", names.resourceMutating, resourceWebhooks(inputs, "mutate")),
+    configuration("ValidatingWebhookConfiguration", names.resourceValidating, [
+      ...resourceWebhooks(inputs, "validate"),
+      ...cel.validating,
+    ]),
+    configuration("MutatingWebhookConfiguration", names.resourceMutating, [
+      ...resourceWebhooks(inputs, "mutate"),
+      ...cel.mutating,
+    ]),
     configuration("ValidatingWebhookConfiguration", names.policyValidating, [
-      kyvernoResourceWebhook(inputs, "validate-policy.kyverno.svc", "/policyvalidate", [
-        "clusterpolicies",
-        "policies",
-      ]),
+      kyvernoResourceWebhook(
+        inputs,
+        "validate-policy.kyverno.svc",
+        "/policyvalidate",
+        ["clusterpolicies", "policies"],
+        CEL_POLICY_RESOURCES,
+      ),
     ]),
     configuration("ValidatingWebhookConfiguration", names.exceptionValidating, [
-      kyvernoResourceWebhook(inputs, "validate-exception.kyverno.svc", "/exceptionvalidate", [
-        "policyexceptions",
-      ]),
+      kyvernoResourceWebhook(
+        inputs,
+        "validate-exception.kyverno.svc",
+        "/exceptionvalidate",
+        ["policyexceptions"],
+        ["policyexceptions"],
+      ),
     ]),
   ];
 }

@@ -10,6 +10,7 @@ import type { ServerClock } from "../../clock.js";
 import type { ClusterState } from "../../cluster-state/cluster-state.js";
 import type { ResolvedResource } from "../../cluster-state/kinds.js";
 import type { Logger } from "../../logger.js";
+import type { CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import type { PolicyCache } from "../../policycache/policy-cache.js";
 import { caBundleOf, readTlsSecret, type TlsSecretNames } from "../certificates/tls-secrets.js";
 import {
@@ -24,6 +25,8 @@ import { policyWebhookNeeds, selectorsOf } from "./webhook-rules.js";
 export interface WebhookControllerOptions {
   client: KubeClient;
   cache: PolicyCache;
+  /** The CEL policies whose webhooks are registered too (none when omitted). */
+  celPolicies?: CelPolicyStore;
   /** Whether the policies are listed, the ConfigMap's settings, the revision, and kinds. */
   state: Pick<ClusterState, "synced" | "config" | "revision" | "kinds">;
   /** Kyverno's namespace (excluded from the resource webhooks; holds the CA Secret). */
@@ -134,6 +137,7 @@ export function createWebhookController(options: WebhookControllerOptions): Webh
       const revision = state.revision();
       const config = state.config();
       const needs = cache.policies().map(policyWebhookNeeds);
+      const cel = options.celPolicies?.policies() ?? [];
       const resolved = new Map<string, readonly ResolvedResource[]>();
       const unresolved: string[] = [];
       for (const selector of selectorsOf(needs)) {
@@ -156,6 +160,7 @@ export function createWebhookController(options: WebhookControllerOptions): Webh
         caBundle: bundle,
         defaultTimeoutSeconds: options.defaultTimeoutSeconds,
         ...selectors,
+        cel,
       });
       const written: string[] = [];
       const deferred: string[] = [];

@@ -1,0 +1,285 @@
+/**
+ * The webhooks of the CEL policies (`/vpol/...`, `/mpol/...`, `/ivpol/...`, as upstream): one
+ * AdmissionReview in, one answer out, without throwing. ValidatingPolicies act on their results by
+ * `validationActions` (Deny blocks, Warn warns, Audit only reports), an evaluation error follows the
+ * policy's `failurePolicy`, MutatingPolicies patch in order (each sees the object as the ones before
+ * it left it), and an ImageValidatingPolicy answers `error` (image verification is not implemented):
+ * it blocks under `failurePolicy: Fail` and warns under `Ignore`, never a silent pass.
+ */
+import type { JsonValue, KubeObject } from "@kyverno-ts/api";
+import type {
+  CelEngine,
+  CelPolicyType,
+  EngineRequest,
+  PolicyResponse,
+  RuleResponse,
+} from "@kyverno-ts/engine";
+import type { ServerClock } from "../clock.js";
+import type { Logger } from "../logger.js";
+import type { CachedCelPolicy, CelPolicyStore } from "../policycache/cel-policy-store.js";
+import type { FailurePolicy } from "../policycache/policy-cache.js";
+import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
+import { engineRequest, type RequestSubject, type ResourceKindOf, requestSubject } from "./request.js";
+import type { AdmissionResultSink } from "./results.js";
+import {
+  type AdmissionReviewResponse,
+  allow,
+  allowWithPatch,
+  deny,
+  type HandlerReply,
+  type ParsedReview,
+  parseAdmissionReview,
+  statusBody,
+} from "./review.js";
+
+/** Which CEL webhook a request came in on. */
+export interface CelWebhookRoute {
+  type: Extract<CelPolicyType, "validate" | "mutate" | "imageValidate">;
+  failurePolicy: FailurePolicy;
+  /** A fine-grained webhook serves one policy (its own timeout); every policy of the type otherwise. */
+  policy?: string;
+}
+
+/** Upstream's path prefix of each CEL webhook type. */
+export const CEL_WEBHOOK_PATHS = { validate: "/vpol", mutate: "/mpol", imageValidate: "/ivpol" } as const;
+
+/** Upstream's webhook name prefix of each CEL webhook type. */
+export const CEL_WEBHOOK_NAMES = {
+  validate: "vpol.validate.kyverno.svc",
+  mutate: "mpol.mutate.kyverno.svc",
+  imageValidate: "ivpol.validate.kyverno.svc",
+} as const;
+
+/** The path of a CEL webhook: `/vpol/fail`, or `/vpol/fail/finegrained/<policy>`. */
+export function celWebhookPath(route: CelWebhookRoute): string {
+  const base = `${CEL_WEBHOOK_PATHS[route.type]}/${route.failurePolicy.toLowerCase()}`;
+  return route.policy === undefined ? base : `${base}/finegrained/${route.policy}`;
+}
+
+/** Parses a CEL webhook path; undefined for other paths. */
+export function parseCelWebhookPath(path: string): CelWebhookRoute | undefined {
+  const m = /^\/(vpol|mpol|ivpol)\/(fail|ignore)(?:\/finegrained\/([^/]+))?$/.exec(path);
+  if (m === null) return undefined;
+  const type = m[1] === "vpol" ? "validate" : m[1] === "mpol" ? "mutate" : "imageValidate";
+  const failurePolicy = m[2] === "fail" ? "Fail" : "Ignore";
+  return m[3] === undefined ? { type, failurePolicy } : { type, failurePolicy, policy: m[3] };
+}
+
+/** Upstream's message of a policy that blocked or warned: `Policy <name> failed: <message>`. */
+export function celPolicyMessage(policy: CachedCelPolicy, rule: RuleResponse): string {
+  const verb = rule.status === "error" ? "error" : "failed";
+  return `Policy ${policy.compiled.name} ${verb}: ${rule.message}`;
+}
+
+/** Options of `createCelAdmissionHandler`. */
+export interface CelAdmissionHandlerOptions {
+  engine: CelEngine;
+  store: CelPolicyStore;
+  clock: ServerClock;
+  logger: Logger;
+  config: () => KyvernoConfig;
+  /** Receives results of admitted, non-dry-run requests for reports. */
+  sink?: AdmissionResultSink;
+  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  resourceKind?: ResourceKindOf;
+  /** Records each policy evaluation (`kyverno_*_policy_execution_duration_seconds`). */
+  onEvaluated?: (
+    policy: CachedCelPolicy,
+    response: PolicyResponse,
+    seconds: number,
+    review: ParsedReview,
+  ) => void;
+}
+
+/** The handler; see `createCelAdmissionHandler`. */
+export interface CelAdmissionHandler {
+  /** Answers a raw body. Never throws. */
+  handleBody(route: CelWebhookRoute, body: string): HandlerReply;
+  handleReview(route: CelWebhookRoute, review: ParsedReview): AdmissionReviewResponse;
+}
+
+interface Evaluation {
+  policy: CachedCelPolicy;
+  response: PolicyResponse;
+}
+
+/** Creates the handler; it holds no per-request state. */
+export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): CelAdmissionHandler {
+  const { engine, store, clock, logger } = options;
+
+  const evaluateAll = (
+    route: CelWebhookRoute,
+    review: ParsedReview,
+    subject: RequestSubject,
+    policies: readonly CachedCelPolicy[],
+    run: (p: CachedCelPolicy, req: EngineRequest) => PolicyResponse,
+    request: (current: KubeObject) => EngineRequest,
+  ): Evaluation[] => {
+    const out: Evaluation[] = [];
+    let current = subject.object;
+    for (const policy of policies) {
+      const started = clock.monotonic();
+      let response: PolicyResponse;
+      try {
+        response = run(policy, request(current));
+      } catch (error) {
+        response = {
+          policy: { kind: policy.policy.kind, name: policy.compiled.name },
+          resource: {
+            apiVersion: "",
+            kind: subject.kind,
+            name: subject.name,
+            namespace: subject.namespace,
+            uid: "",
+          },
+          rules: [
+            {
+              name: "",
+              type: route.type === "mutate" ? "Mutation" : "Validation",
+              status: "error",
+              message: `policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`,
+              failureAction: policy.actions.has("Deny") ? "Enforce" : "Audit",
+            },
+          ],
+          background: policy.compiled.background,
+          timestamp: clock.now(),
+        };
+      }
+      options.onEvaluated?.(policy, response, (clock.monotonic() - started) / 1000, review);
+      if (
+        route.type === "mutate" &&
+        response.patchedResource !== undefined &&
+        (response.patch ?? []).length > 0
+      )
+        current = response.patchedResource as KubeObject;
+      out.push({ policy, response });
+    }
+    return out;
+  };
+
+  function validate(
+    review: ParsedReview,
+    evaluated: Evaluation[],
+    subject: RequestSubject,
+  ): AdmissionReviewResponse {
+    const { request } = review;
+    const blocked: string[] = [];
+    const warnings: string[] = [];
+    for (const { policy, response } of evaluated) {
+      for (const rule of response.rules) {
+        if (rule.status !== "fail" && rule.status !== "error") continue;
+        const message = celPolicyMessage(policy, rule);
+        if (rule.status === "error" && policy.failurePolicy === "Ignore") {
+          warnings.push(message);
+          continue;
+        }
+        if (policy.actions.has("Deny")) blocked.push(message);
+        if (policy.actions.has("Warn")) warnings.push(message);
+      }
+    }
+    if (blocked.length > 0) return deny(request.uid, blocked.join("; "));
+    const responses = evaluated.map((e) => e.response).filter((r) => r.rules.length > 0);
+    if (request.dryRun !== true && request.operation !== "DELETE" && responses.length > 0) {
+      const object = subject.object;
+      options.sink?.offer({
+        uid: request.uid,
+        timestamp: clock.now(),
+        operation: request.operation,
+        resource: {
+          apiVersion: typeof object.apiVersion === "string" ? object.apiVersion : "",
+          kind: subject.kind,
+          namespace: subject.namespace,
+          name: subject.name,
+          uid: typeof object.metadata?.uid === "string" ? object.metadata.uid : "",
+        },
+        ...(request.userInfo ? { userInfo: request.userInfo } : {}),
+        responses,
+      });
+    }
+    return allow(request.uid, warnings);
+  }
+
+  function mutate(review: ParsedReview, evaluated: Evaluation[]): AdmissionReviewResponse {
+    const { request } = review;
+    const patch: JsonValue[] = [];
+    const warnings: string[] = [];
+    for (const { policy, response } of evaluated) {
+      for (const rule of response.rules) {
+        if (rule.status !== "error" && rule.status !== "fail") continue;
+        const message = celPolicyMessage(policy, rule);
+        if (policy.failurePolicy === "Fail") return deny(request.uid, message);
+        warnings.push(message);
+      }
+      patch.push(...(response.patch ?? []));
+    }
+    return allowWithPatch(request.uid, patch, warnings);
+  }
+
+  function handleReview(route: CelWebhookRoute, review: ParsedReview): AdmissionReviewResponse {
+    const { request } = review;
+    try {
+      const subject = requestSubject(review);
+      const cfg = options.config();
+      const filtered =
+        isExcludedRequester(cfg, request.userInfo, undefined) ||
+        isFilteredResource(cfg, {
+          ...request.kind,
+          subresource: request.subResource ?? "",
+          namespace: request.namespace ?? subject.namespace,
+          name: request.name ?? subject.name,
+        });
+      if (filtered) return allow(request.uid);
+      const policies = store.select({
+        type: route.type,
+        namespace: subject.namespace,
+        failurePolicy: route.failurePolicy,
+        ...(route.policy === undefined ? {} : { name: route.policy }),
+      });
+      if (policies.length === 0 || (route.type === "mutate" && request.operation === "DELETE"))
+        return allow(request.uid);
+      const base = engineRequest(review, subject, undefined, [], options.resourceKind);
+      const labels = subject.namespace ? options.namespaceLabels?.(subject.namespace) : undefined;
+      if (labels) base.namespaceLabels = labels;
+      const requestFor = (current: KubeObject): EngineRequest =>
+        current === subject.object ? base : { ...base, resource: current };
+      if (route.type === "mutate") {
+        const evaluated = evaluateAll(
+          route,
+          review,
+          subject,
+          policies,
+          (p, r) => engine.mutate(p.compiled, r),
+          requestFor,
+        );
+        return mutate(review, evaluated);
+      }
+      const evaluated = evaluateAll(
+        route,
+        review,
+        subject,
+        policies,
+        (p, r) => engine.validate(p.compiled, r),
+        requestFor,
+      );
+      return validate(review, evaluated, subject);
+    } catch (error) {
+      logger.error({ uid: request.uid, err: error }, "CEL admission handler failed");
+      const message = `policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`;
+      return route.failurePolicy === "Ignore" ? allow(request.uid, [message]) : deny(request.uid, message);
+    }
+  }
+
+  return {
+    handleReview,
+    handleBody(route, body) {
+      const parsed = parseAdmissionReview(body);
+      if (!parsed.ok)
+        return parsed.uid === undefined
+          ? statusBody(parsed.message)
+          : route.failurePolicy === "Ignore"
+            ? { statusCode: 200, body: allow(parsed.uid, [parsed.message]) }
+            : { statusCode: 200, body: deny(parsed.uid, parsed.message, 400) };
+      return { statusCode: 200, body: handleReview(route, parsed.review) };
+    },
+  };
+}

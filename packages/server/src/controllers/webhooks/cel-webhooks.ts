@@ -1,0 +1,117 @@
+/**
+ * The webhooks of the CEL policies, as upstream registers them in the resource configurations:
+ * `vpol.validate.kyverno.svc-fail` / `-ignore` (ValidatingPolicies, path `/vpol/fail` / `/vpol/ignore`),
+ * `ivpol.validate.kyverno.svc-*` (ImageValidatingPolicies) and `mpol.mutate.kyverno.svc-*`
+ * (MutatingPolicies), their rules the policies' `matchConstraints.resourceRules` (with the Pod
+ * controllers autogen adds), and a fine-grained webhook (`…-fail-finegrained-<policy>`, path
+ * `/vpol/fail/finegrained/<policy>`) for a policy with its own `webhookConfiguration.timeoutSeconds`.
+ */
+import type { ResourceRule } from "@kyverno-ts/api";
+import { CEL_WEBHOOK_NAMES, type CelWebhookRoute, celWebhookPath } from "../../admission/cel-handler.js";
+import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
+import type { LabelSelectorJson, WebhookJson, WebhookRuleJson } from "./webhook-configs.js";
+
+/** What the CEL webhooks are built from besides the policies. */
+export interface CelWebhookInputs {
+  clientConfig: (path: string) => WebhookJson["clientConfig"];
+  defaultTimeoutSeconds: number;
+  namespaceSelector: LabelSelectorJson;
+  objectSelector: LabelSelectorJson;
+  clampTimeout: (seconds: number) => number;
+}
+
+const ALL_OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
+
+/** Webhook rules of resource rules, merged by group, version and operations, sorted. */
+export function celWebhookRules(rules: readonly ResourceRule[]): WebhookRuleJson[] {
+  const merged = new Map<string, WebhookRuleJson>();
+  for (const r of rules) {
+    const groups = r.apiGroups?.length ? r.apiGroups : ["*"];
+    const versions = r.apiVersions?.length ? r.apiVersions : ["*"];
+    const operations = r.operations?.length ? [...new Set(r.operations as string[])] : ALL_OPERATIONS;
+    if (operations.includes("*")) operations.splice(0, operations.length, "*");
+    for (const group of groups)
+      for (const version of versions) {
+        const key = `${group}\u0000${version}\u0000${operations.join(",")}`;
+        const entry = merged.get(key) ?? {
+          apiGroups: [group],
+          apiVersions: [version],
+          resources: [],
+          operations,
+          scope: "*" as const,
+        };
+        entry.resources = [...new Set([...entry.resources, ...(r.resources ?? [])])].sort();
+        merged.set(key, entry);
+      }
+  }
+  return [...merged.keys()].sort().map((k) => merged.get(k) as WebhookRuleJson);
+}
+
+const TYPES: ReadonlyArray<{ type: CelWebhookRoute["type"]; mutating: boolean }> = [
+  { type: "validate", mutating: false },
+  { type: "imageValidate", mutating: false },
+  { type: "mutate", mutating: true },
+];
+
+/** The CEL webhooks of each configuration, in a fixed order. */
+export function celWebhooks(
+  policies: readonly CachedCelPolicy[],
+  inputs: CelWebhookInputs,
+): { validating: WebhookJson[]; mutating: WebhookJson[] } {
+  const validating: WebhookJson[] = [];
+  const mutating: WebhookJson[] = [];
+  const admitted = policies.filter((p) => p.compiled.admission && p.compiled.resourceRules.length > 0);
+  const webhook = (
+    route: CelWebhookRoute,
+    group: readonly CachedCelPolicy[],
+    timeoutSeconds: number,
+    mutatingHook: boolean,
+  ): WebhookJson => {
+    const suffix = route.failurePolicy.toLowerCase();
+    const name = `${CEL_WEBHOOK_NAMES[route.type]}-${suffix}${route.policy === undefined ? "" : `-finegrained-${route.policy}`}`;
+    const hook: WebhookJson = {
+      name,
+      clientConfig: inputs.clientConfig(celWebhookPath(route)),
+      rules: celWebhookRules(group.flatMap((p) => p.compiled.resourceRules)),
+      failurePolicy: route.failurePolicy,
+      matchPolicy: "Equivalent",
+      namespaceSelector: inputs.namespaceSelector,
+      objectSelector: inputs.objectSelector,
+      sideEffects: "NoneOnDryRun",
+      timeoutSeconds: inputs.clampTimeout(timeoutSeconds),
+      admissionReviewVersions: ["v1"],
+    };
+    if (mutatingHook)
+      hook.reinvocationPolicy = group.some((p) => p.reinvocation === "IfNeeded") ? "IfNeeded" : "Never";
+    return hook;
+  };
+  for (const { type, mutating: isMutating } of TYPES) {
+    const out = isMutating ? mutating : validating;
+    for (const failurePolicy of ["Fail", "Ignore"] as const) {
+      const group = admitted.filter((p) => p.compiled.type === type && p.failurePolicy === failurePolicy);
+      const shared = group.filter((p) => p.timeoutSeconds === undefined);
+      if (shared.length > 0)
+        out.push(webhook({ type, failurePolicy }, shared, inputs.defaultTimeoutSeconds, isMutating));
+      for (const p of group)
+        if (p.timeoutSeconds !== undefined)
+          out.push(
+            webhook({ type, failurePolicy, policy: p.compiled.name }, [p], p.timeoutSeconds, isMutating),
+          );
+    }
+  }
+  return { validating, mutating };
+}
+
+/** The `policies.kyverno.io` resources the policy validation webhook checks. */
+export const CEL_POLICY_RESOURCES = [
+  "deletingpolicies",
+  "generatingpolicies",
+  "imagevalidatingpolicies",
+  "mutatingpolicies",
+  "namespaceddeletingpolicies",
+  "namespacedgeneratingpolicies",
+  "namespacedimagevalidatingpolicies",
+  "namespacedmutatingpolicies",
+  "namespacedvalidatingpolicies",
+  "validatingpolicies",
+];
