@@ -9,7 +9,7 @@
 export type MetricType = "counter" | "gauge" | "histogram";
 
 /** The binaries that serve `/metrics`. */
-export type MetricsBinary = "admission" | "reports";
+export type MetricsBinary = "admission" | "reports" | "background";
 
 /**
  * How a family stands against upstream: `upstream` has upstream's name, type, labels and buckets;
@@ -64,6 +64,8 @@ const POLICY_LABELS = [
 ] as const;
 
 const BOTH: readonly MetricsBinary[] = ["admission", "reports"];
+/** Families every controller binary serves (the client, work queues, build info, process figures). */
+const EVERY: readonly MetricsBinary[] = ["admission", "reports", "background"];
 
 const family = (spec: MetricFamilySpec): MetricFamilySpec => spec;
 
@@ -150,7 +152,7 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: ["operation", "client_type", "resource_kind", "resource_namespace"],
     help: "Number of Kubernetes API requests made, by operation, client and resource.",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "upstream",
   }),
   controllerReconcile: family({
@@ -158,7 +160,7 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: ["controller_name"],
     help: "Number of reconciliations performed, by controller.",
-    binaries: BOTH,
+    binaries: EVERY,
     note: "the admission controller's leader duties (certificates, webhook configurations, policy statuses) run on one queue, `admission-leader`",
     origin: "upstream",
   }),
@@ -167,7 +169,7 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: ["controller_name", "num_requeues"],
     help: "Number of keys queued again after a failure, by controller and consecutive requeues.",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "upstream",
   }),
   controllerDrop: family({
@@ -175,7 +177,7 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: ["controller_name"],
     help: "Number of keys given up after too many failures, by controller.",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "upstream",
   }),
   info: family({
@@ -183,7 +185,7 @@ export const METRIC_FAMILIES = {
     type: "gauge",
     labels: ["version"],
     help: "Build information of the running controller (always 1).",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "upstream",
   }),
   admissionErrors: family({
@@ -217,7 +219,7 @@ export const METRIC_FAMILIES = {
     type: "gauge",
     labels: ["controller_name"],
     help: "Keys waiting in a controller's work queue.",
-    binaries: ["reports"],
+    binaries: ["reports", "background"],
     origin: "kyverno-ts",
   }),
   scansCompleted: family({
@@ -252,12 +254,37 @@ export const METRIC_FAMILIES = {
     binaries: ["reports"],
     origin: "kyverno-ts",
   }),
+  updateRequestsProcessed: family({
+    name: "kyverno_updaterequest_processed_total",
+    type: "counter",
+    labels: ["request_type", "state"],
+    help: "UpdateRequests the background controller processed, by request type (`generate`, `mutate`) and the state they ended in (`Completed`, `Skip`, `Failed`).",
+    binaries: ["background"],
+    origin: "kyverno-ts",
+    note: "upstream's background controller counts only its queue (`kyverno_controller_*`)",
+  }),
+  updateRequestDuration: family({
+    name: "kyverno_updaterequest_processing_duration_seconds",
+    type: "histogram",
+    labels: ["request_type"],
+    help: "Time taken to process one UpdateRequest (reading the trigger, evaluating, writing), in seconds.",
+    binaries: ["background"],
+    origin: "kyverno-ts",
+  }),
+  updateRequestsPending: family({
+    name: "kyverno_updaterequest_pending",
+    type: "gauge",
+    labels: [],
+    help: "UpdateRequests in Kyverno's namespace not yet processed (Pending or Failed with retries left).",
+    binaries: ["background"],
+    origin: "kyverno-ts",
+  }),
   seriesDropped: family({
     name: "kyverno_metrics_series_dropped_total",
     type: "counter",
     labels: ["metric_name"],
     help: "Observations not recorded because their family already held its maximum number of series.",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "kyverno-ts",
     note: "the bound of the `kyverno-metrics` ConfigMap's `maxSeriesPerMetric` (default 10,000)",
   }),
@@ -266,7 +293,7 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: [],
     help: "Total user and system CPU time spent, in seconds.",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "process",
   }),
   processRss: family({
@@ -274,7 +301,7 @@ export const METRIC_FAMILIES = {
     type: "gauge",
     labels: [],
     help: "Resident memory size, in bytes.",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "process",
   }),
   processHeap: family({
@@ -282,7 +309,7 @@ export const METRIC_FAMILIES = {
     type: "gauge",
     labels: [],
     help: "V8 heap in use, in bytes.",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "process",
     note: "Node.js's equivalent of Go's `go_memstats_heap_inuse_bytes`",
   }),
@@ -291,7 +318,7 @@ export const METRIC_FAMILIES = {
     type: "gauge",
     labels: [],
     help: "Start time of the process since the Unix epoch, in seconds.",
-    binaries: BOTH,
+    binaries: EVERY,
     origin: "process",
   }),
 } as const satisfies Record<string, MetricFamilySpec>;

@@ -49,7 +49,7 @@ describe("policyWebhookNeeds", () => {
     expect(selectorsOf([none])).toEqual(["Pod"]);
   });
 
-  it("uses upstream's default operations and splits validate from mutate (mutate-existing rules left out)", () => {
+  it("uses upstream's default operations and splits validate from mutate (mutate-existing triggers on the validating one)", () => {
     const n = needsOf({
       failurePolicy: "Ignore",
       webhookTimeoutSeconds: 4,
@@ -85,6 +85,8 @@ describe("policyWebhookNeeds", () => {
     expect(n.validate).toEqual([
       { selector: "ConfigMap", operations: ["CREATE", "UPDATE", "DELETE", "CONNECT"] },
       { selector: "*", operations: ["CREATE", "UPDATE", "DELETE", "CONNECT"] },
+      // The admission controller turns them into UpdateRequests for the background controller.
+      { selector: "Namespace", operations: ["CREATE", "UPDATE", "DELETE"] },
     ]);
     expect(n.mutate).toEqual([{ selector: "Secret", operations: ["CREATE", "UPDATE"] }]);
   });

@@ -28,11 +28,17 @@ export const VALIDATE_OPERATIONS: readonly Operation[] = ["CREATE", "UPDATE", "D
 /** Upstream's operations when a mutate rule names none. */
 export const MUTATE_OPERATIONS: readonly Operation[] = ["CREATE", "UPDATE"];
 
-/** The rule kinds each webhook evaluates (verifyImages rules answer `error` on the validating one). */
+/**
+ * The rule kinds each webhook evaluates (verifyImages rules answer `error` on the validating one;
+ * generate and mutate-existing rules turn admitted requests into UpdateRequests there, as upstream).
+ */
 const WEBHOOK_RULE_KINDS: Readonly<Record<"validate" | "mutate", ReadonlySet<RuleKind>>> = {
-  validate: new Set(["validate", "verifyImages"]),
+  validate: new Set(["validate", "verifyImages", "generate", "mutateExisting"]),
   mutate: new Set(["mutate"]),
 };
+
+/** Upstream's operations for generate and mutate-existing rules naming none (deletes clean up). */
+const BACKGROUND_OPERATIONS: readonly Operation[] = ["CREATE", "UPDATE", "DELETE"];
 
 /**
  * The needs of the rules the engine runs on one webhook, autogen rules included (the engine's
@@ -51,8 +57,13 @@ function needsOf(
       out.push({ selector: "*", operations: defaults });
       continue;
     }
+    const background = rule.kind === "generate" || rule.kind === "mutateExisting";
     for (const s of rule.selections) {
-      const operations = s.operations ?? defaults;
+      // A synchronized generate rule also needs its triggers' deletes (the downstream goes with them).
+      const operations =
+        background && rule.rule.generate?.synchronize && s.operations && !s.operations.includes("DELETE")
+          ? [...s.operations, "DELETE" as const]
+          : (s.operations ?? (background ? BACKGROUND_OPERATIONS : defaults));
       for (const selector of s.kinds.length > 0 ? s.kinds : ["*"]) out.push({ selector, operations });
     }
   }
@@ -76,7 +87,10 @@ export function policyWebhookNeeds(policy: CachedPolicy): PolicyWebhookNeeds {
     key: policy.key,
     failurePolicy: policy.failurePolicy,
     timeoutSeconds: policyTimeout(policy.policy),
-    validate: admission && policy.types.validate ? needsOf(policy, "validate", VALIDATE_OPERATIONS) : [],
+    validate:
+      admission && (policy.types.validate || policy.types.generate || policy.types.mutateExisting)
+        ? needsOf(policy, "validate", VALIDATE_OPERATIONS)
+        : [],
     mutate: admission && policy.types.mutate ? needsOf(policy, "mutate", MUTATE_OPERATIONS) : [],
   };
 }

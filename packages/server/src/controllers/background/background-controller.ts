@@ -1,0 +1,265 @@
+/**
+ * The background controller (`kyverno-ts background`): processes UpdateRequests with `workers`
+ * concurrent workers while it leads on the `kyverno-background-controller` Lease. Each UpdateRequest
+ * is processed (see `process.ts`); Completed and Skip ones are deleted; a failure is recorded in the
+ * UpdateRequest's status (`Failed`, message, `retryCount`) and retried with exponential backoff, and
+ * an UpdateRequest that failed more than `MAX_RETRIES` times is deleted (as upstream) after an error
+ * log. Pending UpdateRequests outlive the process: a restarted or new leader lists and finishes them,
+ * and writes are idempotent (a generated object that exists is compared, not created twice).
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import type { Engine } from "@kyverno-ts/engine";
+import {
+  createInformer,
+  createLeaderElector,
+  createWorkQueue,
+  exponentialRateLimiter,
+  type KubeClient,
+  type LeaderElector,
+  type WorkQueue,
+} from "@kyverno-ts/kube";
+import type { ServerClock } from "../../clock.js";
+import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
+import { createScanContext } from "../../external-data/scan-context.js";
+import type { Logger } from "../../logger.js";
+import { createPolicyCache, type PolicyCache } from "../../policycache/policy-cache.js";
+import { createDownstreamWatch } from "./downstream-watch.js";
+import { BACKGROUND_CONTROLLER_NAME, type BackgroundMetrics } from "./metrics.js";
+import { createPolicyEvents } from "./policy-events.js";
+import { type ProcessOutcome, processUpdateRequest } from "./process.js";
+import { asUpdateRequest, type UpdateRequest, UR_API_VERSION, UR_KIND } from "./update-request.js";
+import { createUpdateRequestIntake, type UpdateRequestIntake } from "./ur-intake.js";
+
+/** The Lease replicas elect a leader on. */
+export const BACKGROUND_LEASE_NAME = "kyverno-background-controller";
+/** Failures after which an UpdateRequest is given up and deleted (upstream: 3). */
+export const MAX_RETRIES = 3;
+
+/** Options of `createBackgroundController`. */
+export interface BackgroundControllerOptions {
+  client: KubeClient;
+  engine: Engine;
+  /** Kyverno's namespace: UpdateRequests and the Lease live there. */
+  namespace: string;
+  /** Concurrent UpdateRequests (`--genWorkers`, default 10). */
+  workers: number;
+  /** Namespaces PolicyExceptions are accepted from (none: ignored). */
+  exceptionNamespaces: readonly string[];
+  /** This replica's identity, or `false` to lead without electing. */
+  leaderElection:
+    | false
+    | { identity: string; leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  /** The controller's user, named in permission failures. */
+  user: string;
+  /** First retry delay of a failed UpdateRequest (default 1 s; doubles per failure). */
+  retryBaseMs?: number;
+  clock: ServerClock;
+  logger: Logger;
+  metrics?: BackgroundMetrics;
+}
+
+/** A running background controller. */
+export interface BackgroundController {
+  /** Starts the informers; resolves once they have listed (then campaigns for the Lease). */
+  start(): Promise<void>;
+  /** Steps down and finishes the UpdateRequests in flight. */
+  stop(): Promise<void>;
+  isLeader(): boolean;
+  synced(): boolean;
+  readonly cache: PolicyCache;
+  readonly state: ClusterState;
+}
+
+/** Creates the controller; nothing runs before `start()`. */
+export function createBackgroundController(options: BackgroundControllerOptions): BackgroundController {
+  const { client, engine, namespace, logger, clock, metrics } = options;
+  const cache = createPolicyCache({ engine });
+  const state = createClusterState({
+    client,
+    cache,
+    logger,
+    exceptionNamespaces: options.exceptionNamespaces,
+    cachedConfigMaps: true,
+  });
+  const scan = createScanContext({
+    client,
+    monotonic: () => clock.monotonic(),
+    cachedConfigMap: (ns, name) => state.cachedConfigMap(ns, name),
+  });
+  const requests = createInformer<KubeObject>({
+    client,
+    apiVersion: UR_API_VERSION,
+    kind: UR_KIND,
+    namespace,
+  });
+  const intake: UpdateRequestIntake = createUpdateRequestIntake({ client, namespace, logger });
+  let queue: WorkQueue<string> | undefined;
+  let leading = false;
+
+  const waiting = (ur: UpdateRequest | undefined): boolean =>
+    ur !== undefined && (ur.status?.state === undefined || ur.status.state === "Pending");
+  const enqueueIfPending = (object: KubeObject): void => {
+    if (waiting(asUpdateRequest(object))) queue?.add(object.metadata?.name ?? "");
+  };
+  requests.on("add", enqueueIfPending);
+  requests.on("update", enqueueIfPending);
+
+  const downstream = createDownstreamWatch({ client, cache, logger, intents: intake });
+  const policyEvents = createPolicyEvents({
+    client,
+    cache,
+    engine,
+    logger,
+    intents: intake,
+    isLeader: () => leading,
+    resync: (key) => downstream.resync(key),
+    exists: (key) => state.policyObject(key) !== undefined,
+  });
+  state.subscribe((change) => {
+    if (change.type !== "policy") return;
+    downstream.policyChanged();
+    void policyEvents.changed(change.key, change.before, change.after);
+  });
+
+  const deps = {
+    client,
+    cache,
+    engine,
+    scan,
+    logger,
+    namespaceLabels: (ns: string) => state.namespaceLabels(ns),
+    user: options.user,
+  };
+  const ref = (name: string) => ({ apiVersion: UR_API_VERSION, kind: UR_KIND, namespace, name });
+
+  const finish = async (ur: UpdateRequest, outcome: ProcessOutcome): Promise<void> => {
+    const rv = ur.metadata.resourceVersion;
+    const deleted = await client.delete(
+      ref(ur.metadata.name),
+      rv ? { preconditions: { resourceVersion: rv } } : {},
+    );
+    // 409: set back to Pending meanwhile (the trigger changed again): the update event queues it again.
+    if (!deleted.ok && deleted.status !== 404 && deleted.status !== 409)
+      throw new Error(`cannot delete UpdateRequest ${ur.metadata.name}: ${deleted.message}`);
+    logger.debug(
+      { updateRequest: ur.metadata.name, state: outcome.state, message: outcome.message },
+      "UpdateRequest processed",
+    );
+  };
+
+  const reconcile = async (name: string, signal: AbortSignal): Promise<{ error: unknown } | undefined> => {
+    const ur = asUpdateRequest(requests.get(namespace, name));
+    if (ur === undefined) return undefined;
+    const state = ur.status?.state;
+    if (state === "Completed" || state === "Skip") {
+      await finish(ur, { state, message: ur.status?.message ?? "", generated: [] } as ProcessOutcome);
+      return undefined;
+    }
+    const started = clock.monotonic();
+    const outcome = await processUpdateRequest(deps, ur, signal);
+    metrics?.processed(ur.spec.requestType, outcome.state, (clock.monotonic() - started) / 1000);
+    if (outcome.state !== "Failed") {
+      await finish(ur, outcome);
+      return undefined;
+    }
+    const retryCount = (ur.status?.retryCount ?? 0) + 1;
+    const level = outcome.forbidden ? "error" : "warn";
+    logger[level](
+      {
+        updateRequest: name,
+        policy: ur.spec.policy,
+        trigger: ur.spec.resource,
+        retryCount,
+        message: outcome.message,
+      },
+      "UpdateRequest failed",
+    );
+    if (retryCount > MAX_RETRIES) {
+      logger.error(
+        { updateRequest: name, policy: ur.spec.policy, message: outcome.message },
+        "UpdateRequest given up after retries",
+      );
+      await client.delete(ref(name));
+      return undefined;
+    }
+    await client.update(
+      { ...ur, status: { state: "Failed", message: outcome.message, retryCount } } as unknown as KubeObject,
+      {
+        subresource: "status",
+      },
+    );
+    return { error: new Error(outcome.message) };
+  };
+
+  const startLeading = (signal: AbortSignal): void => {
+    leading = true;
+    const q = createWorkQueue<string>({
+      name: BACKGROUND_CONTROLLER_NAME,
+      rateLimiter: exponentialRateLimiter<string>({ baseMs: options.retryBaseMs ?? 1000, maxMs: 60_000 }),
+      maxRetries: MAX_RETRIES + 1,
+      clock,
+      onReconcile: (e) => metrics?.reconcile(e.controller),
+      onRequeue: (e) => metrics?.requeue(e.controller, e.retries),
+      onDrop: (e) => metrics?.drop(e.controller),
+    });
+    queue = q;
+    void q.process(options.workers, (name, ctx) => reconcile(name, ctx.signal));
+    // Everything not finished: new ones, and those a previous leader left (crash, handover).
+    for (const o of requests.list(namespace)) {
+      const ur = asUpdateRequest(o);
+      if (ur !== undefined) q.add(ur.metadata.name);
+    }
+    void policyEvents.leaderStarted();
+    signal.addEventListener("abort", () => void stopLeading(), { once: true });
+  };
+  const stopLeading = async (): Promise<void> => {
+    leading = false;
+    const q = queue;
+    queue = undefined;
+    await q?.shutdown();
+  };
+
+  metrics?.setGauges({
+    pending: () => requests.list(namespace).filter((o) => waiting(asUpdateRequest(o))).length,
+    queueDepth: () => queue?.len() ?? 0,
+  });
+
+  let elector: LeaderElector | undefined;
+  return {
+    cache,
+    state,
+    async start() {
+      await Promise.all([state.start(), requests.start()]);
+      downstream.policyChanged();
+      if (options.leaderElection === false) {
+        startLeading(new AbortController().signal);
+        return;
+      }
+      const le = options.leaderElection;
+      elector = createLeaderElector({
+        client,
+        namespace,
+        name: BACKGROUND_LEASE_NAME,
+        identity: le.identity,
+        clock,
+        ...(le.leaseDurationMs !== undefined ? { leaseDurationMs: le.leaseDurationMs } : {}),
+        ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
+        ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
+        onStartedLeading: startLeading,
+        onStoppedLeading: stopLeading,
+        onNewLeader: (leader) => logger.info({ leader }, "leader observed"),
+        onError: (failure) =>
+          logger.warn({ reason: failure.reason, message: failure.message }, "leader election"),
+      });
+      elector.start();
+    },
+    async stop() {
+      if (elector) await elector.release();
+      else await stopLeading();
+      await intake.stop();
+      await Promise.all([downstream.stop(), state.stop(), requests.stop()]);
+    },
+    isLeader: () => leading,
+    synced: () => state.synced() && requests.hasSynced(),
+  };
+}

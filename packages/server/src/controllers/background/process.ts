@@ -1,0 +1,246 @@
+/**
+ * Processing one UpdateRequest: the trigger is read afresh, the engine computes what the policy's
+ * rules want (generate: the downstream objects; mutate: the targets' patched forms), and this module
+ * writes it. The outcome is one of upstream's states: `Completed`, `Skip` (nothing to do: the trigger
+ * or the policy is gone, the rule no longer applies) or `Failed` (retried with backoff).
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import type { Engine, EngineRequest, PolicyResponse } from "@kyverno-ts/engine";
+import { isConflict, type KubeClient } from "@kyverno-ts/kube";
+import type { ScanContext } from "../../external-data/scan-context.js";
+import type { Logger } from "../../logger.js";
+import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
+import {
+  applyDownstream,
+  type DownstreamFailure,
+  deleteDownstream,
+  describeObject,
+  desiredObject,
+  downstreamLabels,
+  GenerateLabels,
+} from "./downstream.js";
+import { createResourceData } from "./resource-data.js";
+import { downstreamKinds } from "./rule-kinds.js";
+import { type RuleContext, rulesOf, type TriggerRef, type UpdateRequest } from "./update-request.js";
+
+/** What processing decided. */
+export type ProcessOutcome =
+  | { state: "Completed"; message: string; generated: KubeObject[] }
+  | { state: "Skip"; message: string }
+  | { state: "Failed"; message: string; forbidden: boolean };
+
+/** What the processor needs. */
+export interface ProcessorDeps {
+  client: KubeClient;
+  cache: PolicyCache;
+  engine: Engine;
+  /** Context entries (configMap, apiCall, globalReference) of the rules. */
+  scan: ScanContext;
+  logger: Logger;
+  namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** The controller's user, for permission messages (`system:serviceaccount:kyverno:kyverno-background-controller`). */
+  user: string;
+}
+
+/** Attempts at a mutate-existing write that keeps meeting a newer version of its target. */
+const CONFLICT_ATTEMPTS = 5;
+
+function failed(f: DownstreamFailure, user: string, verb: string): ProcessOutcome {
+  if (f.failure.reason === "Forbidden")
+    return {
+      state: "Failed",
+      forbidden: true,
+      message: `${user} does not have permissions to '${verb}' ${f.object}: ${f.failure.message}. Grant proper permissions to the background controller`,
+    };
+  return { state: "Failed", forbidden: false, message: `${f.object}: ${f.failure.message}` };
+}
+
+/** Selector of a rule's downstream for one trigger. */
+function downstreamSelector(policy: string, rule: string, triggerUid: string): string {
+  const name = policy.includes("/") ? policy.slice(policy.indexOf("/") + 1) : policy;
+  return [
+    `${GenerateLabels.policyName}=${name}`,
+    `${GenerateLabels.ruleName}=${rule}`,
+    ...(triggerUid ? [`${GenerateLabels.triggerUid}=${triggerUid}`] : []),
+  ].join(",");
+}
+
+/** The trigger as it is now; undefined when it is gone. */
+async function readTrigger(
+  client: KubeClient,
+  t: TriggerRef,
+  signal: AbortSignal,
+): Promise<{ ok: true; object: KubeObject | undefined } | DownstreamFailure> {
+  const ref = {
+    apiVersion: t.apiVersion,
+    kind: t.kind,
+    name: t.name,
+    ...(t.namespace ? { namespace: t.namespace } : {}),
+  };
+  const got = await client.get(ref, { signal });
+  if (got.ok) return { ok: true, object: got.value };
+  if (got.status === 404) return { ok: true, object: undefined };
+  return { ok: false, object: `${t.kind} ${t.namespace}/${t.name}`, failure: got };
+}
+
+function engineRequest(deps: ProcessorDeps, ur: UpdateRequest, trigger: KubeObject): EngineRequest {
+  const ctx = ur.spec.context ?? {};
+  const operation = ctx.admissionRequestInfo?.operation;
+  const labels = trigger.metadata?.namespace ? deps.namespaceLabels(trigger.metadata.namespace) : undefined;
+  return {
+    resource: trigger,
+    operation: operation === "UPDATE" ? "UPDATE" : "CREATE",
+    ...(ctx.userInfo?.userInfo ? { userInfo: ctx.userInfo.userInfo } : {}),
+    roles: ctx.userInfo?.roles ?? [],
+    clusterRoles: ctx.userInfo?.clusterRoles ?? [],
+    ...(labels ? { namespaceLabels: labels } : {}),
+  };
+}
+
+/** Deletes what the UR's rules generated for its trigger (trigger deleted or no longer matching). */
+async function removeDownstream(
+  deps: ProcessorDeps,
+  policy: CachedPolicy,
+  rules: readonly RuleContext[],
+  signal: AbortSignal,
+): Promise<ProcessOutcome> {
+  let deleted = 0;
+  for (const rc of rules) {
+    const rule = policy.compiled.rules.find((r) => r.name === rc.rule)?.rule;
+    if (rule === undefined) continue;
+    const gone = await deleteDownstream(
+      deps.client,
+      downstreamKinds(rule),
+      downstreamSelector(policy.key, rc.rule, rc.trigger.uid),
+      signal,
+    );
+    if (!gone.ok) return failed(gone, deps.user, "delete");
+    deleted += gone.deleted;
+  }
+  return { state: "Completed", message: `deleted ${deleted} downstream resource(s)`, generated: [] };
+}
+
+async function processGenerate(
+  deps: ProcessorDeps,
+  ur: UpdateRequest,
+  policy: CachedPolicy,
+  signal: AbortSignal,
+): Promise<ProcessOutcome> {
+  const contexts = rulesOf(ur);
+  const deletions = contexts.filter((c) => c.deleteDownstream);
+  if (deletions.length > 0) {
+    const removed = await removeDownstream(deps, policy, deletions, signal);
+    if (removed.state !== "Completed" || deletions.length === contexts.length) return removed;
+  }
+  const wanted = contexts.filter((c) => !c.deleteDownstream);
+  const read = await readTrigger(deps.client, ur.spec.resource, signal);
+  if (!read.ok) return failed(read, deps.user, "get");
+  const trigger = read.object;
+  if (trigger === undefined) return { state: "Skip", message: "the trigger resource no longer exists" };
+  const data = createResourceData({ client: deps.client, scan: deps.scan });
+  const request = {
+    ...engineRequest(deps, ur, trigger),
+    contextLoader: data.loader,
+    exceptions: deps.cache.exceptionsFor(policy),
+  };
+  const response: PolicyResponse = await data.evaluate(
+    () => deps.engine.generate(policy.compiled, request),
+    signal,
+  );
+  const generated: KubeObject[] = [];
+  const triggerName = String(trigger.metadata?.name ?? "");
+  for (const rc of wanted) {
+    const rule = response.rules.find((r) => r.name === rc.rule);
+    const synchronize = rule?.synchronize ?? false;
+    if (rule === undefined || rule.status === "skip") {
+      // A synchronized rule that no longer applies to its trigger takes its downstream along.
+      const info = policy.compiled.rules.find((r) => r.name === rc.rule);
+      if (info?.rule.generate?.synchronize) {
+        const removed = await removeDownstream(
+          deps,
+          policy,
+          [{ ...rc, trigger: { ...rc.trigger, uid: String(trigger.metadata?.uid ?? rc.trigger.uid) } }],
+          signal,
+        );
+        if (removed.state === "Failed") return removed;
+      }
+      continue;
+    }
+    if (rule.status !== "pass")
+      return { state: "Failed", forbidden: false, message: `rule ${rc.rule}: ${rule.message}` };
+    for (const g of rule.generated ?? []) {
+      const desired = desiredObject(g, downstreamLabels(g, triggerName));
+      if (policy.namespace !== undefined && desired.metadata?.namespace !== policy.namespace)
+        return {
+          state: "Failed",
+          forbidden: false,
+          message: `rule ${rc.rule}: a namespaced Policy generates only in its namespace ${policy.namespace}, not ${describeObject(desired)}`,
+        };
+      const applied = await applyDownstream(deps.client, desired, synchronize, signal);
+      if (!applied.ok) return failed(applied, deps.user, "create");
+      generated.push(desired);
+    }
+  }
+  return { state: "Completed", message: `${generated.length} resource(s) generated`, generated };
+}
+
+async function processMutate(
+  deps: ProcessorDeps,
+  ur: UpdateRequest,
+  policy: CachedPolicy,
+  signal: AbortSignal,
+): Promise<ProcessOutcome> {
+  const wanted = new Set(rulesOf(ur).map((c) => c.rule));
+  for (let attempt = 1; ; attempt++) {
+    const read = await readTrigger(deps.client, ur.spec.resource, signal);
+    if (!read.ok) return failed(read, deps.user, "get");
+    const trigger = read.object;
+    if (trigger === undefined) return { state: "Skip", message: "the trigger resource no longer exists" };
+    const data = createResourceData({ client: deps.client, scan: deps.scan });
+    const request = {
+      ...engineRequest(deps, ur, trigger),
+      contextLoader: data.loader,
+      exceptions: deps.cache.exceptionsFor(policy),
+    };
+    const response = await data.evaluate(() => deps.engine.mutateExisting(policy.compiled, request), signal);
+    let patched = 0;
+    let conflict = false;
+    for (const rule of response.rules) {
+      if (!wanted.has(rule.name)) continue;
+      if (rule.status === "error")
+        return { state: "Failed", forbidden: false, message: `rule ${rule.name}: ${rule.message}` };
+      for (const t of rule.patchedTargets ?? []) {
+        // The patched form carries the target's resourceVersion: a newer target is a 409, evaluated again.
+        const written = await deps.client.update(t.patched as unknown as KubeObject, { signal });
+        if (written.ok) patched++;
+        else if (isConflict(written)) conflict = true;
+        else
+          return failed(
+            { ok: false, object: describeObject(t.target), failure: written },
+            deps.user,
+            "update",
+          );
+      }
+    }
+    if (!conflict) return { state: "Completed", message: `${patched} target(s) mutated`, generated: [] };
+    if (attempt >= CONFLICT_ATTEMPTS)
+      return {
+        state: "Failed",
+        forbidden: false,
+        message: `the targets kept changing: ${CONFLICT_ATTEMPTS} attempts met a conflict`,
+      };
+  }
+}
+
+/** Processes one UpdateRequest (never throws for API failures: they are a `Failed` outcome). */
+export async function processUpdateRequest(
+  deps: ProcessorDeps,
+  ur: UpdateRequest,
+  signal: AbortSignal,
+): Promise<ProcessOutcome> {
+  const policy = deps.cache.get(ur.spec.policy);
+  if (policy === undefined) return { state: "Skip", message: `policy ${ur.spec.policy} not found` };
+  return ur.spec.requestType === "generate"
+    ? processGenerate(deps, ur, policy, signal)
+    : processMutate(deps, ur, policy, signal);
+}
