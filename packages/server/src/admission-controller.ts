@@ -6,7 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import type { Policy, PolicyException } from "@kyverno-ts/api";
-import { createEngine, type Engine } from "@kyverno-ts/engine";
+import { type CelEngine, createCelEngine, createEngine, type Engine } from "@kyverno-ts/engine";
+import { type CelAdmissionHandler, createCelAdmissionHandler } from "./admission/cel-handler.js";
 import type { KyvernoConfig } from "./admission/filters.js";
 import { type AdmissionHandler, createAdmissionHandler } from "./admission/handler.js";
 import { createPolicyValidation, type PolicyValidation } from "./admission/policy-validation.js";
@@ -19,6 +20,7 @@ import type { ScanContext } from "./external-data/scan-context.js";
 import type { Logger } from "./logger.js";
 import type { MetricsConfig } from "./metrics/config.js";
 import { type AdmissionMetrics, createAdmissionMetrics } from "./metrics/metrics.js";
+import { type CelPolicyStore, createCelPolicyStore } from "./policycache/cel-policy-store.js";
 import {
   acceptedExceptionNamespaces,
   EXCEPTIONS_DISABLED,
@@ -67,6 +69,10 @@ export interface AdmissionCore {
   readonly cache: PolicyCache;
   readonly handler: AdmissionHandler;
   readonly validation: PolicyValidation;
+  /** The CEL policies (`policies.kyverno.io`): their engine, store and webhooks. */
+  readonly celEngine: CelEngine;
+  readonly celPolicies: CelPolicyStore;
+  readonly celHandler: CelAdmissionHandler;
 }
 
 /** Options of `serveAdmission`. */
@@ -157,8 +163,23 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.externalData ? { externalData: options.externalData } : {}),
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
   });
-  const validation = createPolicyValidation({ engine, exceptions: policyExceptions });
-  return { engine, metrics, cache, handler, validation };
+  const celEngine = createCelEngine({
+    clock: engineClock(clock),
+    ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
+  });
+  const celPolicies = createCelPolicyStore({ engine: celEngine });
+  const celHandler = createCelAdmissionHandler({
+    engine: celEngine,
+    store: celPolicies,
+    clock,
+    logger,
+    config: typeof options.config === "function" ? options.config : () => options.config as KyvernoConfig,
+    ...(options.sink ? { sink: options.sink } : {}),
+    ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
+    ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
+  });
+  const validation = createPolicyValidation({ engine, celEngine, exceptions: policyExceptions });
+  return { engine, metrics, cache, handler, validation, celEngine, celPolicies, celHandler };
 }
 
 /** Starts the webhook server (and the metrics server when `metricsPort` is set) of a core. */
@@ -167,6 +188,7 @@ export async function serveAdmission(core: AdmissionCore, options: ServeOptions)
   const webhooks = createWebhookServer({
     handler: core.handler,
     validation: core.validation,
+    celHandler: core.celHandler,
     clock,
     logger,
     metrics: core.metrics,

@@ -205,6 +205,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const state = createClusterState({
     client,
     cache,
+    celPolicies: core.celPolicies,
     logger,
     exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions),
     kyvernoConfigMap: { namespace, name: options.configMapName ?? "kyverno" },
@@ -229,6 +230,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const webhooks = createWebhookController({
     client,
     cache,
+    celPolicies: core.celPolicies,
     state,
     namespace,
     secrets,
@@ -251,6 +253,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const status = createStatusWriter({
     client,
     cache,
+    celPolicies: core.celPolicies,
     state,
     appliedRevision: () => appliedRevision(),
     clock,
@@ -269,8 +272,13 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   appliedRevision = () => duties.appliedRevision();
 
   state.subscribe((change) => {
-    if (change.type === "policy" || change.type === "config") duties.notify("webhooks");
-    if (change.type === "policy") duties.notify(`status/${change.key}`);
+    if (change.type === "policy" || change.type === "config" || change.type === "celPolicy")
+      duties.notify("webhooks");
+    if (change.type === "policy" || change.type === "celPolicy") duties.notify(`status/${change.key}`);
+    if (change.type === "celException") {
+      duties.notify("webhooks");
+      for (const p of core?.celPolicies.policies() ?? []) duties.notify(`status/${p.key}`);
+    }
   });
   tls.onChange(() => {
     duties.notify("certificates");
