@@ -218,6 +218,7 @@ async function runCommand(kubeconfigPath: string, workers: number, qps: number):
     [
       CLI,
       "reports",
+      "--loggingFormat=json",
       "--kubeconfig",
       kubeconfigPath,
       "--metrics-port",

@@ -55,23 +55,25 @@ describe("default values", { timeout: 60_000 }, () => {
     expect(admission.image).toBe("kyverno-ts:0.1.0");
     expect(admission.args).toEqual([
       "admission",
-      "--port=9443",
-      "--metrics-port=8000",
+      "--webhookServerPort=9443",
+      "--metricsPort=8000",
       "--serviceName=kyverno-svc",
       "--servicePort=443",
       "--configMap=kyverno",
       "--metricsConfigMap=kyverno-metrics",
       "--webhookTimeout=10",
-      "--log-level=info",
+      "--loggingFormat=json",
+      "--v=2",
     ]);
     const reports = container(deployment(objects, REPORTS));
     expect(reports.args).toEqual([
       "reports",
-      "--metrics-port=8000",
+      "--metricsPort=8000",
       "--metricsConfigMap=kyverno-metrics",
       "--backgroundScanInterval=1h",
       "--backgroundScanWorkers=2",
-      "--log-level=info",
+      "--loggingFormat=json",
+      "--v=2",
     ]);
     for (const c of [admission, reports])
       expect(c.env).toEqual(

@@ -10,6 +10,7 @@
 //
 // Plain Node 24 type stripping: erasable TypeScript only.
 
+import { type ControllerName, flagsOf } from "../../packages/server/src/flags/catalog.ts";
 import { ALERT_GROUPS } from "../monitoring/alerts.ts";
 
 /** A JSON Schema fragment. */
@@ -57,28 +58,29 @@ function extraArgs(flags: readonly string[]): Schema {
   };
 }
 
-/** `kyverno-ts admission` flags that make sense in a cluster and have no value of their own. */
-export const ADMISSION_EXTRA_FLAGS = [
-  "clientRateLimitBurst",
-  "clientRateLimitQPS",
-  "enablePolicyException",
-  "exceptionNamespace",
-  "leaderElection",
-  "log-level",
-  "san",
-  "webhookTimeout",
-] as const;
+/** Flags of `kyverno-ts admission --standalone`, which the chart never runs. */
+const STANDALONE_FLAGS = new Set([
+  "standalone",
+  "policies",
+  "config",
+  "metricsConfig",
+  "tls-cert-file",
+  "tls-key-file",
+]);
 
-/** `kyverno-ts reports` flags that make sense in a cluster. */
-export const REPORTS_EXTRA_FLAGS = [
-  "backgroundScanInterval",
-  "backgroundScanWorkers",
-  "clientRateLimitBurst",
-  "clientRateLimitQPS",
-  "enablePolicyException",
-  "exceptionNamespace",
-  "log-level",
-] as const;
+/** The flags `extraArgs` may carry: every flag the controller accepts (packages/server/src/flags/catalog.ts). */
+function controllerFlags(controller: ControllerName): string[] {
+  return flagsOf(controller)
+    .flatMap((f) => [f.name, ...(f.aliases ?? [])])
+    .filter((name) => !STANDALONE_FLAGS.has(name))
+    .sort();
+}
+
+/** `kyverno-ts admission` flags that make sense in a cluster (upstream's and kyverno-ts's). */
+export const ADMISSION_EXTRA_FLAGS = controllerFlags("admission");
+
+/** `kyverno-ts reports` flags. */
+export const REPORTS_EXTRA_FLAGS = controllerFlags("reports");
 
 /** Rules every built controller shares. */
 function controllerRules(c: string): ValueRule[] {
@@ -441,7 +443,7 @@ export const VALUE_RULES: readonly ValueRule[] = [
     status: "accepted",
     reason: "fixed bounds: 8 MiB per entry, loaded within the webhook deadline",
   },
-  { path: "features.logging.format", status: "accepted", reason: "logs are always JSON lines" },
+  { path: "features.logging.format", schema: { type: "string", enum: ["text", "json"] } },
   { path: "features.logging.verbosity", schema: { type: "integer", minimum: 0, maximum: 10 } },
   { path: "features.omitEvents", status: "accepted", reason: "no events are emitted yet" },
   { path: "features.policyExceptions.namespace", schema: { type: "string" } },

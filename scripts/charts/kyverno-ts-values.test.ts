@@ -40,8 +40,8 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
     ],
     [
       "a flag the admission command does not have",
-      "admissionController:\n  container:\n    extraArgs:\n      v: 4\n",
-      /at '\/admissionController\/container\/extraArgs': additional properties 'v' not allowed/,
+      "admissionController:\n  container:\n    extraArgs:\n      backgroundScanWorkers: 4\n",
+      /at '\/admissionController\/container\/extraArgs': additional properties 'backgroundScanWorkers' not allowed/,
     ],
     [
       "failurePolicy Ignore",

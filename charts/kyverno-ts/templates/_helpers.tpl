@@ -127,11 +127,16 @@ Image pull secrets: global.imagePullSecrets when set, else the component's. Entr
 {{- end -}}
 {{- end -}}
 
-{{/* `--flag=value` for each entry of an extraArgs map (sorted by flag). */}}
+{{/*
+`--flag=value` for each entry of an extraArgs map (sorted by flag). Whole numbers are written as
+integers: YAML numbers reach templates as float64, which `%v` would write as `1e+07`.
+*/}}
 {{- define "kyverno-ts.extraArgs" -}}
 {{- $out := list -}}
 {{- range $flag, $value := . -}}
-{{- if not (kindIs "invalid" $value) -}}
+{{- if and (kindIs "float64" $value) (eq $value (float64 (int64 $value))) -}}
+{{- $out = append $out (printf "--%s=%d" $flag (int64 $value)) -}}
+{{- else if not (kindIs "invalid" $value) -}}
 {{- $out = append $out (printf "--%s=%v" $flag $value) -}}
 {{- end -}}
 {{- end -}}

@@ -9,6 +9,7 @@ import { runTest } from "./commands/test.js";
 import { cliVersion, runVersion } from "./commands/version.js";
 import type { CliIo } from "./io.js";
 import { ExitCode } from "./io.js";
+import { controllerHelp } from "./output/controller-help.js";
 import { Help } from "./output/help.js";
 import { CommonMessages } from "./output/messages.js";
 import { reportProblems } from "./output/problems.js";
@@ -436,8 +437,9 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
       "Run the admission controller (in a cluster, or --standalone with policies from files)",
       async (args) => {
         // Loaded on use: the server packages are heavy and need Node 24 built-ins.
-        const { runAdmissionCommand } = await import("@kyverno-ts/server");
-        return runAdmissionCommand({ args, stdout: io.stdout, stderr: io.stderr });
+        const { runAdmissionCommand, ADMISSION_DESCRIPTION, flagsOf } = await import("@kyverno-ts/server");
+        const usage = controllerHelp("admission", ADMISSION_DESCRIPTION, flagsOf("admission"));
+        return runAdmissionCommand({ args, stdout: io.stdout, stderr: io.stderr, usage });
       },
       done,
     ),
@@ -447,8 +449,9 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
       "reports",
       "Run the reports controller: background scans into PolicyReports (leader-elected)",
       async (args) => {
-        const { runReportsCommand } = await import("@kyverno-ts/server");
-        return runReportsCommand({ args, stdout: io.stdout, stderr: io.stderr });
+        const { runReportsCommand, REPORTS_DESCRIPTION, flagsOf } = await import("@kyverno-ts/server");
+        const usage = controllerHelp("reports", REPORTS_DESCRIPTION, flagsOf("reports"));
+        return runReportsCommand({ args, stdout: io.stdout, stderr: io.stderr, usage });
       },
       done,
     ),

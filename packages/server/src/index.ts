@@ -55,11 +55,13 @@ export {
 } from "./admission-controller.js";
 export type { AdmissionCommandOptions, AdmissionReadyInfo, TextOutput } from "./bin/admission.js";
 export { AdmissionExit, runAdmissionCommand } from "./bin/admission.js";
+export type { AdmissionArgs } from "./bin/args.js";
+export { ADMISSION_DESCRIPTION, parseAdmissionArgs } from "./bin/args.js";
 export type { ClusterHooks } from "./bin/cluster-command.js";
 export type { ReportsArgs, ReportsCommandOptions } from "./bin/reports.js";
 export {
   parseReportsArgs,
-  REPORTS_USAGE,
+  REPORTS_DESCRIPTION,
   ReportsExit,
   runReportsCommand,
 } from "./bin/reports.js";
@@ -116,8 +118,19 @@ export {
   MANAGED_BY_LABEL,
   WEBHOOK_CONFIGURATION_NAMES,
 } from "./controllers/webhooks/webhook-configs.js";
+export type { ControllerName, FlagSpec, FlagType } from "./flags/catalog.js";
+export { FLAGS, flagsOf } from "./flags/catalog.js";
+export type { FlagParse, ParsedFlags } from "./flags/parse.js";
+export { parseFlags, parseGoBool } from "./flags/parse.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { createJsonLogger, silentLogger } from "./logger.js";
+export type {
+  ControllerLoggerOptions,
+  LogFormat,
+  LogSettings,
+  TimestampFormat,
+} from "./logging/log-lines.js";
+export { createControllerLogger, logSettings } from "./logging/log-lines.js";
 export type { MetricsConfig } from "./metrics/config.js";
 export { DEFAULT_BUCKETS, parseMetricsConfig } from "./metrics/config.js";
 export type { MetricsSource } from "./metrics/exposition.js";

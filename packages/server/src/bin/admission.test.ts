@@ -167,7 +167,10 @@ spec:
     };
     expect((await run(["--nope"])).code).toBe(2);
     expect((await run(["--policies", "x", "--port", "99999", "--standalone"])).stderr).toContain(
-      "--port must be a port number",
+      "--webhookServerPort must be a port number",
+    );
+    expect((await run(["--nope"])).stderr).toBe(
+      "error: flag provided but not defined: -nope\n(run kyverno-ts admission --help for the flags)\n",
     );
     expect((await run(["--policies", "x"])).stderr).toContain("--policies is for --standalone");
     expect((await run(["--standalone"])).stderr).toContain("--policies is required");
@@ -179,9 +182,11 @@ spec:
     );
   });
 
-  it("prints usage with --help", async () => {
-    const stdout = buffer();
-    expect(await runAdmissionCommand({ args: ["--help"], stdout, stderr: buffer() })).toBe(0);
-    expect(stdout.text).toContain("Usage: kyverno-ts admission --policies <dir> --standalone");
+  it("prints the help it is given (the CLI's) with --help, -h or -help", async () => {
+    for (const flag of ["--help", "-h", "-help"]) {
+      const stdout = buffer();
+      expect(await runAdmissionCommand({ args: [flag], stdout, stderr: buffer(), usage: "help\n" })).toBe(0);
+      expect(stdout.text).toBe("help\n");
+    }
   });
 });

@@ -11,12 +11,13 @@ import { defaultKyvernoConfig, type KyvernoConfig, parseKyvernoConfig } from "..
 import { type AdmissionController, startAdmissionController } from "../admission-controller.js";
 import { type ServerClock, systemClock } from "../clock.js";
 import { caBundle, generateCertificates } from "../controllers/certificates/certificates.js";
-import { createJsonLogger, type Logger } from "../logger.js";
+import type { Logger } from "../logger.js";
+import { createControllerLogger } from "../logging/log-lines.js";
 import { readMetricsConfigFile } from "../metrics/configmap.js";
 import { admissionConfigProblems } from "../metrics/metrics.js";
 import { loadPolicyFiles } from "../standalone/load-policies.js";
 import type { TlsMaterial } from "../webhooks/server.js";
-import { ADMISSION_USAGE, type AdmissionArgs, parseAdmissionArgs } from "./args.js";
+import { ADMISSION_DESCRIPTION, type AdmissionArgs, parseAdmissionArgs } from "./args.js";
 import { type ClusterHooks, runClusterMode } from "./cluster-command.js";
 import { stopSignal } from "./stop-signal.js";
 
@@ -49,6 +50,8 @@ export interface AdmissionCommandOptions {
   onReady?: (info: AdmissionReadyInfo) => void;
   /** Cluster mode: settings without a flag, and a callback once it serves. */
   cluster?: ClusterHooks;
+  /** What `--help` prints (the CLI renders it from the flag table); default: the description. */
+  usage?: string;
 }
 
 /** Exit statuses: 0 after a clean stop, 2 for unusable input (flags, policies, certificates). */
@@ -94,14 +97,24 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
   const { stdout, stderr } = options;
   const parsed = parseAdmissionArgs(options.args);
   if (!parsed.ok) {
-    stderr.write(`error: ${parsed.message}\n\n${ADMISSION_USAGE}`);
+    stderr.write(`error: ${parsed.message}\n(run kyverno-ts admission --help for the flags)\n`);
     return AdmissionExit.InputError;
   }
   const args = parsed.args;
   if (args.help) {
-    stdout.write(ADMISSION_USAGE);
+    stdout.write(options.usage ?? `Usage: kyverno-ts admission [flags]\n\n${ADMISSION_DESCRIPTION}\n`);
     return AdmissionExit.Ok;
   }
+  const clock = options.clock ?? systemClock();
+  const logger =
+    options.logger ??
+    createControllerLogger({
+      ...args.log,
+      stream: stderr,
+      name: "admission-controller",
+      now: () => clock.now(),
+    });
+  for (const warning of args.warnings) logger.warn({}, warning);
   if (!args.standalone) {
     const stop = stopSignal(options.signal);
     try {
@@ -110,20 +123,22 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
         stdout,
         stderr,
         signal: stop.signal,
-        clock: options.clock ?? systemClock(),
-        logger: options.logger ?? createJsonLogger({ stream: stderr, level: args.logLevel }),
+        clock,
+        logger,
         ...(options.cluster ? { hooks: options.cluster } : {}),
       });
     } finally {
       stop.dispose();
     }
   }
+  if (args.disableMetrics)
+    logger.warn({}, "--disableMetrics applies in a cluster; --standalone always serves metrics");
   if (args.policies.length === 0) {
-    stderr.write(`error: --policies is required in standalone mode\n\n${ADMISSION_USAGE}`);
+    stderr.write(
+      "error: --policies is required in standalone mode\n(run kyverno-ts admission --help for the flags)\n",
+    );
     return AdmissionExit.InputError;
   }
-  const clock = options.clock ?? systemClock();
-  const logger = options.logger ?? createJsonLogger({ stream: stderr, level: args.logLevel });
   const loaded = loadPolicyFiles(args.policies);
   const config = readConfig(args.configFile);
   const metricsConfig =

@@ -81,13 +81,18 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       configMapName: args.configMapName,
       metricsConfigMapName: args.metricsConfigMapName,
       identity: args.identity,
-      leaderElection: args.leaderElection ? (hooks?.leaderTimings ?? {}) : false,
+      leaderElection: args.leaderElection
+        ? {
+            ...(args.leaderRetryPeriodMs !== undefined ? { retryPeriodMs: args.leaderRetryPeriodMs } : {}),
+            ...hooks?.leaderTimings,
+          }
+        : false,
       host: args.host,
       port: args.port,
-      metricsPort: args.metricsPort,
+      ...(args.disableMetrics ? {} : { metricsPort: args.metricsPort }),
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
       // The reports controller runs in its own process: results cross over as ephemeral reports.
-      publishEphemeralReports: true,
+      publishEphemeralReports: args.admissionReports,
       policyExceptions: args.policyExceptions,
       ...(hooks?.certificateCheckMs !== undefined ? { certificateCheckMs: hooks.certificateCheckMs } : {}),
       clock: context.clock,
@@ -107,13 +112,20 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
   stdout.write(
     `kyverno-ts admission (cluster): ${admission.cache.policies().length} policies, serving on ` +
       `https://${args.host}:${admission.port} as ${args.identity}; webhooks call ${target}\n` +
-      `metrics: http://${args.host}:${admission.metricsPort}/metrics\n`,
+      (args.disableMetrics
+        ? "metrics: disabled\n"
+        : `metrics: http://${args.host}:${admission.metricsPort}/metrics\n`),
   );
+  // --admissionReports=false: no ephemeral reports; results are discarded as they arrive.
+  const discard = args.admissionReports
+    ? undefined
+    : admission.results.onAvailable(() => admission.results.drain());
   hooks?.onStarted?.(admission);
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
+  discard?.();
   await admission.close();
   return 0;
 }

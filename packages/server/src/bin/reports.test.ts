@@ -8,7 +8,7 @@ import {
   requireLabelPolicy,
   startCluster,
 } from "../controllers/reports/testing/harness.js";
-import { parseReportsArgs, REPORTS_USAGE, runReportsCommand } from "./reports.js";
+import { parseReportsArgs, REPORTS_DESCRIPTION, runReportsCommand } from "./reports.js";
 
 function buffer() {
   let text = "";
@@ -38,8 +38,11 @@ describe("kyverno-ts reports: flags", () => {
         namespace: "kyverno-system",
         metricsConfigMapName: "kyverno-metrics",
         identity: "reports-0",
-        logLevel: "info",
+        admissionReports: true,
+        leaderRetryPeriodMs: undefined,
+        log: { format: "text", verbosity: 2, timestampFormat: "rfc3339" },
         help: false,
+        warnings: [],
       },
     });
     const custom = parseReportsArgs(
@@ -52,6 +55,12 @@ describe("kyverno-ts reports: flags", () => {
         "kyverno",
         "--metrics-port",
         "0",
+        "-v=4",
+        "--loggingFormat",
+        "json",
+        "-leaderElectionRetryPeriod=5s",
+        "--admissionReports=false",
+        "--aggregateReports=false",
       ],
       {},
     );
@@ -60,6 +69,12 @@ describe("kyverno-ts reports: flags", () => {
       workers: 4,
       policyExceptions: { enabled: true, namespace: "kyverno" },
       metricsPort: 0,
+      admissionReports: false,
+      leaderRetryPeriodMs: 5000,
+      log: { format: "json", verbosity: 4 },
+      warnings: [
+        "--aggregateReports=false is accepted and has no effect in kyverno-ts because admission results are always merged into PolicyReports",
+      ],
     });
   });
   it("rejects bad values with a message", () => {
@@ -68,18 +83,24 @@ describe("kyverno-ts reports: flags", () => {
       ["--backgroundScanWorkers", "0"],
       ["--metrics-port", "x"],
       ["--nope"],
+      ["--loggingFormat=yaml"],
+      ["--webhookTimeout=5"],
     ]) {
       const parsed = parseReportsArgs(args, {});
       expect(parsed.ok).toBe(false);
     }
   });
-  it("prints usage and exits 2 on bad flags", async () => {
+  it("prints the help and exits 2 on bad flags", async () => {
     const stdout = buffer();
     const stderr = buffer();
     expect(await runReportsCommand({ args: ["--backgroundScanWorkers", "0"], stdout, stderr })).toBe(2);
     expect(stderr.text).toContain("--backgroundScanWorkers must be");
-    expect(await runReportsCommand({ args: ["--help"], stdout, stderr })).toBe(0);
-    expect(stdout.text).toBe(REPORTS_USAGE);
+    expect(stderr.text).toContain("run kyverno-ts reports --help");
+    expect(await runReportsCommand({ args: ["--help"], stdout, stderr, usage: "the help\n" })).toBe(0);
+    expect(stdout.text).toBe("the help\n");
+    const fallback = buffer();
+    expect(await runReportsCommand({ args: ["-h"], stdout: fallback, stderr })).toBe(0);
+    expect(fallback.text).toContain(REPORTS_DESCRIPTION);
   });
 });
 

@@ -45,18 +45,6 @@ export const ExceptionWarnings = {
   namespaceMismatch: "PolicyException resource namespace must match the defined namespace.",
 } as const;
 
-/** The lines of a controller's `--help` describing the two flags, with descriptions from `column`. */
-export function exceptionFlagsHelp(column: number): string {
-  const line = (flag: string, text: string) => `  ${flag.padEnd(column - 2)}${text}`;
-  return [
-    line("--enablePolicyException", "honour PolicyExceptions (default false: all are ignored, as upstream)"),
-    line(
-      "--exceptionNamespace <ns>",
-      "with it: the one namespace PolicyExceptions count from (default: all)",
-    ),
-  ].join("\n");
-}
-
 /** What the exception validation webhook warns about a PolicyException in `namespace`. */
 export function exceptionValidationWarnings(settings: ExceptionSettings, namespace: string): string[] {
   if (!settings.enabled) return [ExceptionWarnings.disabled];
