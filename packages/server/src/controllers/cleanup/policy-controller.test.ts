@@ -98,7 +98,7 @@ describe("cleanup policy schedule on a fake clock", () => {
     await until(async () => (await pod("temp")) === undefined, 10_000, "the matching Pod deleted");
     expect(await pod("stays")).toBeDefined();
     await until(
-      async () => (await policy())?.status?.lastExecutionTime === executionTimeText(first.at),
+      async () => (await lastExecution()) === executionTimeText(first.at),
       10_000,
       "lastExecutionTime of the first run",
     );
@@ -106,7 +106,7 @@ describe("cleanup policy schedule on a fake clock", () => {
     // The next run is five minutes later.
     clock.advance(5 * 60_000);
     await until(
-      async () => (await policy())?.status?.lastExecutionTime === executionTimeText(first.at + 5 * 60_000),
+      async () => (await lastExecution()) === executionTimeText(first.at + 5 * 60_000),
       10_000,
       "lastExecutionTime of the second run",
     );
