@@ -152,5 +152,7 @@ export { createTargetsFromConfig, TargetConfigError, withFilter } from "./target
 export type { NotifiableResult, Target } from "./targets/types.js";
 export type { UiOptions, UiSetup } from "./ui/index.js";
 export { registerUi } from "./ui/index.js";
+export type { SecurityHeadersOptions } from "./ui/security-headers.js";
+export { contentSecurityPolicy, registerSecurityHeaders } from "./ui/security-headers.js";
 export type { DashboardOptions } from "./ui/serve.js";
 export { defaultDashboardDir, injectApiMeta, registerDashboard } from "./ui/serve.js";

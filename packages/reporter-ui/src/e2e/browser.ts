@@ -28,6 +28,7 @@ const ARGS = [
 /** A browser context with its own profile; `close` removes the profile. */
 export async function launchBrowser(
   origin: string,
+  options: { enforceCsp?: boolean } = {},
 ): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), "reporter-ui-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -37,6 +38,9 @@ export async function launchBrowser(
     viewport: { width: 1400, height: 1000 },
     colorScheme: "light",
     reducedMotion: "reduce",
+    // The settler's string predicates are evaluated in the page, which the reporter's
+    // Content-Security-Policy forbids: only the CSP test (without the settler) enforces it.
+    bypassCSP: options.enforceCsp !== true,
   });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
   return {

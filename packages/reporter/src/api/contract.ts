@@ -48,10 +48,14 @@ export const filterQuerySchema = j.object({
  */
 export type ApiFilterQuery = Infer<typeof filterQuerySchema>;
 
+/** The largest `page` accepted (a larger one is a 400, not a database error). */
+export const MAX_PAGE = 1_000_000_000;
+
 /** The schema of the pagination query parameters of a list sortable by `sortKeys`. */
 export function paginationQuerySchema(sortKeys: readonly string[]) {
   return j.object({
-    page: j.optional(j.integer({ minimum: 1 })),
+    /** At most 10^9: beyond any store, and `(page - 1) * offset` stays an exact integer in every database. */
+    page: j.optional(j.integer({ minimum: 1, maximum: MAX_PAGE })),
     offset: j.optional(j.integer({ minimum: 1, maximum: 1000 })),
     /** Sort keys; results: namespace, kind, name, resource, policy, rule, status, severity, source, category, timestamp, message; resources: namespace, kind, name, resource, source, category. */
     sortBy: j.optional(j.array(j.enum(sortKeys), { maxItems: 12 })),

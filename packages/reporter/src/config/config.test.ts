@@ -154,9 +154,28 @@ describe("configuration", () => {
       target: { s3: { bucket: "reports" }, gcs: { bucket: "" } },
     });
     expect(warnings).toEqual([
-      { key: "metrics.mod", message: "unknown key; ignored" },
+      { key: "metrics.mod", message: 'unknown key; ignored (did you mean "mode"?)' },
       { key: "target.s3", message: "this target kind is not supported; ignored" },
     ]);
+  });
+
+  it("warns about a misspelt key in a target and in its channels, naming the key it likely meant", () => {
+    const { warnings, config } = parseReporterConfig({
+      target: {
+        slack: {
+          webhok: "https://hooks.slack.example/a",
+          minimumSeverity: "high",
+          channels: [{ webhook: "https://hooks.slack.example/b", filtr: {} }],
+        },
+        webhook: { webhook: "https://hook.example", colour: "red" },
+      },
+    });
+    expect(warnings).toEqual([
+      { key: "target.slack.channels[0].filtr", message: 'unknown key; ignored (did you mean "filter"?)' },
+      { key: "target.slack.webhok", message: 'unknown key; ignored (did you mean "webhook"?)' },
+      { key: "target.webhook.colour", message: "unknown key; ignored" },
+    ]);
+    expect(config.target.slack?.webhook).toBeUndefined();
   });
 
   it("applies environment overrides over the file", () => {

@@ -54,6 +54,34 @@ export interface Section {
   warnUnknown(): void;
 }
 
+/** Edit distance of two short keys (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (row[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** The known key a misspelt one most likely meant (at most 2 edits, case aside), if any. */
+function closest(key: string, known: ReadonlySet<string>): string | undefined {
+  let best: { key: string; d: number } | undefined;
+  for (const candidate of known) {
+    const d = distance(key.toLowerCase(), candidate.toLowerCase());
+    if (d <= Math.min(2, Math.floor(candidate.length / 3)) && (!best || d < best.d))
+      best = { key: candidate, d };
+  }
+  return best?.key;
+}
+
 function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
@@ -158,7 +186,12 @@ export function readSection(value: unknown, path: string, warn: WarningSink): Se
     },
     warnUnknown() {
       for (const key of Object.keys(data)) {
-        if (!known.has(key)) warn(at(key), "unknown key; ignored");
+        if (known.has(key)) continue;
+        const near = closest(key, known);
+        warn(
+          at(key),
+          near ? `unknown key; ignored (did you mean ${JSON.stringify(near)}?)` : "unknown key; ignored",
+        );
       }
     },
   };

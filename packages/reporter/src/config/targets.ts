@@ -88,6 +88,8 @@ function readTarget(kind: TargetKind, s: Section, channel: boolean): CommonTarge
     const channels = s.sections("channels").map((c) => readTarget(kind, c, true));
     if (channels.length > 0) out.channels = channels;
   }
+  // A misspelt key (`webhok`) would leave the target without its endpoint: say so.
+  s.warnUnknown();
   return out as CommonTargetConfig;
 }
 

@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import type { UiConfig } from "../auth/config.js";
 import { loginEnabled, registerAuth } from "../auth/plugin.js";
 import { type Logger, silentLogger } from "../logger.js";
+import { registerSecurityHeaders } from "./security-headers.js";
 import { registerDashboard } from "./serve.js";
 
 /** Options of {@link registerUi}. */
@@ -30,6 +31,7 @@ export interface UiSetup {
 /** Registers the login (when configured) and the dashboard (when `ui.enabled`) on `app`. */
 export async function registerUi(app: FastifyInstance, options: UiOptions): Promise<UiSetup> {
   const logger = options.logger ?? silentLogger;
+  registerSecurityHeaders(app, options.ui.apiUrl ? { apiUrl: options.ui.apiUrl } : {});
   const login = loginEnabled(options.ui);
   if (login) {
     await registerAuth(app, {
