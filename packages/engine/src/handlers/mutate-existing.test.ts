@@ -49,6 +49,22 @@ describe("mutateExisting", () => {
     expect(r?.patchedTargets?.[0]?.patched).toMatchObject({ metadata: { labels: { foo: "bar" } } });
   });
 
+  it("reads the trigger as request.object and the target as target in the patch", () => {
+    const p = policy();
+    const rule = p.spec.rules[0];
+    if (rule?.mutate) {
+      rule.mutate.patchStrategicMerge = {
+        metadata: {
+          labels: { trigger: "{{request.object.metadata.name}}", self: "{{target.metadata.name}}" },
+        },
+      };
+    }
+    const r = run(p, trigger("staging")).rules[0];
+    expect(r?.patchedTargets?.[0]?.patched).toMatchObject({
+      metadata: { labels: { trigger: "cm", self: "s" } },
+    });
+  });
+
   it("skips a rule a PolicyException covers, with upstream's message", () => {
     const exception: PolicyException = {
       apiVersion: "kyverno.io/v2",

@@ -69,13 +69,10 @@ export const mutateExistingHandler: RuleHandler = {
           error = prepared.message;
           break;
         }
-        // `{{@}}` and `request.object` paths in the patch refer to the target.
-        const patchScope = {
-          ...prepared,
-          ctx: withValue(prepared.ctx, "request.object", target as unknown as JsonValue),
-        };
+        // In the patch `request.object` stays the trigger (upstream's examples match a trigger's name
+        // with it) and `target` is the target; `{{@}}` is the target's value at the patched path.
         const { targets: _t, ...patchOnly } = mutation;
-        const step = applyMutation(patchScope, patchOnly, target as unknown as JsonValue, env, preset);
+        const step = applyMutation(prepared, patchOnly, target as unknown as JsonValue, env, preset);
         if (step.status === "applied") {
           if (!jsonEqual(step.resource, target as unknown as JsonValue)) {
             patches.push({
