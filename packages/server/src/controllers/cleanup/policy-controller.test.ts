@@ -83,8 +83,14 @@ describe("cleanup policy schedule on a fake clock", () => {
     await controller.start();
     controller.lead(term.signal);
     const pod = (name: string) => read(client, { apiVersion: "v1", kind: "Pod", namespace: "team", name });
-    const policy = () =>
-      read(client, { apiVersion: "kyverno.io/v2", kind: "ClusterCleanupPolicy", name: "every-five" });
+    const lastExecution = async () => {
+      const policy = await read(client, {
+        apiVersion: "kyverno.io/v2",
+        kind: "ClusterCleanupPolicy",
+        name: "every-five",
+      });
+      return (policy?.status as { lastExecutionTime?: string } | undefined)?.lastExecutionTime;
+    };
 
     const first = executionDecision(created.value, clock.now());
     if (first.type !== "wait") throw new Error(`expected to wait, got ${first.type}`);
