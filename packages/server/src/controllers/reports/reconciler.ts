@@ -20,6 +20,7 @@ import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.j
 import { buildResourceReport, mergeResults, type ReportLimits } from "../../reports/report-builder.js";
 import type { ReportWriter, WriteOutcome } from "../../reports/report-writer.js";
 import type { AdmissionResultStore } from "./admission-results.js";
+import type { CelReports } from "./cel-reports.js";
 import type { ReportsMetrics } from "./metrics.js";
 import type { ResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, type ResourceRef, scopeOf } from "./resource-key.js";
@@ -45,6 +46,8 @@ export interface ReconcilerDeps {
   monotonic: () => number;
   /** Told about each write that happened (or not). */
   onOutcome?: (outcome: WriteOutcome) => void;
+  /** The CEL policies (`policies.kyverno.io` ValidatingPolicies); none when omitted. */
+  cel?: CelReports;
   /** Receives each scan's response for Kubernetes Events (only enqueues). */
   events?: PolicyEvents;
 }
@@ -170,6 +173,10 @@ export function createReconciler(
     const out: PolicyReportResult[] = [];
     for (const [key, results] of entry) {
       const policy = cache.get(key);
+      if (policy === undefined && deps.cel?.known(key) === true) {
+        for (const r of results) if (!answered.has(`${r.policy}\u0000${r.rule ?? ""}`)) out.push(r);
+        continue;
+      }
       if (policy === undefined) continue;
       const rules = new Set(policy.compiled.ruleNames);
       for (const r of results)
@@ -216,10 +223,11 @@ export function createReconciler(
     const ref = parseResourceKey(key);
     if (ref === undefined) return undefined;
     const applicable = cache.policies().filter((p) => policyApplies(p, ref.kind, ref.namespace));
+    const celApplicable = deps.cel?.applicable(ref) ?? [];
     const background = applicable.filter(scannedInBackground);
     const admissionOnly = applicable.filter((p) => !scannedInBackground(p));
     const at = { namespace: ref.namespace, name: ref.uid };
-    if (applicable.length === 0 && admission.get(ref.uid) === undefined) {
+    if (applicable.length === 0 && celApplicable.length === 0 && admission.get(ref.uid) === undefined) {
       // Nothing applies to it (any more): no report, whether or not the resource exists.
       return settle(await writer.remove(at, { known: true, signal }), key, retries);
     }
@@ -232,7 +240,10 @@ export function createReconciler(
     }
     const seeded = await seedFromReport(ref, admissionOnly, signal);
     if (seeded !== undefined) return settle(seeded, key, retries);
-    const scanned = await evaluate(ref, found.object, background, signal);
+    const scanned = [
+      ...(await evaluate(ref, found.object, background, signal)),
+      ...((await deps.cel?.scan(ref, found.object, celApplicable, signal)) ?? []),
+    ];
     const results = mergeResults(admissionResults(ref.uid, scanned), scanned);
     if (results.length === 0) return settle(await writer.remove(at, { known: true, signal }), key, retries);
     const report = buildResourceReport(scopeOf(ref), results, deps.limits);

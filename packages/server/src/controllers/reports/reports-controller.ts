@@ -9,23 +9,25 @@
  * policy loader rejects `*` with background on; the rest are skipped with a warning).
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import { matchWildcard } from "@kyverno-ts/engine";
+import { createCelEngine, matchWildcard } from "@kyverno-ts/engine";
 import {
   createLeaderElector,
   createWorkQueue,
   type ReconcileContext,
   type WorkQueue,
 } from "@kyverno-ts/kube";
-import { systemClock } from "../../clock.js";
+import { engineClock, systemClock } from "../../clock.js";
 import { createClusterState } from "../../cluster-state/cluster-state.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import { silentLogger } from "../../logger.js";
+import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { type CachedPolicy, createPolicyCache, policyRefKey } from "../../policycache/policy-cache.js";
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
 import { createReportIndex } from "../../reports/report-index.js";
 import { createReportWriter, type WriteOutcome } from "../../reports/report-writer.js";
 import { ingestAdmissionResult, ingestEphemeralReport } from "./admission-intake.js";
 import { createAdmissionResultStore } from "./admission-results.js";
+import { createCelReports } from "./cel-reports.js";
 import { createEphemeralIntake } from "./ephemeral-intake.js";
 import { createReconciler } from "./reconciler.js";
 import { createResourceInformers } from "./resource-informers.js";
@@ -65,6 +67,13 @@ export function createReportsController(options: ReportsControllerOptions): Repo
   });
   const engine = typeof options.engine === "function" ? options.engine(context.loader) : options.engine;
   const cache = createPolicyCache({ engine });
+  // CEL policies (policies.kyverno.io): compiled into their own store, scanned beside the others.
+  const celEngine = createCelEngine({
+    contextLoader: context.loader,
+    clock: engineClock(clock),
+    namespaceLabels: (ns) => state.namespaceLabels(ns),
+  });
+  const celPolicies = createCelPolicyStore({ engine: celEngine });
   const admission = createAdmissionResultStore({ maxResources: options.maxAdmissionResources ?? 10_000 });
   const counters = { ...ZERO_COUNTERS };
   const retrying = new Set<string>();
@@ -96,6 +105,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
   const state = createClusterState({
     client,
     cache,
+    celPolicies,
     logger,
     exceptionNamespaces: options.exceptionNamespaces ?? [],
     ...(options.informerDelay === undefined ? {} : { informerDelay: options.informerDelay }),
@@ -107,8 +117,15 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     onEvent: (_event, object, kind) => enqueueObject(object, kind),
     ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
   });
+  const celReports = createCelReports({
+    engine: celEngine,
+    store: celPolicies,
+    resourceKind: (apiVersion, resource) => state.kinds.resourceKind(apiVersion, resource),
+    namespaceLabels: (ns) => state.namespaceLabels(ns),
+    evaluate: (run, signal) => context.evaluate(run, signal),
+  });
   const wantedKinds = (): string[] => {
-    const kinds = new Set<string>();
+    const kinds = new Set<string>(celReports.kinds());
     for (const p of cache.policies()) {
       if (!p.policy.spec.background || !p.types.validate) continue;
       for (const k of p.kinds) if (k !== "*") kinds.add(k);
@@ -138,7 +155,12 @@ export function createReportsController(options: ReportsControllerOptions): Repo
   };
   state.subscribe((change) => {
     if (change.type === "policy") onPolicy(change.key, change.before, change.after);
-    else if (change.type === "exception") {
+    else if (change.type === "celPolicy" || change.type === "celException") {
+      void syncKinds();
+      for (const k of celReports.kinds()) enqueueKind(k);
+      // Reports name a CEL policy `name` (`namespace/name` when namespaced): the key without its kind.
+      if (change.type === "celPolicy") enqueueReportsOf(change.key.slice(change.key.indexOf("/") + 1));
+    } else if (change.type === "exception") {
       for (const p of cache.policies()) {
         if (!change.policyNames.some((n) => matchWildcard(n, p.key))) continue;
         for (const k of p.kinds) enqueueKind(k);
@@ -183,12 +205,13 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     ? createEphemeralIntake({
         client,
         logger,
-        onReport: (report) => ingestEphemeralReport(report, { cache, admission, enqueue }),
+        onReport: (report) => ingestEphemeralReport(report, { cache, admission, enqueue, cel: celReports }),
         ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
       })
     : undefined;
   const reconcile = createReconciler({
     engine,
+    cel: celReports,
     context,
     cache,
     informers,
@@ -317,7 +340,8 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     drainScheduled = false;
     const source = options.admissionResults;
     for (let batch = source?.drain(500) ?? []; batch.length > 0; batch = source?.drain(500) ?? [])
-      for (const result of batch) ingestAdmissionResult(result, { cache, admission, enqueue });
+      for (const result of batch)
+        ingestAdmissionResult(result, { cache, admission, enqueue, cel: celReports });
   };
   const scheduleDrain = (): void => {
     if (drainScheduled || stopped) return;

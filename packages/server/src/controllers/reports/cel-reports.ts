@@ -1,0 +1,143 @@
+/**
+ * The CEL policies in the reports controller: which ValidatingPolicies (and ImageValidatingPolicies,
+ * whose results are errors) can match a resource, by the kinds of their `matchConstraints.resourceRules`
+ * (autogen's Pod controllers included); their background scans (`evaluation.background.enabled`,
+ * default true) as report results with upstream's `source` (`KyvernoValidatingPolicy`…); and which
+ * stored CEL policy an admission result (ephemeral report) belongs to.
+ */
+import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
+import {
+  type CelEngine,
+  type PolicyResponse,
+  policyReportResults,
+  SCORED_ANNOTATION,
+} from "@kyverno-ts/engine";
+import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
+import { PROCESS_PROPERTY } from "./reconciler.js";
+import type { ResourceRef } from "./resource-key.js";
+
+/** Report sources of the CEL kinds whose results go into reports (validating kinds). */
+const CEL_SOURCES: Readonly<Record<string, string>> = {
+  ValidatingPolicy: "KyvernoValidatingPolicy",
+  NamespacedValidatingPolicy: "KyvernoValidatingPolicy",
+  ImageValidatingPolicy: "KyvernoImageValidatingPolicy",
+  NamespacedImageValidatingPolicy: "KyvernoImageValidatingPolicy",
+};
+
+/** What the reconciler asks about CEL policies; see `createCelReports`. */
+export interface CelReports {
+  /** Validating CEL policies that can match a resource of this kind and namespace, reports enabled. */
+  applicable(ref: ResourceRef): CachedCelPolicy[];
+  /** Background results of the policies (those with `evaluation.background` on) for the object. */
+  scan(
+    ref: ResourceRef,
+    object: KubeObject,
+    policies: readonly CachedCelPolicy[],
+    signal: AbortSignal,
+  ): Promise<PolicyReportResult[]>;
+  /** Kinds the background CEL policies match (the resource informers watch them). */
+  kinds(): string[];
+  /** The store key of the CEL policy a report result names (`source` and `policy`), if one is loaded. */
+  keyOf(result: Pick<PolicyReportResult, "source" | "policy">): string | undefined;
+  /** Whether a stored CEL policy exists under the key (its admission results still count). */
+  known(key: string): boolean;
+}
+
+/** Options of `createCelReports`. */
+export interface CelReportsOptions {
+  engine: CelEngine;
+  store: CelPolicyStore;
+  /** The kind of a resource (`apps/v1`, `deployments` → `Deployment`), built-in or discovered. */
+  resourceKind: (apiVersion: string, resource: string) => string | undefined;
+  namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** Runs an evaluation that may read external data (`resource.Get`…), as the classic scans do. */
+  evaluate: (run: () => PolicyResponse, signal: AbortSignal) => Promise<PolicyResponse>;
+}
+
+const isValidating = (p: CachedCelPolicy): boolean =>
+  (p.compiled.type === "validate" || p.compiled.type === "imageValidate") &&
+  p.policy.metadata.labels?.["reports.kyverno.io/disabled"] === undefined;
+
+/** Creates the view; it reads the store at each call (the cluster state keeps the store current). */
+export function createCelReports(options: CelReportsOptions): CelReports {
+  const { engine, store } = options;
+  const kindCache = new WeakMap<object, readonly string[]>();
+
+  /** Kinds of a policy's resource rules (wildcard resources match every kind: `*`). */
+  const kindsOf = (p: CachedCelPolicy): readonly string[] => {
+    const cached = kindCache.get(p.compiled);
+    if (cached !== undefined) return cached;
+    const kinds = new Set<string>();
+    for (const rule of p.compiled.resourceRules)
+      for (const group of rule.apiGroups?.length ? rule.apiGroups : [""])
+        for (const version of rule.apiVersions?.length ? rule.apiVersions : ["v1"])
+          for (const resource of rule.resources ?? []) {
+            if (resource.includes("*")) {
+              kinds.add("*");
+              continue;
+            }
+            if (resource.includes("/")) continue;
+            const v = version === "*" ? "v1" : version;
+            const kind = options.resourceKind(group === "" || group === "*" ? v : `${group}/${v}`, resource);
+            if (kind !== undefined) kinds.add(kind);
+          }
+    const list = [...kinds].sort();
+    // Kinds discovery has not seen yet are asked again next time.
+    if (list.length > 0) kindCache.set(p.compiled, list);
+    return list;
+  };
+
+  const applies = (p: CachedCelPolicy, kind: string, namespace: string): boolean => {
+    if (!isValidating(p)) return false;
+    if (p.compiled.namespace !== undefined && p.compiled.namespace !== namespace) return false;
+    const kinds = kindsOf(p);
+    return kinds.includes("*") || kinds.includes(kind);
+  };
+
+  return {
+    applicable: (ref) => store.policies().filter((p) => applies(p, ref.kind, ref.namespace)),
+    async scan(ref, object, policies, signal) {
+      const out: PolicyReportResult[] = [];
+      const namespaceLabels = ref.namespace === "" ? undefined : options.namespaceLabels(ref.namespace);
+      for (const p of policies) {
+        if (!p.compiled.background) continue;
+        const response = await options.evaluate(
+          () =>
+            engine.validate(p.compiled, {
+              resource: object,
+              operation: "CREATE",
+              background: true,
+              ...(namespaceLabels === undefined ? {} : { namespaceLabels }),
+            }),
+          signal,
+        );
+        const unscored = p.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false";
+        for (const { resources: _resources, ...r } of policyReportResults(response, { unscored }))
+          out.push({ ...r, properties: { ...r.properties, process: PROCESS_PROPERTY.background } });
+      }
+      return out;
+    },
+    kinds() {
+      const kinds = new Set<string>();
+      for (const p of store.policies())
+        if (isValidating(p) && p.compiled.background) for (const k of kindsOf(p)) if (k !== "*") kinds.add(k);
+      return [...kinds].sort();
+    },
+    keyOf(result) {
+      if (result.source === undefined || !Object.values(CEL_SOURCES).includes(result.source))
+        return undefined;
+      const slash = result.policy.indexOf("/");
+      const name = slash < 0 ? result.policy : result.policy.slice(slash + 1);
+      const namespace = slash < 0 ? undefined : result.policy.slice(0, slash);
+      return store
+        .policies()
+        .find(
+          (p) =>
+            CEL_SOURCES[p.policy.kind] === result.source &&
+            p.compiled.name === name &&
+            p.compiled.namespace === namespace,
+        )?.key;
+    },
+    known: (key) => store.get(key) !== undefined,
+  };
+}
