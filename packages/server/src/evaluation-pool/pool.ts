@@ -1,0 +1,298 @@
+/**
+ * The evaluation pool: a few worker threads that evaluate admission steps, so the event loop that
+ * accepts connections and answers probes never runs a policy. Jobs wait in a fair queue (one lane
+ * per namespace, served round robin; one namespace runs on at most all workers but one), a job whose
+ * deadline passes while it waits is answered at once, and a worker still busy `graceMs` after its
+ * job's deadline is terminated and replaced (the engine stops a rule at the deadline by itself, so
+ * this only happens to a worker that does not answer). Either way the caller gets
+ * `EvaluationAbandoned` and answers per failure policy within the webhook timeout.
+ */
+import { Worker } from "node:worker_threads";
+import type { Policy, PolicyException } from "@kyverno-ts/api";
+import type { StepJob, StepResult } from "../admission/step.js";
+import type { ServerClock } from "../clock.js";
+import type { Logger } from "../logger.js";
+import { createFairQueue } from "./fair-queue.js";
+import type { FromWorker, ToWorker, WorkerSettings } from "./protocol.js";
+
+/** Why a job was not evaluated: its deadline passed while it waited, or its worker overran or died. */
+export class EvaluationAbandoned extends Error {
+  override readonly name = "EvaluationAbandoned";
+}
+
+/** Options of `createEvaluationPool`. */
+export interface EvaluationPoolOptions {
+  /** Number of worker threads (at least 1). */
+  size: number;
+  clock: ServerClock;
+  logger: Logger;
+  settings: WorkerSettings;
+  /** How long a worker may stay busy past its job's deadline before it is replaced (default 250 ms). */
+  graceMs?: number;
+  /** The worker's module (default: `worker.js` beside this module, as built). */
+  workerUrl?: URL;
+  /** Extra `execArgv` of the workers (tests run the TypeScript sources). */
+  execArgv?: string[];
+}
+
+/** Counters of a pool, for tests and logs. */
+export interface PoolStats {
+  workers: number;
+  running: number;
+  queued: number;
+  /** Workers that loaded and compiled the policies, ready for jobs. */
+  ready: number;
+  /** Workers terminated for overrunning a deadline, or replaced after they died. */
+  replaced: number;
+  /** Jobs answered without evaluation (deadline passed while queued, or worker replaced). */
+  abandoned: number;
+}
+
+/** The pool; see `createEvaluationPool`. */
+export interface EvaluationPool {
+  /** Evaluates a step in a worker; rejects with `EvaluationAbandoned` when it cannot be in time. */
+  evaluate(job: StepJob, tenant: string): Promise<StepResult>;
+  /** Policy changes, forwarded to every worker (and replayed to replacements). */
+  setPolicy(key: string, policy: Policy): void;
+  deletePolicy(key: string): void;
+  setExceptions(exceptions: readonly PolicyException[]): void;
+  stats(): PoolStats;
+  /** Terminates the workers; jobs still waiting or running are abandoned. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  readonly id: number;
+  readonly job: StepJob;
+  readonly tenant: string;
+  readonly resolve: (result: StepResult) => void;
+  readonly reject: (error: EvaluationAbandoned) => void;
+  /** Monotonic time the job was queued: its time left shrinks while it waits. */
+  readonly queuedAt: number;
+  cancelTimer: () => void;
+  slot: Slot | undefined;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Pending | undefined;
+  /**
+   * Whether the worker has loaded and compiled the policies it was sent: jobs go to ready workers
+   * only (a worker that never gets ready is not replaced forever).
+   */
+  ready: boolean;
+}
+
+const DEFAULT_GRACE_MS = 250;
+/** Workers that die before starting, in a row, after which no more are started. */
+const MAX_FAILED_STARTS = 3;
+
+/** Starts `size` workers, each compiling the policies it is sent. */
+export function createEvaluationPool(options: EvaluationPoolOptions): EvaluationPool {
+  const { clock, logger, settings } = options;
+  const size = Math.max(1, Math.floor(options.size));
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const workerUrl = options.workerUrl ?? new URL("./worker.js", import.meta.url);
+  const policies = new Map<string, Policy>();
+  let exceptions: PolicyException[] = [];
+  const queue = createFairQueue<Pending>();
+  const runningPerTenant = new Map<string, number>();
+  // One namespace may occupy every worker but one, so another namespace always finds a free worker.
+  const tenantCap = size === 1 ? 1 : size - 1;
+  const slots: Slot[] = [];
+  let nextId = 1;
+  let replaced = 0;
+  let abandoned = 0;
+  let closed = false;
+  let failedStarts = 0;
+
+  const broadcast = (message: ToWorker): void => {
+    for (const slot of slots) slot.worker.postMessage(message);
+  };
+
+  function spawn(): Slot {
+    const worker = new Worker(workerUrl, {
+      workerData: settings,
+      ...(options.execArgv ? { execArgv: options.execArgv } : {}),
+    });
+    const slot: Slot = { worker, job: undefined, ready: false };
+    // The current policies and exceptions, so a replacement worker starts where the others are.
+    for (const policy of policies.values())
+      worker.postMessage({ type: "setPolicy", policy } satisfies ToWorker);
+    if (exceptions.length > 0) worker.postMessage({ type: "setExceptions", exceptions } satisfies ToWorker);
+    worker.postMessage({ type: "ping" } satisfies ToWorker);
+    worker.on("message", (message: FromWorker) => {
+      if (message.type === "ready") {
+        slot.ready = true;
+        failedStarts = 0;
+        dispatch();
+        return;
+      }
+      const pending = slot.job;
+      if (pending === undefined || pending.id !== message.id) return;
+      release(slot, pending);
+      if (message.type === "result") pending.resolve(message.result);
+      else {
+        logger.error({ reason: message.message }, "admission evaluation failed in a worker");
+        giveUp(pending, `evaluation failed: ${message.message}`);
+      }
+      dispatch();
+    });
+    worker.on("error", (error) => {
+      logger.error({ err: error }, "evaluation worker failed");
+    });
+    worker.on("exit", () => {
+      const at = slots.indexOf(slot);
+      if (at < 0) return; // terminated on purpose: already replaced
+      slots.splice(at, 1);
+      const pending = slot.job;
+      if (pending !== undefined) {
+        release(slot, pending);
+        giveUp(pending, "the evaluation worker exited");
+      }
+      if (!slot.ready) failedStarts++;
+      if (failedStarts >= MAX_FAILED_STARTS) {
+        logger.error(
+          { url: workerUrl.href },
+          "evaluation workers do not start; requests are answered per failure policy",
+        );
+        if (slots.length === 0)
+          for (let n = queue.take(); n !== undefined; n = queue.take())
+            giveUp(n.item, "no evaluation worker runs");
+        return;
+      }
+      if (!closed) {
+        replaced++;
+        slots.push(spawn());
+        dispatch();
+      }
+    });
+    worker.unref();
+    return slot;
+  }
+
+  function release(slot: Slot, pending: Pending): void {
+    pending.cancelTimer();
+    slot.job = undefined;
+    pending.slot = undefined;
+    const n = (runningPerTenant.get(pending.tenant) ?? 1) - 1;
+    if (n <= 0) runningPerTenant.delete(pending.tenant);
+    else runningPerTenant.set(pending.tenant, n);
+  }
+
+  function giveUp(pending: Pending, reason: string): void {
+    abandoned++;
+    pending.reject(new EvaluationAbandoned(reason));
+  }
+
+  const eligible = (tenant: string): boolean => (runningPerTenant.get(tenant) ?? 0) < tenantCap;
+
+  function dispatch(): void {
+    for (const slot of slots) {
+      if (slot.job !== undefined || !slot.ready) continue;
+      const next = queue.take(eligible);
+      if (next === undefined) return;
+      const pending = next.item;
+      const remainingMs = pending.job.remainingMs - (clock.monotonic() - pending.queuedAt);
+      slot.job = pending;
+      pending.slot = slot;
+      runningPerTenant.set(pending.tenant, (runningPerTenant.get(pending.tenant) ?? 0) + 1);
+      slot.worker.postMessage({
+        type: "evaluate",
+        id: pending.id,
+        job: { ...pending.job, remainingMs },
+      } satisfies ToWorker);
+    }
+  }
+
+  /** Overran: the worker is terminated and replaced, the job abandoned. */
+  function overrun(slot: Slot, pending: Pending): void {
+    const at = slots.indexOf(slot);
+    if (at >= 0) slots.splice(at, 1);
+    release(slot, pending);
+    giveUp(pending, "the evaluation overran its deadline; its worker was replaced");
+    logger.warn(
+      { tenant: pending.tenant, policies: pending.job.policies },
+      "evaluation worker overran the deadline, replacing it",
+    );
+    void slot.worker.terminate();
+    if (!closed) {
+      replaced++;
+      slots.push(spawn());
+    }
+    dispatch();
+  }
+
+  for (let i = 0; i < size; i++) slots.push(spawn());
+
+  return {
+    evaluate(job, tenant) {
+      if (closed || slots.length === 0)
+        return Promise.reject(new EvaluationAbandoned("no evaluation worker runs"));
+      return new Promise<StepResult>((resolve, reject) => {
+        const id = nextId++;
+        const pending: Pending = {
+          id,
+          job,
+          tenant,
+          resolve,
+          reject,
+          queuedAt: clock.monotonic(),
+          cancelTimer: () => {},
+          slot: undefined,
+        };
+        // At the deadline: a waiting job is answered at once; a running one gets `graceMs` more.
+        pending.cancelTimer = clock.after(Math.max(0, job.remainingMs), () => {
+          if (pending.slot === undefined) {
+            if (queue.remove(tenant, pending))
+              giveUp(pending, "the deadline passed while the request waited for a worker");
+            return;
+          }
+          const slot = pending.slot;
+          pending.cancelTimer = clock.after(graceMs, () => {
+            if (slot.job === pending) overrun(slot, pending);
+          });
+        });
+        queue.push(tenant, pending);
+        dispatch();
+      });
+    },
+    setPolicy(key, policy) {
+      policies.set(key, policy);
+      broadcast({ type: "setPolicy", policy });
+    },
+    deletePolicy(key) {
+      if (!policies.delete(key)) return;
+      broadcast({ type: "deletePolicy", key });
+    },
+    setExceptions(list) {
+      exceptions = [...list];
+      broadcast({ type: "setExceptions", exceptions });
+    },
+    stats() {
+      let running = 0;
+      let ready = 0;
+      for (const slot of slots) {
+        if (slot.job !== undefined) running++;
+        if (slot.ready) ready++;
+      }
+      return { workers: slots.length, ready, running, queued: queue.size, replaced, abandoned };
+    },
+    async close() {
+      closed = true;
+      const all = slots.splice(0);
+      for (let next = queue.take(); next !== undefined; next = queue.take()) {
+        next.item.cancelTimer();
+        giveUp(next.item, "the evaluation pool is closed");
+      }
+      for (const slot of all) {
+        if (slot.job !== undefined) {
+          const pending = slot.job;
+          release(slot, pending);
+          giveUp(pending, "the evaluation pool is closed");
+        }
+      }
+      await Promise.all(all.map((s) => s.worker.terminate()));
+    },
+  };
+}

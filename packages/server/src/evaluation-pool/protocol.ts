@@ -1,0 +1,32 @@
+/**
+ * The messages between the admission server's main thread and its evaluation workers. The worker
+ * boundary is narrow: policy changes go in (each worker compiles them once), a step job goes in and
+ * its result comes out. Metrics, events and reports stay on the main thread.
+ */
+import type { Policy, PolicyException } from "@kyverno-ts/api";
+import type { EvaluationLimits } from "@kyverno-ts/engine";
+import type { StepJob, StepResult } from "../admission/step.js";
+
+/** What a worker is started with (`workerData`). */
+export interface WorkerSettings {
+  /** Namespaces PolicyExceptions are accepted from (`--exceptionNamespace`). */
+  exceptionNamespaces: readonly string[];
+  /** The engine's evaluation limits (defaults when absent). */
+  limits?: Partial<EvaluationLimits>;
+}
+
+/** Main thread → worker. */
+export type ToWorker =
+  | { type: "setPolicy"; policy: Policy }
+  | { type: "deletePolicy"; key: string }
+  | { type: "setExceptions"; exceptions: PolicyException[] }
+  /** Answered with `ready` once everything sent before it is done (the start-up policies compiled). */
+  | { type: "ping" }
+  | { type: "evaluate"; id: number; job: StepJob };
+
+/** Worker → main thread. */
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "result"; id: number; result: StepResult }
+  /** The step threw (a bug outside the engine): the request is answered per failure policy. */
+  | { type: "failed"; id: number; message: string };
