@@ -5,7 +5,19 @@
 import { LOAD_BALANCER_INGRESS } from "./protobuf-core.js";
 import { CONDITION, LABEL_SELECTOR, metadata, OBJECT_REFERENCE } from "./protobuf-meta.js";
 import { POD_TEMPLATE_SPEC } from "./protobuf-pod.js";
-import { bool, i32, i64, inline, intOrString, map, msg, type Schema, str, time } from "./protobuf-schema.js";
+import {
+  bool,
+  bytes,
+  i32,
+  i64,
+  inline,
+  intOrString,
+  map,
+  msg,
+  type Schema,
+  str,
+  time,
+} from "./protobuf-schema.js";
 
 const selector = msg("selector", () => LABEL_SELECTOR);
 const template = msg("template", () => POD_TEMPLATE_SPEC);
@@ -183,6 +195,34 @@ export const GROUP_KINDS: Readonly<Record<string, Schema>> = {
       5: i32("desiredHealthy", "keep"),
       6: i32("expectedPods", "keep"),
       7: msg("conditions", () => CONDITION, "list"),
+    })),
+  },
+  // `kubectl certificate approve|deny` sends the CSR as protobuf (extra, a map of lists, left out).
+  "certificates.k8s.io/v1/CertificateSigningRequest": {
+    1: metadata,
+    2: msg("spec", () => ({
+      1: bytes("request", "keep"),
+      2: str("username"),
+      3: str("uid"),
+      4: str("groups", "list"),
+      5: str("usages", "list"),
+      7: str("signerName", "keep"),
+      8: i32("expirationSeconds", "keep"),
+    })),
+    3: msg("status", () => ({
+      1: msg(
+        "conditions",
+        () => ({
+          1: str("type", "keep"),
+          2: str("reason"),
+          3: str("message"),
+          4: time("lastUpdateTime"),
+          5: time("lastTransitionTime"),
+          6: str("status", "keep"),
+        }),
+        "list",
+      ),
+      2: bytes("certificate"),
     })),
   },
   "networking.k8s.io/v1/Ingress": {

@@ -135,6 +135,7 @@ describe("protobuf request bodies", () => {
       "authorization.k8s.io/v1/SubjectAccessReview",
       "batch/v1/CronJob",
       "batch/v1/Job",
+      "certificates.k8s.io/v1/CertificateSigningRequest",
       "networking.k8s.io/v1/Ingress",
       "policy/v1/PodDisruptionBudget",
       "rbac.authorization.k8s.io/v1/ClusterRole",

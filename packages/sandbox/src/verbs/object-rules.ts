@@ -69,12 +69,32 @@ function applyDefaults(resource: ResourceType, object: JsonObject): void {
     if (!Array.isArray(spec.finalizers)) object.spec = { ...spec, finalizers: ["kubernetes"] };
   }
   if (resource.kind === "CustomResourceDefinition" && resource.group === "apiextensions.k8s.io") {
+    defaultCrdSpec(object);
     object.status = crdStatus(object);
   }
   if (resource.kind === "Secret" && resource.group === "") {
     if (object.type === undefined || object.type === "") object.type = "Opaque";
     foldStringData(object);
   }
+}
+
+/**
+ * kube-apiserver's CRD defaults: `names.singular` (the lower-case kind) and `names.listKind`
+ * (`<Kind>List`) when empty, and `conversion.strategy: None` when no conversion is set.
+ */
+function defaultCrdSpec(crd: JsonObject): void {
+  const spec = asObject(crd.spec);
+  if (spec === undefined) return;
+  const names = asObject(spec.names);
+  if (names !== undefined && typeof names.kind === "string" && names.kind !== "") {
+    const filled: JsonObject = { ...names };
+    if (typeof names.singular !== "string" || names.singular === "")
+      filled.singular = names.kind.toLowerCase();
+    if (typeof names.listKind !== "string" || names.listKind === "") filled.listKind = `${names.kind}List`;
+    spec.names = filled;
+  }
+  if (asObject(spec.conversion) === undefined) spec.conversion = { strategy: "None" };
+  crd.spec = spec;
 }
 
 /** As kube-apiserver: a Secret's write-only `stringData` is merged into `data` (base64) and not stored. */
@@ -106,6 +126,13 @@ export function prepareUpdate(
     next = { ...old };
     if (incoming.status === undefined) delete next.status;
     else next.status = incoming.status;
+  } else if (subresource === "approval") {
+    // `kubectl certificate approve|deny`: only status.conditions change, as the approval subresource.
+    const conditions = asObject(incoming.status)?.conditions;
+    const status: JsonObject = { ...(asObject(old.status) ?? {}) };
+    if (conditions === undefined) delete status.conditions;
+    else status.conditions = conditions;
+    next = { ...old, status };
   } else if (subresource === "ephemeralcontainers") {
     // `kubectl debug`: only spec.ephemeralContainers changes, as kube-apiserver's subresource does.
     const ephemeral = asObject(incoming.spec)?.ephemeralContainers;
