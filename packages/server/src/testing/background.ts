@@ -28,6 +28,8 @@ export function startBackground(options: {
   args?: string[];
   leaderTimings?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   execArgv?: string[];
+  /** How long to wait for it to be ready (default 120 s: a loaded machine starts slowly). */
+  startTimeoutMs?: number;
 }): Promise<BackgroundProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (options.leaderTimings) env.KYVERNO_TS_LEADER_TIMINGS = JSON.stringify(options.leaderTimings);
@@ -67,7 +69,7 @@ export function startBackground(options: {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`background controller did not start:\n${output}`));
-    }, 30_000);
+    }, options.startTimeoutMs ?? 120_000);
     exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`background controller exited with ${code}:\n${output}`));

@@ -76,6 +76,8 @@ export function describeObject(o: KubeObject): string {
 /** Whether `want` is contained in `have` (objects key by key, everything else equal). */
 function contains(have: JsonValue | undefined, want: JsonValue | undefined): boolean {
   if (want === null || typeof want !== "object") return have === want;
+  // An empty object is what an absent one means (no labels, no annotations).
+  if (!Array.isArray(want) && Object.keys(want).length === 0 && have === undefined) return true;
   if (have === null || typeof have !== "object") return false;
   if (Array.isArray(want)) {
     if (!Array.isArray(have) || have.length !== want.length) return false;
