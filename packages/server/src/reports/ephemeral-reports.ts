@@ -137,6 +137,8 @@ export interface EphemeralReportPublisherOptions {
   source: Pick<BoundedResultQueue, "drain" | "onAvailable">;
   /** Whether a policy's results are unscored (its `policies.kyverno.io/scored: "false"` annotation). */
   unscored?: (policy: PolicyResponse["policy"]) => boolean;
+  /** Whether a policy is kept out of every report (its `reports.kyverno.io/disabled` label). */
+  reportsDisabled?: (policy: PolicyResponse["policy"]) => boolean;
   /** Writes in flight at once (default 4). */
   concurrency?: number;
   /** Resources waiting for their write at most (default 10,000); further results stay in `source`. */
@@ -197,8 +199,13 @@ export function createEphemeralReportPublisher(
   const pump = (): void => {
     // Take no more than the pending map can hold: the rest waits in the bounded source queue, which
     // drops its oldest entries when full, so a slow API server cannot grow memory here.
-    for (const result of source.drain(Math.max(0, maxPending - pending.size))) {
+    for (const drained of source.drain(Math.max(0, maxPending - pending.size))) {
       if (unserved) continue;
+      const disabled = options.reportsDisabled;
+      const result =
+        disabled === undefined
+          ? drained
+          : { ...drained, responses: drained.responses.filter((r) => !disabled(r.policy)) };
       if (result.operation === "DELETE" || result.resource.uid === "" || result.responses.length === 0)
         continue;
       const report = ephemeralReportOf(result, options.unscored);

@@ -36,6 +36,8 @@ export interface ReconcilerDeps {
   cache: PolicyCache;
   informers: ResourceInformers;
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** Resources Kyverno's ConfigMap filters out (`resourceFilters`): they get no report. */
+  filtered?: (ref: ResourceRef) => boolean;
   writer: ReportWriter;
   admission: AdmissionResultStore;
   client: KubeClient;
@@ -69,9 +71,17 @@ export function reportResultsOf(
   }));
 }
 
+/** The label that keeps a policy out of every report (upstream 1.16), whatever its value. */
+export const REPORTS_DISABLED_LABEL = "reports.kyverno.io/disabled";
+
+/** Whether a policy's results are kept out of reports (`reports.kyverno.io/disabled`). */
+export function reportsDisabled(p: CachedPolicy): boolean {
+  return p.policy.metadata.labels?.[REPORTS_DISABLED_LABEL] !== undefined;
+}
+
 /** Whether a policy's rules can match a kind (by the policy cache's kind index) in a namespace. */
 export function policyApplies(p: CachedPolicy, kind: string, namespace: string): boolean {
-  if (!p.types.validate) return false;
+  if (!p.types.validate || reportsDisabled(p)) return false;
   if (p.namespace !== undefined && p.namespace !== namespace) return false;
   return p.kinds[0] === "*" || p.kinds.includes(kind);
 }
@@ -177,7 +187,7 @@ export function createReconciler(
         for (const r of results) if (!answered.has(`${r.policy}\u0000${r.rule ?? ""}`)) out.push(r);
         continue;
       }
-      if (policy === undefined) continue;
+      if (policy === undefined || reportsDisabled(policy)) continue;
       const rules = new Set(policy.compiled.ruleNames);
       for (const r of results)
         if (rules.has(r.rule ?? "") && !answered.has(`${r.policy}\u0000${r.rule ?? ""}`)) out.push(r);
@@ -222,11 +232,15 @@ export function createReconciler(
   return async (key, { retries, signal }) => {
     const ref = parseResourceKey(key);
     if (ref === undefined) return undefined;
-    const applicable = cache.policies().filter((p) => policyApplies(p, ref.kind, ref.namespace));
-    const celApplicable = deps.cel?.applicable(ref) ?? [];
+    const filtered = deps.filtered?.(ref) === true;
+    const applicable = filtered
+      ? []
+      : cache.policies().filter((p) => policyApplies(p, ref.kind, ref.namespace));
+    const celApplicable = filtered ? [] : (deps.cel?.applicable(ref) ?? []);
     const background = applicable.filter(scannedInBackground);
     const admissionOnly = applicable.filter((p) => !scannedInBackground(p));
     const at = { namespace: ref.namespace, name: ref.uid };
+    if (filtered) admission.delete(ref.uid);
     if (applicable.length === 0 && celApplicable.length === 0 && admission.get(ref.uid) === undefined) {
       // Nothing applies to it (any more): no report, whether or not the resource exists.
       return settle(await writer.remove(at, { known: true, signal }), key, retries);

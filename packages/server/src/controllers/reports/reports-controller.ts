@@ -16,6 +16,7 @@ import {
   type ReconcileContext,
   type WorkQueue,
 } from "@kyverno-ts/kube";
+import { isFilteredResource } from "../../admission/filters.js";
 import { engineClock, systemClock } from "../../clock.js";
 import { createClusterState } from "../../cluster-state/cluster-state.js";
 import { createScanContext } from "../../external-data/scan-context.js";
@@ -109,6 +110,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     logger,
     exceptionNamespaces: options.exceptionNamespaces ?? [],
     ...(options.informerDelay === undefined ? {} : { informerDelay: options.informerDelay }),
+    ...(options.kyvernoConfigMap === undefined ? {} : { kyvernoConfigMap: options.kyvernoConfigMap }),
   });
   const informers = createResourceInformers({
     client,
@@ -168,6 +170,13 @@ export function createReportsController(options: ReportsControllerOptions): Repo
       }
     } else if (change.type === "namespace") {
       for (const w of informers.all()) for (const o of w.informer.list(change.namespace)) enqueueObject(o, w);
+    } else if (change.type === "config") {
+      // Resource filters changed: every resource may gain or lose its report.
+      for (const w of informers.all()) for (const o of w.informer.list()) enqueueObject(o, w);
+      for (const entry of index.entries()) {
+        const ref = refOfScope(entry.scope);
+        if (ref !== undefined) enqueue(resourceKey(ref));
+      }
     }
   });
 
@@ -216,6 +225,17 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     cache,
     informers,
     namespaceLabels: (ns) => state.namespaceLabels(ns),
+    filtered: (ref) => {
+      const slash = ref.apiVersion.lastIndexOf("/");
+      return isFilteredResource(state.config(), {
+        group: slash < 0 ? "" : ref.apiVersion.slice(0, slash),
+        version: ref.apiVersion.slice(slash + 1),
+        kind: ref.kind,
+        subresource: "",
+        namespace: ref.namespace,
+        name: ref.name,
+      });
+    },
     writer,
     admission,
     client,

@@ -81,6 +81,11 @@ export interface ReportsControllerOptions {
   events?: Pick<ClusterEvents, "policyEvents">;
   /** Retry delays of the informers (default: exponential backoff). */
   informerDelay?: (attempt: number) => number;
+  /**
+   * Kyverno's ConfigMap, watched: resources its `resourceFilters` cover get no report, and a change
+   * requeues every resource (no restart needed). The chart's defaults apply when omitted or absent.
+   */
+  kyvernoConfigMap?: { namespace: string; name: string };
 }
 
 /** Counters of a running controller, for tests, benchmarks and logs. */
