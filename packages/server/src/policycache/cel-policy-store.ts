@@ -107,6 +107,18 @@ const exceptionKey = (e: CelPolicyException): string =>
 const names = (e: CelPolicyException | undefined, policy: CelPolicy): boolean =>
   (e?.spec.policyRefs ?? []).some((r) => r.name === policy.metadata.name && r.kind === policy.kind);
 
+/**
+ * Why a compiled policy of a kind admission does not serve is not ready: GeneratingPolicies and
+ * DeletingPolicies are the background and cleanup controllers' work, and none of them processes the
+ * CEL kinds yet; a MutatingPolicy mutating existing resources likewise.
+ */
+const NOT_PROCESSED: Partial<Record<CelPolicyType | "mutateExisting", string>> = {
+  generate: "GeneratingPolicy is not processed by kyverno-ts yet: no controller generates its resources",
+  delete: "DeletingPolicy is not processed by kyverno-ts yet: no controller deletes its resources",
+  mutateExisting:
+    "MutatingPolicy with evaluation.mutateExisting is not processed by kyverno-ts yet: no controller mutates existing resources",
+};
+
 /** Options of `createCelPolicyStore`. */
 export interface CelPolicyStoreOptions {
   engine: CelEngine;
@@ -145,10 +157,13 @@ export function createCelPolicyStore(options: CelPolicyStoreOptions): CelPolicyS
         timeoutSeconds: spec.webhookConfiguration?.timeoutSeconds,
         reinvocation: spec.reinvocationPolicy ?? "Never",
       });
+      const unsupported =
+        compiled.unsupported ??
+        (compiled.mutateExisting ? NOT_PROCESSED.mutateExisting : NOT_PROCESSED[compiled.type]);
       status =
-        compiled.unsupported === undefined
+        unsupported === undefined
           ? { ready: true, message: "Ready", issues: [] }
-          : { ready: false, message: compiled.unsupported, issues: [] };
+          : { ready: false, message: unsupported, issues: [] };
     } else {
       entries.delete(key);
       const issues = distinctIssues(result.issues);
