@@ -101,4 +101,39 @@ describe("notifier listener", () => {
     await listener.handle({ type: "added", report: web });
     expect(seen).toEqual([]);
   });
+
+  it("logs an unreachable cache once, not three lines per report event, and sums the rest up per 30 s", async () => {
+    const clock = createManualClock();
+    const lines: string[] = [];
+    const record = (_f: unknown, m: string) => lines.push(m);
+    const listener = createNotifierListener({
+      clock,
+      logger: { debug() {}, info: record, warn: record, error: record },
+      attempts: 3,
+      backoffMs: 0,
+      notifier: {
+        handle: async () => {
+          throw new Error("connect ECONNREFUSED");
+        },
+      },
+    });
+    for (let i = 0; i < 1000; i++) {
+      const handled = listener.handle({ type: "added", report: web });
+      // The two retries wait 0 ms each on the clock.
+      for (let wait = 0; wait < 2; wait++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        clock.advance(0);
+      }
+      await handled;
+    }
+    expect(lines).toEqual([
+      "seen-results cache failed; retrying the event",
+      "notification of a report event given up",
+    ]);
+    clock.advance(30_000);
+    expect(lines.slice(2).sort()).toEqual([
+      "gave up notifying 999 report events in the last 30 s (connect ECONNREFUSED)",
+      "seen-results cache failed 1,999 more times in the last 30 s; events retried (connect ECONNREFUSED)",
+    ]);
+  });
 });

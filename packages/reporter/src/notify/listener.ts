@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../clock.js";
 import type { IngestEvent, IngestListener } from "../ingest/ingest.js";
+import { createLogAggregator } from "../log-aggregator.js";
 import type { Logger } from "../logger.js";
 import type { Report, ResourceRef, Result } from "../model/types.js";
 import type { NotifiableResult, ResourceRef as TargetResource } from "../targets/types.js";
@@ -73,6 +74,8 @@ export interface NotifierListenerOptions {
 export function createNotifierListener(options: NotifierListenerOptions): IngestListener {
   const attempts = Math.max(1, options.attempts ?? 3);
   const backoffMs = options.backoffMs ?? 500;
+  // An unreachable cache (Redis) fails every event: one line per kind and 30 s, not three per event.
+  const log = createLogAggregator({ logger: options.logger, clock: options.clock });
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
       options.clock.setTimeout(resolve, ms);
@@ -93,17 +96,24 @@ export function createNotifierListener(options: NotifierListenerOptions): Ingest
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           if (attempt >= attempts) {
-            options.logger.error(
-              { report: id, attempts, err: message },
-              "notification of a report event given up",
-            );
+            log.log({
+              key: "given-up",
+              level: "error",
+              fields: { report: id, attempts, err: message },
+              message: "notification of a report event given up",
+              summary: (n, s) => `gave up notifying ${n} report events in the last ${s} s (${message})`,
+            });
             options.onGiveUp?.(id, error);
             return;
           }
-          options.logger.warn(
-            { report: id, attempt, err: message },
-            "seen-results cache failed; retrying the event",
-          );
+          log.log({
+            key: "retry",
+            level: "warn",
+            fields: { report: id, attempt, err: message },
+            message: "seen-results cache failed; retrying the event",
+            summary: (n, s) =>
+              `seen-results cache failed ${n} more times in the last ${s} s; events retried (${message})`,
+          });
           await wait(backoffMs * 2 ** (attempt - 1));
         }
       }

@@ -3,6 +3,7 @@
  * (and, opt-in, the failures that now pass) and hand them to every target's own delivery queue.
  */
 import type { Clock } from "../clock.js";
+import { createLogAggregator } from "../log-aggregator.js";
 import type { Logger } from "../logger.js";
 import {
   createDeliveryQueue,
@@ -75,6 +76,7 @@ export function resolutionKey(result: NotifiableResult): string {
  */
 export function createNotifier(options: NotifierOptions, deps: NotifierDeps): Notifier {
   const startedAt = options.startedAt ?? deps.clock.now();
+  const cacheLog = createLogAggregator({ logger: deps.logger, clock: deps.clock });
   const capacity = options.queueCapacity ?? 1000;
   const routes = options.targets.map((binding) => ({
     binding,
@@ -112,10 +114,15 @@ export function createNotifier(options: NotifierOptions, deps: NotifierDeps): No
         return failure === undefined ? [] : [{ result: r, failure }];
       });
     } catch (error) {
-      deps.logger.error(
-        { report: reportId, err: error instanceof Error ? error.message : String(error) },
-        "resolved-result tracking failed; resolved notifications of this event are skipped",
-      );
+      const err = error instanceof Error ? error.message : String(error);
+      cacheLog.log({
+        key: "tracking",
+        level: "error",
+        fields: { report: reportId, err },
+        message: "resolved-result tracking failed; resolved notifications of this event are skipped",
+        summary: (n, s) =>
+          `resolved-result tracking failed for ${n} more report events in the last ${s} s (${err})`,
+      });
       return [];
     }
   };

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createManualClock } from "../../clock.js";
 import { type Receiver, sampleResult, startReceiver, testDeps, testLogger } from "../testing/receiver.js";
 import type { DeliveryFailure, HttpClient, Target } from "../types.js";
 import { createWebhookTarget } from "../webhook/webhook.js";
@@ -33,7 +34,8 @@ describe("delivery: retries and timeouts", () => {
     await target.send(sampleResult());
     expect(rcv.requests).toHaveLength(3);
     expect(rcv.requests[2]?.body).toBe(rcv.requests[0]?.body);
-    expect(deps.clock.sleeps).toEqual([100, 200]);
+    // (30 s timers are the windows of the aggregated failure lines)
+    expect(deps.clock.sleeps.filter((ms) => ms !== 30_000)).toEqual([100, 200]);
     expect(failures).toEqual([
       {
         target: "Webhook",
@@ -86,7 +88,7 @@ describe("delivery: retries and timeouts", () => {
       deps,
     );
     await target.send(sampleResult());
-    expect(deps.clock.sleeps).toEqual([2000]);
+    expect(deps.clock.sleeps.filter((ms) => ms !== 30_000)).toEqual([2000]);
   });
 
   it("times out a hanging request and retries it", async () => {
@@ -167,6 +169,29 @@ describe("delivery queue", () => {
     expect(failures).toMatchObject([{ target: "t", code: "QUEUE_FULL", attempt: 0, willRetry: false }]);
     await queue.send(sampleResult({ id: "4" }));
     expect(failures).toHaveLength(2);
+  });
+
+  it("logs one line for thousands of notifications an unreachable target drops, then a summary per 30 s", async () => {
+    const logger = testLogger();
+    const clock = createManualClock();
+    const target: Target = {
+      name: "slack",
+      send: async () => {
+        throw new DeliveryError("slack", "NETWORK", "connect ECONNREFUSED");
+      },
+      sendBatch: async () => {},
+    };
+    const queue = createDeliveryQueue(target, { capacity: 10_000 }, { logger, clock });
+    for (let i = 0; i < 5_001; i++) await queue.send(sampleResult({ id: String(i) }));
+    await queue.idle();
+    expect(logger.lines.map((l) => l.message)).toEqual(["notification dropped: slack: connect ECONNREFUSED"]);
+    clock.advance(30_000);
+    expect(logger.lines.map((l) => l.message)).toEqual([
+      "notification dropped: slack: connect ECONNREFUSED",
+      "dropped 5,000 notifications to slack in the last 30 s (NETWORK: slack: connect ECONNREFUSED)",
+    ]);
+    expect(logger.lines[1]?.fields).toMatchObject({ target: "slack", code: "NETWORK", suppressed: 5000 });
+    await queue.close();
   });
 
   it("logs a failed delivery and goes on with the next", async () => {

@@ -2,6 +2,8 @@
  * A bounded, ordered delivery queue in front of one target, so a slow or failing target never delays
  * the others or the caller.
  */
+import { type Clock, systemClock } from "../../clock.js";
+import { createLogAggregator } from "../../log-aggregator.js";
 import type { Logger } from "../../logger.js";
 import type { DeliveryFailure, NotifiableResult, SendContext, Target } from "../types.js";
 import { isDeliveryError } from "./errors.js";
@@ -15,6 +17,8 @@ export interface DeliveryQueueOptions {
 /** Dependencies of `createDeliveryQueue`. */
 export interface DeliveryQueueDeps {
   logger: Logger;
+  /** Times the windows of the aggregated "dropped" lines (default the system clock). */
+  clock?: Clock;
   onError?: (failure: DeliveryFailure) => void;
 }
 
@@ -53,6 +57,18 @@ export function createDeliveryQueue(
   let closed = false;
   let inFlight = 0;
   let waiters: (() => void)[] = [];
+  // An unreachable target drops every notification: the first drop is logged, then one line per 30 s.
+  const log = createLogAggregator({ logger: deps.logger, clock: deps.clock ?? systemClock() });
+  const dropped = (level: "warn" | "error", code: string, results: number, message: string) =>
+    log.log({
+      key: code,
+      level,
+      fields: { target: target.name, code, results },
+      message: `notification dropped: ${message}`,
+      summary: (n, s) =>
+        `dropped ${n} notifications to ${target.name} in the last ${s} s (${code}: ${message})`,
+      count: results,
+    });
 
   const settle = (): void => {
     if (jobs.length > 0 || running) return;
@@ -71,13 +87,11 @@ export function createDeliveryQueue(
         else await target.sendBatch(job.results, job.context);
       } catch (error) {
         // Retries and per-attempt metrics happened inside the target; here only the final outcome is logged.
-        deps.logger.error(
-          {
-            target: target.name,
-            results: job.results.length,
-            code: isDeliveryError(error) ? error.code : undefined,
-          },
-          `notification dropped: ${error instanceof Error ? error.message : String(error)}`,
+        dropped(
+          "error",
+          isDeliveryError(error) ? error.code : "ERROR",
+          job.results.length,
+          error instanceof Error ? error.message : String(error),
         );
       } finally {
         inFlight = 0;
@@ -96,7 +110,7 @@ export function createDeliveryQueue(
     if (closed || jobs.length >= capacity) {
       const message = closed ? "queue closed" : `queue full (${capacity} pending)`;
       deps.onError?.({ target: target.name, code: "QUEUE_FULL", attempt: 0, willRetry: false, message });
-      deps.logger.warn({ target: target.name, results: results.length }, `notification dropped: ${message}`);
+      dropped("warn", "QUEUE_FULL", results.length, message);
       return;
     }
     jobs.push({ kind, results, context });
@@ -114,9 +128,10 @@ export function createDeliveryQueue(
     send: async (result, context) => enqueue("one", [result], context),
     sendBatch: async (results, context) => enqueue("batch", results, context),
     idle,
-    close: () => {
+    close: async () => {
       closed = true;
-      return idle();
+      await idle();
+      log.flush();
     },
   };
 }

@@ -2,6 +2,7 @@
  * JSON delivery with a per-request timeout and bounded retries with exponential backoff.
  * 5xx, 429, timeouts and network errors are retried; other 4xx are not (the request is wrong).
  */
+import { createLogAggregator } from "../../log-aggregator.js";
 import type { DeliveryErrorCode, DeliveryOptions, HttpResponse, TargetDeps } from "../types.js";
 import { DeliveryError } from "./errors.js";
 import { sleep } from "./sleep.js";
@@ -51,6 +52,8 @@ export function createJsonSender(
   deps: TargetDeps,
 ): JsonSender {
   const opts = { ...DEFAULT_DELIVERY, ...options };
+  // One line per failure kind and 30 s, however many notifications fail.
+  const log = createLogAggregator({ logger: deps.logger, clock: deps.clock });
   return async (req) => {
     const body = JSON.stringify(req.payload);
     const allHeaders = {
@@ -78,10 +81,14 @@ export function createJsonSender(
         ...(failure.status === undefined ? {} : { status: failure.status }),
         message: failure.message,
       });
-      deps.logger.warn(
-        { target, code: failure.code, status: failure.status, attempt, willRetry },
-        `delivery failed: ${failure.message}`,
-      );
+      log.log({
+        key: `${failure.code}\u0000${failure.status ?? ""}`,
+        level: "warn",
+        fields: { target, code: failure.code, status: failure.status, attempt, willRetry },
+        message: `delivery failed: ${failure.message}`,
+        summary: (n, s) =>
+          `${n} more deliveries to ${target} failed in the last ${s} s (${failure.code}: ${failure.message})`,
+      });
       if (!willRetry) throw new DeliveryError(target, failure.code, failure.message, failure.status);
       const backoff = Math.min(opts.maxBackoffMs, opts.backoffMs * 2 ** (attempt - 1));
       await sleep(deps.clock, Math.min(opts.maxBackoffMs, Math.max(backoff, failure.retryAfterMs ?? 0)));
