@@ -6,7 +6,7 @@
  * label has expired. Leadership changes hand all of it over; shutdown steps down first.
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import { createEngine } from "@kyverno-ts/engine";
+import { createCelEngine, createEngine } from "@kyverno-ts/engine";
 import {
   createEventRecorder,
   createInformer,
@@ -22,6 +22,7 @@ import { createCertRenewer } from "../certificates/cert-renewer.js";
 import { caBundleOf, readTlsSecret, servingHosts, tlsSecretNames } from "../certificates/tls-secrets.js";
 import { createTlsWatcher } from "../certificates/tls-watcher.js";
 import { MANAGED_BY_LABEL, type WebhookEndpoint } from "../webhooks/webhook-configs.js";
+import { DELETING_API_VERSION, DELETING_KINDS, runDeletingPolicy } from "./deleting-run.js";
 import { createCleanupEvents } from "./events.js";
 import type { CleanupMetrics } from "./metrics.js";
 import { createPolicyController } from "./policy-controller.js";
@@ -119,6 +120,18 @@ export async function startCleanupController(options: CleanupControllerOptions):
         s,
       ),
   });
+  const cel = createCelEngine({ clock: engineClock(clock), namespaceLabels });
+  const deleting = createPolicyController({
+    client,
+    clock,
+    logger,
+    metrics,
+    kinds: DELETING_KINDS.map((kind) => ({ apiVersion: DELETING_API_VERSION, kind })),
+    name: "deleting-controller",
+    run: (policy, s) => runDeletingPolicy({ client, cel, metrics, events, logger }, policy, s),
+  });
+  /** DeletingPolicies run when their CRDs are installed (checked at start). */
+  let deletingServed = false;
   const ttl = createTtlController({
     client,
     clock,
@@ -234,6 +247,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
     );
     certificates(s);
     policies.lead(s);
+    if (deletingServed) deleting.lead(s);
     ttl.lead(s);
   };
   let elector: LeaderElector | undefined;
@@ -241,7 +255,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
   const stopAll = async (): Promise<void> => {
     if (elector) await elector.release();
     await server?.close();
-    await Promise.allSettled([policies.stop(), ttl.stop(), namespaces.stop(), tls.stop()]);
+    await Promise.allSettled([policies.stop(), deleting.stop(), ttl.stop(), namespaces.stop(), tls.stop()]);
     await recorder.stop();
   };
   const close = (): Promise<void> => {
@@ -250,8 +264,23 @@ export async function startCleanupController(options: CleanupControllerOptions):
   };
 
   try {
+    const served = await Promise.all(
+      DELETING_KINDS.map((kind) => client.resource(DELETING_API_VERSION, kind)),
+    );
+    const missing = served.find((r) => !r.ok);
+    deletingServed = missing === undefined;
+    if (missing !== undefined && !missing.ok)
+      logger.warn(
+        { reason: missing.reason, message: missing.message },
+        "DeletingPolicies are not run: their CRDs are not served",
+      );
     await Promise.race([
-      Promise.all([policies.start(), namespaces.start(), tls.start()]),
+      Promise.all([
+        policies.start(),
+        namespaces.start(),
+        tls.start(),
+        ...(deletingServed ? [deleting.start()] : []),
+      ]),
       new Promise((_, reject) => {
         if (signal.aborted) reject(new Error("start aborted"));
         signal.addEventListener("abort", () => reject(new Error("start aborted")), { once: true });

@@ -1,7 +1,7 @@
 /**
  * The cleanup controller's Prometheus metrics, with upstream's names and labels:
  * `kyverno_cleanup_controller_deletedobjects_total` / `_errors_total` (per policy, kind and
- * namespace), `kyverno_ttl_controller_deletedobjects_total` / `_errors_total` (per group, version,
+ * namespace), `kyverno_deleting_controller_deletedobjects_total` / `_errors_total` (DeletingPolicies), `kyverno_ttl_controller_deletedobjects_total` / `_errors_total` (per group, version,
  * resource and namespace), the work queues' `kyverno_controller_*_total`, the client's
  * `kyverno_client_queries_total`, `kyverno_info` and the process figures. Shaped and bounded by the
  * `kyverno-metrics` ConfigMap like the other controllers'.
@@ -31,6 +31,7 @@ const POLICY_LABELS = [
   "resource_namespace",
 ];
 const TTL_LABELS = ["resource_group", "resource_version", "resource_resource", "resource_namespace"];
+const DELETING_LABELS = ["policy_type", "policy_namespace", "policy_name", "resource"];
 
 /**
  * The cleanup controller's own families. They are not in the shared catalog (`metrics/catalog.ts`)
@@ -69,7 +70,32 @@ export const CLEANUP_FAMILIES = {
     binaries: [],
     origin: "upstream",
   },
+  deletingDeleted: {
+    name: "kyverno_deleting_controller_deletedobjects_total",
+    type: "counter",
+    labels: DELETING_LABELS,
+    help: "Number of objects deleted by DeletingPolicies.",
+    binaries: [],
+    origin: "upstream",
+  },
+  deletingErrors: {
+    name: "kyverno_deleting_controller_errors_total",
+    type: "counter",
+    labels: DELETING_LABELS,
+    help: "Number of errors of DeletingPolicies while listing, evaluating or deleting objects.",
+    binaries: [],
+    origin: "upstream",
+  },
 } as const satisfies Record<string, MetricFamilySpec>;
+
+/** Labels of one DeletingPolicy outcome (upstream: policy_namespace empty for a DeletingPolicy). */
+export interface DeletingOutcomeLabels {
+  policyType: "DeletingPolicy" | "NamespacedDeletingPolicy";
+  policyNamespace: string;
+  policyName: string;
+  /** The plural resource, e.g. `pods`. */
+  resource: string;
+}
 
 /** Labels of one cleanup policy outcome. */
 export interface CleanupOutcomeLabels {
@@ -96,6 +122,8 @@ export interface CleanupMetrics extends MetricsSource {
   error(labels: CleanupOutcomeLabels): void;
   ttlDeleted(labels: TtlOutcomeLabels): void;
   ttlError(labels: TtlOutcomeLabels): void;
+  deletingDeleted(labels: DeletingOutcomeLabels): void;
+  deletingError(labels: DeletingOutcomeLabels): void;
   reconcile(controller: string): void;
   requeue(controller: string, retries: number): void;
   drop(controller: string): void;
@@ -125,6 +153,8 @@ export function createCleanupMetrics(options: CleanupMetricsOptions = {}): Clean
   const errors = counter(C.errors);
   const ttlDeleted = counter(C.ttlDeleted);
   const ttlErrors = counter(C.ttlErrors);
+  const deletingDeleted = counter(C.deletingDeleted);
+  const deletingErrors = counter(C.deletingErrors);
   const reconciles = counter(F.controllerReconcile);
   const requeues = counter(F.controllerRequeue);
   const drops = counter(F.controllerDrop);
@@ -134,6 +164,8 @@ export function createCleanupMetrics(options: CleanupMetricsOptions = {}): Clean
     errors,
     ttlDeleted,
     ttlErrors,
+    deletingDeleted,
+    deletingErrors,
     reconciles,
     requeues,
     drops,
@@ -152,6 +184,10 @@ export function createCleanupMetrics(options: CleanupMetricsOptions = {}): Clean
     const values = [l.group, l.version, l.resource, l.namespace];
     family.series(values.join("\u0000"), () => values)?.inc();
   };
+  const deleting = (family: typeof deleted) => (l: DeletingOutcomeLabels) => {
+    const values = [l.policyType, l.policyNamespace, l.policyName, l.resource];
+    family.series(values.join("\u0000"), () => values)?.inc();
+  };
   const byController = (family: typeof deleted) => (controller: string) =>
     family.series(controller, () => [controller])?.inc();
   return {
@@ -160,6 +196,8 @@ export function createCleanupMetrics(options: CleanupMetricsOptions = {}): Clean
     error: policy(errors),
     ttlDeleted: ttl(ttlDeleted),
     ttlError: ttl(ttlErrors),
+    deletingDeleted: deleting(deletingDeleted),
+    deletingError: deleting(deletingErrors),
     reconcile: byController(reconciles),
     requeue(controller, retries) {
       requeues.series(`${controller}\u0000${retries}`, () => [controller, String(retries)])?.inc();

@@ -15,7 +15,7 @@ import {
 } from "@kyverno-ts/kube";
 import type { ServerClock } from "../../clock.js";
 import type { Logger } from "../../logger.js";
-import { CLEANUP_API_VERSION, CLEANUP_KINDS, type CleanupKind, cleanupPolicyKey } from "./cleanup-policy.js";
+import { CLEANUP_API_VERSION, CLEANUP_KINDS, cleanupPolicyKey } from "./cleanup-policy.js";
 import { executionDecision, executionTimeText } from "./execution-time.js";
 import type { CleanupMetrics } from "./metrics.js";
 import type { PolicyRunResult } from "./policy-run.js";
@@ -31,12 +31,16 @@ export interface PolicyControllerOptions {
   metrics: CleanupMetrics;
   /** Runs one policy (see `runCleanupPolicy`). */
   run: (policy: KubeObject, signal: AbortSignal) => Promise<PolicyRunResult>;
+  /** The scheduled policy kinds watched (default: ClusterCleanupPolicy and CleanupPolicy, kyverno.io/v2). */
+  kinds?: ReadonlyArray<{ apiVersion: string; kind: string }>;
+  /** The `controller_name` of the queue (default `cleanup-controller`). */
+  name?: string;
   workers?: number;
 }
 
 /** The controller; see `createPolicyController`. */
 export interface PolicyController {
-  /** Starts the informers; resolves once both have listed. */
+  /** Starts the informers; resolves once all have listed. */
   start(): Promise<void>;
   /** Starts running policies (this replica leads) until `signal` aborts. */
   lead(signal: AbortSignal): void;
@@ -51,16 +55,17 @@ type Key = string;
 /** Creates the controller (no I/O until `start`). */
 export function createPolicyController(options: PolicyControllerOptions): PolicyController {
   const { client, clock, logger, metrics } = options;
-  const informers = new Map<CleanupKind, Informer<KubeObject>>(
-    CLEANUP_KINDS.map((kind) => [
+  const watched = options.kinds ?? CLEANUP_KINDS.map((kind) => ({ apiVersion: CLEANUP_API_VERSION, kind }));
+  const informers = new Map<string, { apiVersion: string; informer: Informer<KubeObject> }>(
+    watched.map(({ apiVersion, kind }) => [
       kind,
-      createInformer<KubeObject>({ client, apiVersion: CLEANUP_API_VERSION, kind, clock }),
+      { apiVersion, informer: createInformer<KubeObject>({ client, apiVersion, kind, clock }) },
     ]),
   );
   let term: { queue: WorkQueue<Key>; done: Promise<void> } | undefined;
   const keyOf = (o: KubeObject) =>
     cleanupPolicyKey(o.kind ?? "", o.metadata?.namespace, o.metadata?.name ?? "");
-  for (const informer of informers.values()) {
+  for (const { informer } of informers.values()) {
     informer.on("add", (o) => term?.queue.add(keyOf(o)));
     informer.on("update", (o) => term?.queue.add(keyOf(o)));
     informer.on("error", (e) => {
@@ -70,14 +75,14 @@ export function createPolicyController(options: PolicyControllerOptions): Policy
   }
   const lookup = (key: Key): KubeObject | undefined => {
     const [kind, ...rest] = key.split("/");
-    const informer = informers.get(kind as CleanupKind);
+    const informer = informers.get(kind ?? "")?.informer;
     if (informer === undefined) return undefined;
     return rest.length === 2 ? informer.get(rest[0], rest[1] ?? "") : informer.get(undefined, rest[0] ?? "");
   };
 
   const writeStatus = async (policy: KubeObject, executionTime: number, signal: AbortSignal) => {
     const ref = {
-      apiVersion: CLEANUP_API_VERSION,
+      apiVersion: informers.get(policy.kind ?? "")?.apiVersion ?? CLEANUP_API_VERSION,
       kind: policy.kind ?? "",
       name: policy.metadata?.name ?? "",
       ...(policy.metadata?.namespace ? { namespace: policy.metadata.namespace } : {}),
@@ -128,12 +133,12 @@ export function createPolicyController(options: PolicyControllerOptions): Policy
 
   return {
     async start() {
-      await Promise.all([...informers.values()].map((i) => i.start()));
+      await Promise.all([...informers.values()].map((i) => i.informer.start()));
     },
     lead(signal) {
       if (term !== undefined || signal.aborted) return;
       const queue = createWorkQueue<Key>({
-        name: CLEANUP_CONTROLLER_NAME,
+        name: options.name ?? CLEANUP_CONTROLLER_NAME,
         clock,
         onReconcile: (e) => metrics.reconcile(e.controller),
         onRequeue: (e) => {
@@ -144,14 +149,14 @@ export function createPolicyController(options: PolicyControllerOptions): Policy
       });
       const done = queue.process(options.workers ?? 1, (key, ctx) => reconcile(key, ctx.signal));
       term = { queue, done };
-      for (const informer of informers.values())
+      for (const { informer } of informers.values())
         for (const policy of informer.list()) queue.add(keyOf(policy));
       signal.addEventListener("abort", () => void endTerm(), { once: true });
     },
     async stop() {
       await endTerm();
-      await Promise.all([...informers.values()].map((i) => i.stop()));
+      await Promise.all([...informers.values()].map((i) => i.informer.stop()));
     },
-    policies: () => [...informers.values()].flatMap((i) => i.list()),
+    policies: () => [...informers.values()].flatMap((i) => i.informer.list()),
   };
 }

@@ -4,7 +4,8 @@
  * invalid cleanup policy is rejected at `kubectl apply` with its field path, a ClusterCleanupPolicy
  * deletes the Pods it matches on its schedule and records `lastExecutionTime`, a Pod labelled
  * `cleanup.kyverno.io/ttl: 5s` is gone after expiry, and an unreadable TTL value is reported (a
- * warning at `kubectl apply`, an error in the controller's log) and the Pod is kept.
+ * warning at `kubectl apply`, an error in the controller's log) and the Pod is kept; a DeletingPolicy
+ * (CEL) deletes the Pods its conditions select.
  */
 import { fileURLToPath } from "node:url";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
@@ -16,17 +17,20 @@ import { read, until } from "../../../testing/cluster.js";
 import { kubectlAvailable, kubectlFor } from "../../../testing/kubectl.js";
 
 const CRD_DIR = new URL("../../../../../../../shared/reference/kyverno-crds/kyverno/", import.meta.url);
-const CRDS = ["kyverno.io_cleanuppolicies.yaml", "kyverno.io_clustercleanuppolicies.yaml"].map((f) =>
-  fileURLToPath(new URL(f, CRD_DIR)),
-);
+const CRDS = [
+  "kyverno.io_cleanuppolicies.yaml",
+  "kyverno.io_clustercleanuppolicies.yaml",
+  "../policies.kyverno.io/policies.kyverno.io_deletingpolicies.yaml",
+  "../policies.kyverno.io/policies.kyverno.io_namespaceddeletingpolicies.yaml",
+].map((f) => fileURLToPath(new URL(f, CRD_DIR)));
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the cleanup e2e suite: kubectl is not installed");
 
-const pod = (name: string, labels: Record<string, string>) =>
+const pod = (name: string, labels: Record<string, string>, namespace = "team") =>
   JSON.stringify({
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name, namespace: "team", labels },
+    metadata: { name, namespace, labels },
     spec: { containers: [{ name: "app", image: "nginx:1.27" }] },
   });
 
@@ -51,7 +55,7 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
     sandbox = await startSandbox({ crds: CRDS });
     client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
     kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "team"])
+    for (const name of ["kyverno", "team", "scratch"])
       await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
     const ready = new Promise<void>((resolve) => {
       exited = runCleanupCommand({
@@ -229,5 +233,36 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
     expect(
       await read(client, { apiVersion: "v1", kind: "Pod", namespace: "team", name: "unreadable-ttl" }),
     ).toBeDefined();
+  }, 40_000);
+
+  it("runs a DeletingPolicy: deletes the Pods its CEL conditions select", async () => {
+    await kubectl(["create", "-f", "-"], pod("scratch-tmp", { temporary: "true" }, "scratch"));
+    await kubectl(["create", "-f", "-"], pod("scratch-keep", { temporary: "false" }, "scratch"));
+    const applied = await kubectl(
+      ["apply", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "policies.kyverno.io/v1beta1",
+        kind: "DeletingPolicy",
+        metadata: { name: "temporary-pods" },
+        spec: {
+          schedule: "@every 2s",
+          matchConstraints: {
+            resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods"] }],
+            namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "scratch" } },
+          },
+          conditions: [
+            { name: "temporary", expression: "object.metadata.?labels.?temporary.orValue('') == 'true'" },
+          ],
+        },
+      }),
+    );
+    expect(applied.stderr).toBe("");
+    const exists = async (name: string) =>
+      (await read(client, { apiVersion: "v1", kind: "Pod", namespace: "scratch", name })) !== undefined;
+    await until(async () => !(await exists("scratch-tmp")), 20_000, "the DeletingPolicy's Pod deleted");
+    expect(await exists("scratch-keep")).toBe(true);
+    expect(await metric("kyverno_deleting_controller_deletedobjects_total")).toContain(
+      'kyverno_deleting_controller_deletedobjects_total{policy_type="DeletingPolicy",policy_namespace="",policy_name="temporary-pods",resource="pods"} 1',
+    );
   }, 40_000);
 });
