@@ -446,6 +446,17 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
   );
   program.addCommand(
     passThroughCommand(
+      "cleanup",
+      "Run the cleanup controller: cleanup policies on their schedules and the cleanup.kyverno.io/ttl label (leader-elected)",
+      async (args) => {
+        const { runCleanupCommand } = await import("@kyverno-ts/server");
+        return runCleanupCommand({ args, stdout: io.stdout, stderr: io.stderr });
+      },
+      done,
+    ),
+  );
+  program.addCommand(
+    passThroughCommand(
       "reports",
       "Run the reports controller: background scans into PolicyReports (leader-elected)",
       async (args) => {

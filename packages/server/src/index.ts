@@ -57,6 +57,8 @@ export type { AdmissionCommandOptions, AdmissionReadyInfo, TextOutput } from "./
 export { AdmissionExit, runAdmissionCommand } from "./bin/admission.js";
 export type { AdmissionArgs } from "./bin/args.js";
 export { ADMISSION_DESCRIPTION, parseAdmissionArgs } from "./bin/args.js";
+export type { CleanupArgs, CleanupCommandOptions } from "./bin/cleanup.js";
+export { CLEANUP_USAGE, CleanupExit, parseCleanupArgs, runCleanupCommand } from "./bin/cleanup.js";
 export type { ClusterHooks } from "./bin/cluster-command.js";
 export type { ReportsArgs, ReportsCommandOptions } from "./bin/reports.js";
 export {
