@@ -141,8 +141,8 @@ describe("evaluation budgets", () => {
       },
     } as unknown as Rule;
     const bounded = evaluate(rule, podWith(30), { limits: { celCost: 1000 } });
-    expect(bounded.rules[0]?.status).not.toBe("pass");
-    expect(bounded.rules[0]?.message).toContain("cost limit exceeded");
+    expect(bounded.rules[0]?.status).toBe("error");
+    expect(bounded.rules[0]?.message).toContain("operation cancelled: actual cost limit exceeded");
     expect(evaluate(rule, podWith(30)).rules[0]?.status).toBe("pass");
   });
 

@@ -160,7 +160,11 @@ function evaluateWithin(
   const evaluated = evaluateValidations(rule.block.validations, bindings, session);
   // The API server's validator denies on an evaluation error (failurePolicy Fail), and upstream
   // reports a denied `validate.cel` rule as a failure.
-  const outcome = evaluated.status === "error" ? { ...evaluated, status: "fail" as const } : evaluated;
+  // A rule stopped by its cost budget or the deadline was not evaluated: that stays an `error`.
+  const outcome =
+    evaluated.status === "error" && session.stopped === undefined
+      ? { ...evaluated, status: "fail" as const }
+      : evaluated;
   const message = outcome.status === "pass" ? `validation rule '${ruleName}' passed.` : outcome.message;
   const annotations = evaluateAuditAnnotations(rule.block.auditAnnotations, bindings, session);
   return Object.keys(annotations).length > 0
