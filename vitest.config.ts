@@ -17,5 +17,9 @@ export default defineConfig({
   test: {
     include: ["packages/*/src/**/*.test.ts", "scripts/**/*.test.ts", "charts/**/*.test.ts"],
     pool: "threads",
+    // Hang guards, not speed limits: end-to-end tests drive kubectl, browsers and servers, which on a
+    // busy 2-core machine take several times their quiet duration (vitest's default is 5 s).
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });
