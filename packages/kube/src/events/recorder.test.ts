@@ -188,14 +188,26 @@ describe("event recorder", () => {
     const { api, recorder, drops } = setup({ maxQueued: 10, workers: 2, spamBurst: 1000 });
     api.state.hold = true;
     for (let i = 0; i < 50; i++) recorder.record(violation(`pod-${i}`));
-    expect(recorder.stats()).toMatchObject({ queueFull: 38, pending: 12 });
-    expect(drops.filter((d) => d === "queueFull")).toHaveLength(38);
+    // record() only enqueues: nothing is written before the caller's turn ends.
+    expect(api.calls).toHaveLength(0);
+    expect(recorder.stats()).toMatchObject({ queueFull: 40, pending: 10 });
+    await flush();
+    expect(api.calls).toHaveLength(2);
+    for (let i = 50; i < 60; i++) recorder.record(violation(`pod-${i}`));
+    // Two writes in flight left two free places in the queue.
+    expect(recorder.stats()).toMatchObject({ queueFull: 48, pending: 12 });
+    expect(drops.filter((d) => d === "queueFull")).toHaveLength(48);
     // Repetitions of queued Events are still counted: they need no queue slot.
     recorder.record(violation("pod-3"));
     expect(recorder.stats().aggregated).toBe(1);
     api.release();
     await recorder.flush();
     expect(creates(api.calls)).toHaveLength(12);
+    expect(
+      creates(api.calls)
+        .map((e) => (e.involvedObject as { name: string }).name)
+        .slice(-2),
+    ).toEqual(["pod-50", "pod-51"]);
   });
 
   it("never writes omitted reasons", async () => {

@@ -176,7 +176,18 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     }
     entry.queued = true;
     queue.push(entry);
-    pump();
+    schedulePump();
+  };
+
+  /** Writes start after the caller's turn of the event loop: `record` itself only enqueues. */
+  let pumpScheduled = false;
+  const schedulePump = (): void => {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    setImmediate(() => {
+      pumpScheduled = false;
+      pump();
+    });
   };
 
   const take = (): Entry => {
