@@ -7,7 +7,11 @@
 import { readFileSync } from "node:fs";
 import type { Policy, PolicyException } from "@kyverno-ts/api";
 import { type CelEngine, createCelEngine, createEngine, type Engine } from "@kyverno-ts/engine";
-import { type CelAdmissionHandler, createCelAdmissionHandler } from "./admission/cel-handler.js";
+import {
+  type CelAdmissionHandler,
+  celExecutionLabels,
+  createCelAdmissionHandler,
+} from "./admission/cel-handler.js";
 import type { KyvernoConfig } from "./admission/filters.js";
 import { type AdmissionHandler, createAdmissionHandler } from "./admission/handler.js";
 import { createPolicyValidation, type PolicyValidation } from "./admission/policy-validation.js";
@@ -177,6 +181,10 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.sink ? { sink: options.sink } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
+    onEvaluated: (policy, response, seconds, review) => {
+      const labels = celExecutionLabels(policy, response, review);
+      if (labels !== undefined) metrics.celPolicyExecution(labels, seconds);
+    },
   });
   const validation = createPolicyValidation({ engine, celEngine, exceptions: policyExceptions });
   return { engine, metrics, cache, handler, validation, celEngine, celPolicies, celHandler };

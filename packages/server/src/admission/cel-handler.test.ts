@@ -1,6 +1,7 @@
 import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { createCelEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
+import { createAdmissionCore } from "../admission-controller.js";
 import { engineClock } from "../clock.js";
 import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { fakeClock, pod, recordingLogger, review } from "../testing/fixtures.js";
@@ -171,5 +172,20 @@ describe("CEL admission handler", () => {
     );
     expect(call(VPOL_FAIL).allowed).toBe(true);
     expect(call({ ...VPOL_FAIL, policy: "slow" }).allowed).toBe(false);
+  });
+});
+
+describe("CEL policy metrics", () => {
+  it("records kyverno_validating_policy_execution_duration_seconds with upstream's labels", async () => {
+    const clock = fakeClock();
+    const core = createAdmissionCore({ config: defaultKyvernoConfig, clock, logger: recordingLogger() });
+    core.celPolicies.set(requireTeam("require-team", { validationActions: ["Deny"] }));
+    core.celHandler.handleBody(
+      VPOL_FAIL,
+      JSON.stringify(review({ object: pod({ name: "web", namespace: "shop" }) })),
+    );
+    expect(await core.metrics.render()).toContain(
+      'kyverno_validating_policy_execution_duration_seconds_count{policy_background_mode="true",policy_name="require-team",policy_validation_mode="enforce",resource_kind="Pod",resource_namespace="shop",resource_request_operation="create",execution_cause="admission_request",result="FAIL"} 1',
+    );
   });
 });

@@ -16,6 +16,7 @@ import type {
 } from "@kyverno-ts/engine";
 import type { ServerClock } from "../clock.js";
 import type { Logger } from "../logger.js";
+import type { CelExecutionLabels } from "../metrics/metrics.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../policycache/cel-policy-store.js";
 import type { FailurePolicy } from "../policycache/policy-cache.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
@@ -69,6 +70,31 @@ export function parseCelWebhookPath(path: string): CelWebhookRoute | undefined {
 export function celPolicyMessage(policy: CachedCelPolicy, rule: RuleResponse): string {
   const verb = rule.status === "error" ? "error" : "failed";
   return `Policy ${policy.compiled.name} ${verb}: ${rule.message}`;
+}
+
+/**
+ * The labels of `kyverno_<kind>_policy_execution_duration_seconds` for one evaluation; undefined when
+ * the policy did not apply (no result).
+ */
+export function celExecutionLabels(
+  policy: CachedCelPolicy,
+  response: PolicyResponse,
+  review: ParsedReview,
+): CelExecutionLabels | undefined {
+  const rule = response.rules[0];
+  const type = policy.compiled.type;
+  if (rule === undefined || (type !== "validate" && type !== "mutate" && type !== "imageValidate"))
+    return undefined;
+  return {
+    type,
+    policyName: policy.compiled.name,
+    background: policy.compiled.background,
+    validationMode: policy.actions.has("Deny") ? "enforce" : "audit",
+    resourceKind: response.resource.kind,
+    resourceNamespace: response.resource.namespace ?? "",
+    operation: review.request.operation,
+    result: rule.status,
+  };
 }
 
 /** Options of `createCelAdmissionHandler`. */

@@ -131,10 +131,26 @@ export interface AdmissionMetrics extends MetricsSource {
   admissionError(webhook: WebhookKind, errorType: AdmissionErrorType): void;
   /** The expiry of the certificate the webhook server presents. */
   certificateExpiry(certificate: "serving", notAfter: Date): void;
+  /** One evaluation of a CEL policy at admission (`kyverno_<kind>_policy_execution_duration_seconds`). */
+  celPolicyExecution(labels: CelExecutionLabels, durationSeconds: number): void;
   /** A reconciliation of a controller queue (the leader's duties). */
   reconcile(controller: string): void;
   /** A key queued again after its `retries`-th consecutive failure. */
   requeue(controller: string, retries: number): void;
+}
+
+/** Labels of one CEL policy evaluation. */
+export interface CelExecutionLabels {
+  type: "validate" | "mutate" | "imageValidate";
+  policyName: string;
+  background: boolean;
+  /** `enforce` with the Deny action, else `audit` (validating kinds). */
+  validationMode: "enforce" | "audit";
+  resourceKind: string;
+  resourceNamespace: string;
+  operation: string;
+  /** The policy's outcome: its rule's status (pass, fail, error, skip). */
+  result: string;
 }
 
 /** Options of `createAdmissionMetrics`. */
@@ -187,6 +203,11 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
   const policyExecution = histogram(F.policyExecution);
   const admissionRequests = counter(F.admissionRequests);
   const admissionReview = histogram(F.admissionReview);
+  const celExecution = {
+    validate: histogram(F.validatingPolicyExecution),
+    mutate: histogram(F.mutatingPolicyExecution),
+    imageValidate: histogram(F.imageValidatingPolicyExecution),
+  };
   const httpRequests = createCounterFamily(F.httpRequests, exposure(F.httpRequests), {
     ...limits,
     maxSeries: 1000,
@@ -213,6 +234,9 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     policyExecution,
     admissionRequests,
     admissionReview,
+    celExecution.validate,
+    celExecution.mutate,
+    celExecution.imageValidate,
     httpRequests,
     httpDuration,
     collected(F.ruleInfo, function* () {
@@ -272,6 +296,20 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
       ];
       admissionRequests.series(key, values)?.inc();
       admissionReview.series(key, values)?.observe(seconds);
+    },
+    celPolicyExecution(l, seconds) {
+      if (!acceptNamespace(l.resourceNamespace)) return;
+      const values = [
+        String(l.background),
+        l.policyName,
+        ...(l.type === "mutate" ? [] : [l.validationMode]),
+        l.resourceKind,
+        l.resourceNamespace,
+        l.operation.toLowerCase(),
+        "admission_request",
+        l.result.toUpperCase(),
+      ];
+      celExecution[l.type].series(values.join("\u0000"), () => values)?.observe(seconds);
     },
     httpRequest(method, url, seconds) {
       const key = `${method} ${url}`;
