@@ -63,7 +63,10 @@ export interface EventRecorderOptions {
   maxTries?: number;
   /** Wait between tries (default 10 s, client-go's, ±25 %). */
   retryDelayMs?: number;
-  /** Series remembered (default 4096, client-go's cache size); the oldest is forgotten past it. */
+  /**
+   * Series and spam-filter buckets remembered (default 4096 each, client-go's cache size); past it the
+   * oldest eighth is forgotten.
+   */
   maxSeries?: number;
   /** Told about each occurrence that was dropped (for a metric). */
   onDrop?: (reason: EventDropReason) => void;
@@ -286,6 +289,14 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     const key = sourceObjectKey(record);
     let b = spam.get(key);
     if (b === undefined) {
+      // client-go keeps 4096 buckets (an LRU); forgetting one gives that pair a full bucket again.
+      if (spam.size >= maxSeries) {
+        let n = Math.max(1, Math.floor(maxSeries / 8));
+        for (const k of spam.keys()) {
+          if (n-- === 0) break;
+          spam.delete(k);
+        }
+      }
       b = { tokens: spamBurst, lastMs: now };
       spam.set(key, b);
     } else {
@@ -305,12 +316,17 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     onDrop?.(reason);
   };
 
+  /**
+   * Forgets the oldest eighth of the series (their pending counts are queued first): in bulk, since
+   * reading a Map's first key after many deletions at its front walks the holes they leave.
+   */
   const forgetOldest = (): void => {
-    const oldest = series.keys().next();
-    if (oldest.done === true) return;
-    const entry = series.get(oldest.value) as Entry;
-    if (entry.created && entry.count > entry.written) enqueue(entry);
-    series.delete(oldest.value);
+    let n = Math.max(1, Math.floor(maxSeries / 8));
+    for (const [key, entry] of series) {
+      if (n-- === 0) break;
+      if (entry.created && entry.count > entry.written) enqueue(entry);
+      series.delete(key);
+    }
   };
 
   /** Writes the counts of running series and forgets ended series and refilled spam buckets. */
