@@ -32,13 +32,31 @@ describe("desiredStatus", () => {
         },
       ],
       rulecount: { validate: 3, generate: 0, mutate: 0, verifyimages: 0 },
+      validatingadmissionpolicy: { generated: false, message: "" },
     });
     const autogen = (status.autogen as { rules: Array<{ name: string; match: unknown }> }).rules;
     expect(autogen.map((r) => r.name)).toEqual([
       "autogen-check-privileged",
       "autogen-cronjob-check-privileged",
     ]);
-    expect(autogen[1]?.match).toEqual({ any: [{ resources: { kinds: ["CronJob"] } }] });
+    // Upstream writes the controller kinds with their group and version.
+    expect(autogen[0]?.match).toEqual({
+      any: [
+        {
+          resources: {
+            kinds: [
+              "apps/v1/DaemonSet",
+              "apps/v1/Deployment",
+              "batch/v1/Job",
+              "apps/v1/StatefulSet",
+              "apps/v1/ReplicaSet",
+              "v1/ReplicationController",
+            ],
+          },
+        },
+      ],
+    });
+    expect(autogen[1]?.match).toEqual({ any: [{ resources: { kinds: ["batch/v1/CronJob"] } }] });
   });
 
   it("keeps lastTransitionTime while the condition holds, and moves it when it changes", () => {
@@ -75,7 +93,7 @@ describe("desiredStatus", () => {
           lastTransitionTime: now.toISOString(),
         },
       ],
-      autogen: { rules: [] },
+      autogen: {},
       rulecount: { validate: 1 },
     });
   });

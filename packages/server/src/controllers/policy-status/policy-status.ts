@@ -12,6 +12,7 @@ import type { ClusterState } from "../../cluster-state/cluster-state.js";
 import type { Logger } from "../../logger.js";
 import { type CelPolicyStore, isCelPolicyKey } from "../../policycache/cel-policy-store.js";
 import type { PolicyCache } from "../../policycache/policy-cache.js";
+import { upstreamAutogenRule } from "./autogen-status.js";
 import { comparableCelStatus, desiredCelStatus } from "./cel-status.js";
 
 /** The readiness a status reports. */
@@ -71,12 +72,15 @@ export function desiredStatus(input: {
   const spec = (object.spec as { rules?: Rule[] } | undefined)?.rules ?? [];
   const autogen = (rules ?? [])
     .filter((r) => r.autogenOf !== undefined)
-    .map((r) => r.rule as unknown as JsonValue);
+    .map((r) => upstreamAutogenRule(r.rule as unknown as JsonObject) as JsonValue);
+  // As upstream serializes its status: `autogen: {}` without rules, and the (not generated)
+  // ValidatingAdmissionPolicy status always present.
   return {
     ready: readiness.ready,
     conditions: [condition],
-    autogen: { rules: autogen },
+    autogen: autogen.length > 0 ? { rules: autogen } : {},
     rulecount: ruleCount(rules ? rules.map((r) => r.kind) : spec.map(ruleKindOf)),
+    validatingadmissionpolicy: { generated: false, message: "" },
   };
 }
 
@@ -86,11 +90,26 @@ function comparable(status: unknown): string {
     conditions?: unknown;
     autogen?: unknown;
     rulecount?: unknown;
+    validatingadmissionpolicy?: unknown;
   };
   const conditions = Array.isArray(s.conditions)
     ? (s.conditions as Array<Record<string, unknown>>).map(({ lastTransitionTime: _, ...rest }) => rest)
     : [];
-  return JSON.stringify([s.ready ?? null, conditions, s.autogen ?? null, s.rulecount ?? null]);
+  return JSON.stringify([
+    s.ready ?? null,
+    conditions,
+    s.autogen ?? null,
+    s.rulecount ?? null,
+    s.validatingadmissionpolicy ?? null,
+  ]);
+}
+
+/** The status as a merge patch: `autogen.rules: null` removes the rules when none are generated. */
+function withRemovals(desired: JsonObject): JsonObject {
+  const autogen = desired.autogen as JsonObject | undefined;
+  return autogen !== undefined && autogen.rules === undefined
+    ? { ...desired, autogen: { rules: null } }
+    : desired;
 }
 
 /** Options of `createStatusWriter`. */
@@ -149,7 +168,8 @@ export function createStatusWriter(options: StatusWriterOptions): StatusWriter {
       };
       const patched = await client.patch(
         ref,
-        { type: "merge", patch: { status: desired } },
+        // A merge patch keeps what it does not name: rules no longer generated are deleted with null.
+        { type: "merge", patch: { status: cel ? desired : withRemovals(desired) } },
         { subresource: "status", signal },
       );
       if (!patched.ok) {
