@@ -1,0 +1,225 @@
+// Background controller benchmark (not a test): N Namespaces created at once through the admission
+// controller, with a ClusterPolicy generating 3 resources for each (NetworkPolicy, ResourceQuota,
+// ConfigMap). Runs the local API server in this process, `kyverno-ts admission` and
+// `kyverno-ts background` as their own processes (from the sources), and prints the time from the
+// first create until all 3N generated objects exist, the UpdateRequests processed (the background
+// controller's kyverno_updaterequest_processed_total) and created (the admission intake's merging
+// makes them ≤ N), the background controller's peak RSS (VmHWM) and, as the floor measured in the
+// same run, the time to create 3N small objects directly with the same concurrency.
+// Usage: node scripts/bench-background.ts [--namespaces 1000] [--workers 10] [--concurrency 50]
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createKubeClient } from "../packages/kube/dist/index.js";
+import { startSandbox } from "../packages/sandbox/dist/index.js";
+import { startBackground } from "../packages/server/src/testing/background.ts";
+import { startReplica } from "../packages/server/src/testing/replicas.ts";
+
+const CRDS = fileURLToPath(new URL("../../shared/reference/kyverno-crds/kyverno/", import.meta.url));
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const N = flag("namespaces", 1000);
+const WORKERS = flag("workers", 10);
+const CONCURRENCY = flag("concurrency", 50);
+
+const POLICY = {
+  apiVersion: "kyverno.io/v1",
+  kind: "ClusterPolicy",
+  metadata: { name: "namespace-defaults" },
+  spec: {
+    rules: ["netpol", "quota", "settings"].map((name) => ({
+      name,
+      match: { any: [{ resources: { kinds: ["Namespace"], names: ["bench-*"] } }] },
+      generate: {
+        synchronize: true,
+        namespace: "{{request.object.metadata.name}}",
+        ...(name === "netpol"
+          ? {
+              apiVersion: "networking.k8s.io/v1",
+              kind: "NetworkPolicy",
+              name: "default-deny",
+              data: { spec: { podSelector: {}, policyTypes: ["Ingress"] } },
+            }
+          : name === "quota"
+            ? {
+                apiVersion: "v1",
+                kind: "ResourceQuota",
+                name: "quota",
+                data: { spec: { hard: { pods: "10" } } },
+              }
+            : {
+                apiVersion: "v1",
+                kind: "ConfigMap",
+                name: "settings",
+                data: { data: { owner: "{{request.object.metadata.name}}" } },
+              }),
+      },
+    })),
+  },
+};
+
+async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
+}
+
+function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function metric(port: number, pattern: RegExp): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    const m = pattern.exec(line);
+    if (m) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}
+
+const sandbox = await startSandbox({
+  watchHistorySize: 200_000,
+  crds: [
+    `${CRDS}kyverno.io_clusterpolicies.yaml`,
+    `${CRDS}kyverno.io_policies.yaml`,
+    `${CRDS}kyverno.io_policyexceptions.yaml`,
+    `${CRDS}kyverno.io_updaterequests.yaml`,
+    `${CRDS}../reports/reports.kyverno.io_ephemeralreports.yaml`,
+    `${CRDS}../reports/reports.kyverno.io_clusterephemeralreports.yaml`,
+  ],
+});
+const client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
+const must = (r: { ok: boolean; message?: string }) => {
+  if (!r.ok) throw new Error(r.message);
+};
+must(await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kyverno" } }));
+must(await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "floor" } }));
+
+// Floor: 3N small objects created directly, same concurrency, no webhook.
+const floorStart = performance.now();
+await inParallel(
+  Array.from({ length: 3 * N }, (_, i) => i),
+  CONCURRENCY,
+  async (i) =>
+    must(
+      await client.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: `c-${i}`, namespace: "floor" },
+      }),
+    ),
+);
+const floorMs = performance.now() - floorStart;
+
+const replica = await startReplica({
+  kubeconfig: sandbox.kubeconfigPath,
+  identity: "bench-admission",
+  args: ["--serverIP", "127.0.0.1", "--log-level", "warn"],
+  startTimeoutMs: 60_000,
+});
+const background = await startBackground({
+  // The built controller (dist), as the image runs it; the sources' TypeScript hooks cost ~100 MiB.
+  entry: fileURLToPath(new URL("./bench/background-entry.ts", import.meta.url)),
+  kubeconfig: sandbox.kubeconfigPath,
+  identity: "bench-background",
+  args: ["--genWorkers", String(WORKERS), "--log-level", "warn"],
+});
+try {
+  // The background controller's permissions (the policy validation webhook checks them).
+  must(
+    await client.create({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "kyverno:background-controller" },
+      rules: [
+        {
+          apiGroups: ["", "networking.k8s.io"],
+          resources: ["configmaps", "resourcequotas", "networkpolicies"],
+          verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
+        },
+      ],
+    }),
+  );
+  must(
+    await client.create({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "kyverno:background-controller" },
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "ClusterRole",
+        name: "kyverno:background-controller",
+      },
+      subjects: [{ kind: "ServiceAccount", name: "kyverno-background-controller", namespace: "kyverno" }],
+    }),
+  );
+  must(await client.create(POLICY));
+  // Wait for the webhook to cover Namespaces.
+  for (;;) {
+    const cfg = await client.get({
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingWebhookConfiguration",
+      name: "kyverno-resource-validating-webhook-cfg",
+    });
+    if (cfg.ok && JSON.stringify(cfg.value).includes('"namespaces"')) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const rssBefore = peakRssMiB(background.pid);
+  const start = performance.now();
+  await inParallel(
+    Array.from({ length: N }, (_, i) => `bench-${i}`),
+    CONCURRENCY,
+    async (name) => must(await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } })),
+  );
+  const createdMs = performance.now() - start;
+  const count = async (apiVersion: string, kind: string) => {
+    const listed = await client.list({
+      apiVersion,
+      kind,
+      labelSelector: "generate.kyverno.io/policy-name=namespace-defaults",
+    });
+    return listed.ok ? listed.value.items.length : 0;
+  };
+  let total = 0;
+  for (;;) {
+    total =
+      (await count("networking.k8s.io/v1", "NetworkPolicy")) +
+      (await count("v1", "ResourceQuota")) +
+      (await count("v1", "ConfigMap"));
+    if (total >= 3 * N || performance.now() - start > 300_000) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const allMs = performance.now() - start;
+  const processed = await metric(background.metricsPort, /^kyverno_updaterequest_processed_total\{/);
+  const writes = await metric(
+    background.metricsPort,
+    /^kyverno_client_queries_total\{operation="(create|update|delete|patch)"/,
+  );
+  const result = {
+    namespaces: N,
+    generated: total,
+    namespacesCreatedSeconds: +(createdMs / 1000).toFixed(2),
+    allGeneratedSeconds: +(allMs / 1000).toFixed(2),
+    floorCreate3NSeconds: +(floorMs / 1000).toFixed(2),
+    updateRequestsProcessed: processed,
+    backgroundWrites: writes,
+    backgroundPeakRssMiB: peakRssMiB(background.pid),
+    backgroundRssBeforeMiB: rssBefore,
+    goal: "all generated ≤ 30 s, RSS ≤ 250 MiB",
+  };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  await background.stop();
+  await replica.stop();
+  client.close();
+  await sandbox.stop();
+}
