@@ -29,6 +29,7 @@ const spec = (o: Obj): Record<string, unknown> => o.spec as Record<string, unkno
 
 const ADMISSION = "kyverno-admission-controller";
 const REPORTS = "kyverno-reports-controller";
+const CLEANUP = "kyverno-cleanup-controller";
 
 describe("helm lint --strict", { timeout: 60_000 }, () => {
   for (const [profile, files] of Object.entries(PROFILES))
@@ -42,10 +43,11 @@ describe("helm lint --strict", { timeout: 60_000 }, () => {
 describe("default values", { timeout: 60_000 }, () => {
   const objects = render();
 
-  it("deploys the admission and reports controllers, one replica each, and nothing for the controllers not built", () => {
+  it("deploys the admission, cleanup and reports controllers, one replica each, and nothing for the controllers not built", () => {
     const deployments = objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata.name);
-    expect(deployments.sort()).toEqual([ADMISSION, REPORTS]);
+    expect(deployments.sort()).toEqual([ADMISSION, CLEANUP, REPORTS]);
     expect(spec(deployment(objects, ADMISSION)).replicas).toBe(1);
+    expect(spec(deployment(objects, CLEANUP)).replicas).toBe(1);
     expect(spec(deployment(objects, REPORTS)).replicas).toBe(1);
     expect(objects.filter((o) => o.kind === "PodDisruptionBudget")).toEqual([]);
   });
@@ -75,7 +77,19 @@ describe("default values", { timeout: 60_000 }, () => {
       "--loggingFormat=json",
       "--v=2",
     ]);
-    for (const c of [admission, reports])
+    const cleanup = container(deployment(objects, CLEANUP));
+    expect(cleanup.args).toEqual([
+      "cleanup",
+      "--cleanupServerPort=9443",
+      "--metricsPort=8000",
+      "--servicePort=443",
+      "--metricsConfigMap=kyverno-metrics",
+      "--ttlReconciliationInterval=1m",
+    ]);
+    // The cleanup webhooks' Service, as upstream's chart sets it for the cleanup controller.
+    expect(cleanup.env).toContainEqual({ name: "KYVERNO_SVC", value: CLEANUP });
+    expect(find(objects, "Service", CLEANUP)).toBeDefined();
+    for (const c of [admission, reports, cleanup])
       expect(c.env).toEqual(
         expect.arrayContaining([
           { name: "KYVERNO_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
@@ -85,7 +99,7 @@ describe("default values", { timeout: 60_000 }, () => {
   });
 
   it("runs every container as 65532, non-root, read-only, without capabilities, RuntimeDefault seccomp, /tmp an emptyDir", () => {
-    for (const name of [ADMISSION, REPORTS]) {
+    for (const name of [ADMISSION, CLEANUP, REPORTS]) {
       const d = deployment(objects, name);
       expect(container(d).securityContext).toMatchObject({
         runAsUser: 65532,
@@ -190,6 +204,8 @@ describe("default values", { timeout: 60_000 }, () => {
   it("installs the CRDs of the kinds served, with upstream's short names and printer columns", () => {
     const crds = objects.filter((o) => o.kind === "CustomResourceDefinition");
     expect(crds.map((c) => c.metadata.name).sort()).toEqual([
+      "cleanuppolicies.kyverno.io",
+      "clustercleanuppolicies.kyverno.io",
       "clusterephemeralreports.reports.kyverno.io",
       "clusterpolicies.kyverno.io",
       "clusterpolicyreports.wgpolicyk8s.io",
@@ -242,10 +258,11 @@ describe("production example", { timeout: 60_000 }, () => {
   const admission = deployment(objects, ADMISSION);
   const reports = deployment(objects, REPORTS);
 
-  it("runs admission 3 and reports 2 replicas; background and cleanup values are accepted, nothing deployed", () => {
+  it("runs admission 3, reports 2 and cleanup 2 replicas; background values are accepted, nothing deployed", () => {
     expect(spec(admission).replicas).toBe(3);
     expect(spec(reports).replicas).toBe(2);
-    expect(objects.filter((o) => o.kind === "Deployment")).toHaveLength(2);
+    expect(spec(deployment(objects, CLEANUP)).replicas).toBe(2);
+    expect(objects.filter((o) => o.kind === "Deployment")).toHaveLength(3);
   });
 
   it("spreads replicas over nodes, selecting the controller's own Pods", () => {

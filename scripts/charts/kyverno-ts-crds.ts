@@ -40,6 +40,12 @@ export const SERVED: readonly ServedCrd[] = [
   { source: "kyverno/kyverno.io_clusterpolicies.yaml", group: "kyverno", plural: "clusterpolicies" },
   { source: "kyverno/kyverno.io_policies.yaml", group: "kyverno", plural: "policies" },
   { source: "kyverno/kyverno.io_policyexceptions.yaml", group: "kyverno", plural: "policyexceptions" },
+  { source: "kyverno/kyverno.io_cleanuppolicies.yaml", group: "kyverno", plural: "cleanuppolicies" },
+  {
+    source: "kyverno/kyverno.io_clustercleanuppolicies.yaml",
+    group: "kyverno",
+    plural: "clustercleanuppolicies",
+  },
   {
     source: "kyverno/kyverno.io_globalcontextentries.yaml",
     group: "kyverno",

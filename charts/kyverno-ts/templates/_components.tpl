@@ -1,10 +1,10 @@
 {{/*
 The controllers whose binaries the kyverno-ts image of this chart's appVersion contains. The
-background and cleanup controllers are not built yet: their values are accepted (an existing values
-file installs) and nothing is rendered for them until they are added here.
+background controller is not built yet: its values are accepted (an existing values file installs)
+and nothing is rendered for it until it is added here.
 */}}
 {{- define "kyverno-ts.builtControllers" -}}
-["admission-controller", "reports-controller"]
+["admission-controller", "cleanup-controller", "reports-controller"]
 {{- end -}}
 
 {{/* "true" when `component` (argument: dict root, component) has a binary and is enabled. */}}
