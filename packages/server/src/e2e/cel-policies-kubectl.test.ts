@@ -110,6 +110,7 @@ describe.skipIf(!hasKubectl)("CEL policies in a cluster, through kubectl", () =>
       kubeconfig: sandbox.kubeconfigPath,
       identity: "kyverno-admission-0",
       args: ["--serverIP", "127.0.0.1", "--enablePolicyException", "--exceptionNamespace", "kyverno"],
+      startTimeoutMs: 60_000,
     });
     // The policy webhook is registered once the replica serves; apply after it checks policies.
     await until(
@@ -130,7 +131,7 @@ describe.skipIf(!hasKubectl)("CEL policies in a cluster, through kubectl", () =>
       "mutatingpolicy/add-owner",
     ])
       await until(async () => (await celReady(name)) === "true", 20_000, `${name} ready`);
-  }, 90_000);
+  }, 150_000);
   afterAll(async () => {
     if (replica) await replica.stop();
     client?.close();
