@@ -132,3 +132,14 @@ test("an alias bomb is an error, not a hang", () => {
   expect(r.documents).toEqual([]);
   expect(r.errors[0]?.code).toBe("yaml-syntax");
 });
+
+test("an anchor used inside itself is an error naming the path, not a stack overflow", () => {
+  for (const text of ["&a [*a, *a]", "spec: &s\n  rules: *s\n"]) {
+    const r = parseDocuments(text, "cycle.yaml");
+    expect(r.documents).toEqual([]);
+    expect(r.errors).toMatchObject([
+      { code: "not-json", message: "a recursive alias (an anchor used inside itself) has no JSON form" },
+    ]);
+  }
+  expect(parseDocuments("spec: &s\n  rules: *s\n", "cycle.yaml").errors[0]?.path).toBe("spec.rules");
+});

@@ -192,7 +192,10 @@ function isNodeLike(v: unknown): v is Node {
 type Converted = { ok: true; value: JsonValue } | { ok: false; path: PathSegment[]; message: string };
 
 /** Checks that a value from `toJS` is JSON; converts `!!binary` to a string as go-yaml does. */
-function toJson(v: unknown, path: PathSegment[]): Converted {
+function toJson(v: unknown, path: PathSegment[], open = new Set<object>()): Converted {
+  // An anchor used inside itself (`&a [*a]`) makes a cyclic value: refuse it instead of recursing forever.
+  if (typeof v === "object" && v !== null && open.has(v))
+    return { ok: false, path, message: "a recursive alias (an anchor used inside itself) has no JSON form" };
   if (v === null || typeof v === "string" || typeof v === "boolean") return { ok: true, value: v };
   if (typeof v === "number") {
     return Number.isFinite(v)
@@ -202,17 +205,20 @@ function toJson(v: unknown, path: PathSegment[]): Converted {
   if (v instanceof Uint8Array) return { ok: true, value: new TextDecoder().decode(v) };
   if (Array.isArray(v)) {
     const out: JsonValue[] = [];
+    open.add(v);
     for (let i = 0; i < v.length; i++) {
-      const item = toJson(v[i], [...path, i]);
+      const item = toJson(v[i], [...path, i], open);
       if (!item.ok) return item;
       out.push(item.value);
     }
+    open.delete(v);
     return { ok: true, value: out };
   }
   if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
     const out: { [key: string]: JsonValue } = {};
+    open.add(v);
     for (const [key, item] of Object.entries(v)) {
-      const c = toJson(item, [...path, key]);
+      const c = toJson(item, [...path, key], open);
       if (!c.ok) return c;
       Object.defineProperty(out, key, {
         value: c.value,
@@ -221,6 +227,7 @@ function toJson(v: unknown, path: PathSegment[]): Converted {
         configurable: true,
       });
     }
+    open.delete(v);
     return { ok: true, value: out };
   }
   return { ok: false, path, message: `a ${describe(v)} value has no JSON form` };
