@@ -80,7 +80,7 @@ export function stepJob(
 }
 
 /** A recorder that keeps the rule results as data, for a caller on another thread to record. */
-export function collectingRecorder(into: RuleRecord[]): RuleResultRecorder {
+function collectingRecorder(into: RuleRecord[]): RuleResultRecorder {
   return { record: (...args) => void into.push(args) };
 }
 
@@ -94,7 +94,7 @@ export function replayRules(records: readonly RuleRecord[], recorder: RuleResult
  * The engine request of each policy: the base request with the policy's PolicyExceptions and, for
  * mutate, the object as the policies before it patched it.
  */
-export function requestsFor(
+function requestsFor(
   cache: Pick<PolicyCache, "exceptionsFor">,
   base: EngineRequest,
 ): (policy: CachedPolicy, resource?: KubeObject) => EngineRequest {
@@ -106,7 +106,7 @@ export function requestsFor(
 }
 
 /** Runs the validate or mutate step of `ctx` over `policies`. */
-export function runStep(
+function runStep(
   engine: Engine,
   cache: Pick<PolicyCache, "exceptionsFor">,
   step: StepJob["step"],

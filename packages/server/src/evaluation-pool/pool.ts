@@ -16,7 +16,7 @@ import { createFairQueue } from "./fair-queue.js";
 import type { FromWorker, ToWorker, WorkerSettings } from "./protocol.js";
 
 /** Why a job was not evaluated: its deadline passed while it waited, or its worker overran or died. */
-export class EvaluationAbandoned extends Error {
+class EvaluationAbandoned extends Error {
   override readonly name = "EvaluationAbandoned";
 }
 

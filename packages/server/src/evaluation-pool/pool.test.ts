@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { StepJob } from "../admission/step.js";
+import { systemClock } from "../clock.js";
+import { recordingLogger } from "../testing/fixtures.js";
+import { createEvaluationPool, type EvaluationPool } from "./pool.js";
+import { SOURCE_WORKER_EXEC_ARGV } from "./testing/index.js";
+
+const STUCK_WORKER = new URL("./testing/stuck-worker.ts", import.meta.url);
+
+function job(remainingMs: number): StepJob {
+  const object = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "a" } };
+  return {
+    step: "validate",
+    policies: [],
+    request: { resource: object },
+    review: {
+      request: {
+        uid: "u",
+        kind: { group: "", version: "v1", kind: "Pod" },
+        operation: "CREATE",
+      } as StepJob["review"]["request"],
+      object,
+      oldObject: undefined,
+    },
+    subject: { kind: "Pod", namespace: "a", name: "p", object },
+    remainingMs,
+    deadlineMs: remainingMs,
+  };
+}
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
+
+describe("createEvaluationPool", { timeout: 60_000 }, () => {
+  let pool: EvaluationPool | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+  });
+
+  it("replaces a worker that overruns its job's deadline and abandons the job", async () => {
+    const logger = recordingLogger();
+    const p = createEvaluationPool({
+      size: 1,
+      clock: systemClock(),
+      logger,
+      settings: { exceptionNamespaces: [] },
+      graceMs: 50,
+      workerUrl: STUCK_WORKER,
+      execArgv: SOURCE_WORKER_EXEC_ARGV,
+    });
+    pool = p;
+    await until(() => p.stats().ready === 1);
+    const stuck = p.evaluate(job(200), "a");
+    // Queued behind the stuck job, in the same namespace: its deadline passes while it waits.
+    const waiting = p.evaluate(job(100), "a");
+    await expect(waiting).rejects.toThrow("the deadline passed while the request waited for a worker");
+    await expect(stuck).rejects.toThrow("the evaluation overran its deadline; its worker was replaced");
+    expect(p.stats()).toMatchObject({ workers: 1, running: 0, queued: 0, replaced: 1, abandoned: 2 });
+    expect(logger.lines.map((l) => l.message)).toContain(
+      "evaluation worker overran the deadline, replacing it",
+    );
+    // The replacement gets ready and takes jobs again.
+    await until(() => p.stats().ready === 1);
+  });
+
+  it("answers at once when no worker can start", async () => {
+    const p = createEvaluationPool({
+      size: 1,
+      clock: systemClock(),
+      logger: recordingLogger(),
+      settings: { exceptionNamespaces: [] },
+      workerUrl: new URL("./testing/no-such-worker.js", import.meta.url),
+    });
+    pool = p;
+    await until(() => p.stats().workers === 0);
+    await expect(p.evaluate(job(5000), "a")).rejects.toThrow("no evaluation worker runs");
+  });
+});

@@ -1,0 +1,10 @@
+/**
+ * Test-only evaluation worker that gets ready and then never answers a job (it spins), as a worker
+ * stuck in an evaluation would: the pool must replace it at the job's deadline.
+ */
+import { parentPort } from "node:worker_threads";
+
+parentPort?.on("message", (message: { type: string }) => {
+  if (message.type === "ping") parentPort?.postMessage({ type: "ready" });
+  if (message.type === "evaluate") for (;;);
+});
