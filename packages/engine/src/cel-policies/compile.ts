@@ -179,9 +179,12 @@ export function compileCelPolicy(
   const spec = policy.spec as SpecView;
   const type = typeOf(policy);
   const c = new BlockCompiler(env);
-  // MutatingPolicy autogen would have to re-nest apply configurations and JSON patch paths under the
-  // Pod template: not done yet, so a MutatingPolicy only mutates what it matches itself.
-  const autogenAllowed = type === "validate" || type === "imageValidate";
+  // A MutatingPolicy's autogen variants read the Pod template (rewritten paths) and have their
+  // patches re-nested under it when applied (see `nestUnderTemplate`); mutate-existing ones have none.
+  const autogenAllowed =
+    type === "validate" ||
+    type === "imageValidate" ||
+    (type === "mutate" && spec.evaluation?.mutateExisting?.enabled !== true);
   const variants = (
     autogenAllowed && policy.kind !== "ValidatingAdmissionPolicy" && policy.kind !== "MutatingAdmissionPolicy"
       ? policyVariants(spec.matchConstraints, spec.autogen)
