@@ -469,6 +469,17 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
   );
   program.addCommand(
     passThroughCommand(
+      "background",
+      "Run the background controller: generate and mutate-existing rules through UpdateRequests (leader-elected)",
+      async (args) => {
+        const { runBackgroundCommand } = await import("@kyverno-ts/server");
+        return runBackgroundCommand({ args, stdout: io.stdout, stderr: io.stderr });
+      },
+      done,
+    ),
+  );
+  program.addCommand(
+    passThroughCommand(
       "reporter",
       "Run Policy Reporter: ingest PolicyReports, REST API, metrics and notifications",
       async (args) => {

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { Policy, PolicyException } from "@kyverno-ts/api";
 import { type CelEngine, createCelEngine, createEngine, type Engine } from "@kyverno-ts/engine";
+import type { BackgroundSink } from "./admission/background.js";
 import {
   type CelAdmissionHandler,
   celExecutionLabels,
@@ -64,6 +65,8 @@ export interface AdmissionCoreOptions {
   externalData?: (timeoutMs: number) => ScanContext;
   /** The kind of an addressed resource, for subresource requests; built-in kinds only when omitted. */
   resourceKind?: ResourceKindOf;
+  /** Receives generate / mutate-existing work of admitted requests (the UpdateRequest intake). */
+  background?: BackgroundSink;
 }
 
 /** Everything that answers admission requests, before any socket is opened. */
@@ -166,6 +169,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     webhookTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
     ...(options.externalData ? { externalData: options.externalData } : {}),
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
+    ...(options.background ? { background: options.background } : {}),
   });
   const celEngine = createCelEngine({
     clock: engineClock(clock),

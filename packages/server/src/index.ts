@@ -57,6 +57,13 @@ export type { AdmissionCommandOptions, AdmissionReadyInfo, TextOutput } from "./
 export { AdmissionExit, runAdmissionCommand } from "./bin/admission.js";
 export type { AdmissionArgs } from "./bin/args.js";
 export { ADMISSION_DESCRIPTION, parseAdmissionArgs } from "./bin/args.js";
+export type { BackgroundArgs, BackgroundCommandOptions } from "./bin/background.js";
+export {
+  BACKGROUND_DESCRIPTION,
+  BACKGROUND_USAGE,
+  parseBackgroundArgs,
+  runBackgroundCommand,
+} from "./bin/background.js";
 export type { CleanupArgs, CleanupCommandOptions } from "./bin/cleanup.js";
 export { CLEANUP_USAGE, CleanupExit, parseCleanupArgs, runCleanupCommand } from "./bin/cleanup.js";
 export type { ClusterHooks } from "./bin/cluster-command.js";
@@ -75,6 +82,16 @@ export type {
   LeaderTimings,
 } from "./cluster/cluster-admission.js";
 export { StartAborted, startClusterAdmission } from "./cluster/cluster-admission.js";
+export type {
+  BackgroundController,
+  BackgroundControllerOptions,
+} from "./controllers/background/background-controller.js";
+export {
+  BACKGROUND_LEASE_NAME,
+  createBackgroundController,
+} from "./controllers/background/background-controller.js";
+export type { BackgroundMetrics } from "./controllers/background/metrics.js";
+export { createBackgroundMetrics } from "./controllers/background/metrics.js";
 export type {
   CertificateBundle,
   CertificatePair,

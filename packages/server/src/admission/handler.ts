@@ -12,6 +12,7 @@ import type { ScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
 import type { AdmissionMetrics, WebhookKind } from "../metrics/metrics.js";
 import type { CachedPolicy, FailurePolicy, PolicyCache } from "../policycache/policy-cache.js";
+import { type BackgroundSink, backgroundIntents, backgroundPolicies } from "./background.js";
 import type { StepContext } from "./evaluation.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import { EvaluationMessages, ReviewMessages } from "./messages.js";
@@ -79,6 +80,11 @@ export interface AdmissionHandlerOptions {
    * it such entries stay unresolved and their rules end in `error`.
    */
   externalData?: (timeoutMs: number) => ScanContext;
+  /**
+   * Receives the generate / mutate-existing work of admitted requests (UpdateRequests), computed off
+   * the request path; without it such rules do nothing at admission.
+   */
+  background?: BackgroundSink;
 }
 
 /** Per-call options. */
@@ -331,6 +337,51 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     return answer;
   }
 
+  /** Hands the background work of an admitted request to the sink (a thunk; nothing is evaluated here). */
+  function offerBackground(
+    route: WebhookRoute,
+    review: ParsedReview,
+    subject: RequestSubject,
+    answer: AdmissionReviewResponse,
+  ): void {
+    const { request } = review;
+    const sink = options.background;
+    if (sink === undefined || route.type !== "validate" || !answer.response.allowed) return;
+    if (request.dryRun === true || request.subResource) return;
+    const cfg = config();
+    const roles =
+      request.userInfo && options.resolveRoles ? options.resolveRoles(request.userInfo) : undefined;
+    if (
+      isExcludedRequester(cfg, request.userInfo, roles) ||
+      isFilteredResource(cfg, {
+        ...request.kind,
+        subresource: "",
+        namespace: subject.namespace,
+        name: subject.name,
+      })
+    )
+      return;
+    const policies = backgroundPolicies(policyCache, {
+      kind: subject.kind,
+      namespace: subject.namespace,
+      // A deleted trigger's downstream goes whatever operations the rule matches.
+      operation: request.operation === "DELETE" ? "CREATE" : request.operation,
+      ...(route.failurePolicy ? { failurePolicy: route.failurePolicy } : {}),
+    });
+    if (policies.length === 0) return;
+    const labels =
+      options.namespaceLabels && subject.namespace ? options.namespaceLabels(subject.namespace) : undefined;
+    sink.offer(() => {
+      const base = engineRequest(review, subject, roles, [], options.resourceKind);
+      if (labels) base.namespaceLabels = labels;
+      base.background = false;
+      return backgroundIntents(engine, policies, review, subject, (policy) => ({
+        ...base,
+        exceptions: policyCache.exceptionsFor(policy),
+      }));
+    });
+  }
+
   function handleReview(
     route: WebhookRoute,
     review: ParsedReview,
@@ -346,7 +397,10 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       } else if (options.externalData && selection.policies.some((p) => p.compiled.readsExternalData)) {
         return decideWithExternalData(route, review, subject, receivedAt, selection, options.externalData)
           .catch((error: unknown) => failed(route, review, error))
-          .then((loaded) => finish(route, review, subject, receivedAt, loaded));
+          .then((loaded) => {
+            offerBackground(route, review, subject, loaded);
+            return finish(route, review, subject, receivedAt, loaded);
+          });
       } else {
         answer = decide(route, review, subject, receivedAt, selection, { effects: true });
       }
@@ -354,6 +408,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       // A bug outside the engine: answer per failure policy rather than crash or hang.
       answer = failed(route, review, error);
     }
+    offerBackground(route, review, subject, answer);
     return finish(route, review, subject, receivedAt, answer);
   }
 

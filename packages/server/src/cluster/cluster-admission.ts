@@ -24,6 +24,7 @@ import { type BoundedResultQueue, createBoundedResultQueue } from "../admission/
 import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../admission-controller.js";
 import type { ServerClock } from "../clock.js";
 import { type ClusterState, createClusterState } from "../cluster-state/cluster-state.js";
+import { createUpdateRequestIntake } from "../controllers/background/ur-intake.js";
 import { createCertRenewer } from "../controllers/certificates/cert-renewer.js";
 import { servingHosts, tlsSecretNames } from "../controllers/certificates/tls-secrets.js";
 import { createTlsWatcher } from "../controllers/certificates/tls-watcher.js";
@@ -98,6 +99,11 @@ export interface ClusterAdmissionOptions {
   /** Certificate check period (default 12 h). */
   certificateCheckMs?: number;
   /**
+   * Most UpdateRequests (generate / mutate-existing work of admitted requests) waiting to be created
+   * (default 10,000; identical ones are merged, past the bound new ones are dropped and logged).
+   */
+  updateRequestCapacity?: number;
+  /**
    * Kubernetes Events of validate results (`--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimit*`),
    * written through a client of their own; none when omitted.
    */
@@ -154,6 +160,14 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     onDrop: (n) => core?.metrics.resultsDropped(n),
   });
   let stateRef: ClusterState | undefined;
+  // Generate and mutate-existing rules of admitted requests become UpdateRequests, created off the
+  // request path for the background controller (`kyverno-ts background`).
+  const intake = createUpdateRequestIntake({
+    client,
+    namespace,
+    logger,
+    ...(options.updateRequestCapacity !== undefined ? { capacity: options.updateRequestCapacity } : {}),
+  });
   const metricsConfig =
     options.metricsConfigMapName === undefined
       ? undefined
@@ -191,6 +205,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     policyExceptions,
     // Custom resources' kinds come from discovery, which resolving the policies' kinds filled.
     resourceKind: (apiVersion, resource) => stateRef?.kinds.resourceKind(apiVersion, resource),
+    background: intake,
   });
   const { cache } = core;
   const publisher = options.publishEphemeralReports
@@ -326,6 +341,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
       await duties.stop();
     }
     await Promise.allSettled([servers?.close(), metricsServer?.close()]);
+    await intake.stop();
     await events?.stop();
     await publisher?.stop();
     await Promise.allSettled([state.stop(), tls.stop(), ...configInformers.map((i) => i.stop())]);
