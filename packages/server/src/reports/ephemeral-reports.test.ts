@@ -63,6 +63,27 @@ describe("ephemeral report publisher", () => {
     expect(errors[0]?.message).toContain("does not serve ephemeral reports");
   });
 
+  it("writes nothing for policies labelled reports.kyverno.io/disabled", async () => {
+    const { client, calls } = stubClient(() => ({ ok: true, status: 201, value: {} }));
+    const queue = createBoundedResultQueue({ capacity: 100 });
+    const publisher = createEphemeralReportPublisher({
+      client,
+      source: queue,
+      reportsDisabled: (ref) => ref.name === "require-owner",
+    });
+    publisher.start();
+    queue.offer(admitted("a"));
+    await publisher.flush();
+    expect(calls).toEqual([]);
+    const open = createEphemeralReportPublisher({ client, source: queue, reportsDisabled: () => false });
+    await publisher.stop();
+    open.start();
+    queue.offer(admitted("b"));
+    await open.flush();
+    expect(calls).toEqual(["uid-b"]);
+    await open.stop();
+  });
+
   it("keeps at most maxPending resources waiting; the rest stays in the bounded queue", async () => {
     const { client, calls, release } = stubClient(() => ({ ok: true, status: 201, value: {} }), true);
     const queue = createBoundedResultQueue({ capacity: 100 });
