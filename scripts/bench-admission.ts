@@ -14,6 +14,7 @@
 //   --latency-rounds 3 --warmup 20000]
 // --pin pins the servers to CPU 1 and the load generator to CPU 0 (taskset): steadier on an idle
 // machine, much worse tail latency on a busy one.
+// BENCH_ADMISSION_ARGS passes extra flags to the admission command (e.g. "--evaluationWorkers 0").
 // BENCH_SERVER_NODE_OPTIONS passes extra Node/V8 flags to both server processes (e.g. --cpu-prof);
 // without it each server runs with exactly the flags its own start path gives it.
 // Measurement notes: CPU time and peak RSS (VmHWM) are read from /proc for each server process, so
@@ -75,6 +76,8 @@ function admissionCommand(): string[] {
     "0",
     "--log-level",
     "warn",
+    // Extra flags of the admission command (e.g. BENCH_ADMISSION_ARGS="--evaluationWorkers 0").
+    ...(process.env.BENCH_ADMISSION_ARGS ?? "").split(" ").filter((a) => a !== ""),
   ];
 }
 

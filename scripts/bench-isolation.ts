@@ -1,0 +1,309 @@
+// Isolation benchmark (not a test): does one expensive admission review stall the others?
+// Starts `kyverno-ts admission --standalone` (the CLI's built bin) with an ordinary ClusterPolicy on
+// Pods and a tenant's namespaced Policy with a nested foreach (containers × containers), then sends
+// ordinary Pod reviews (namespace default) at a fixed rate (open loop, latency from the scheduled send
+// time) and probes /health/liveness every 50 ms, in two phases:
+//   1. quiet: ordinary traffic only;
+//   2. hostile: the same, while one pathological review (a Pod of --containers containers in the
+//      tenant's namespace: a --containers² foreach) is always in flight (re-sent as soon as answered).
+// Prints p50/p99/max of the ordinary reviews and of liveness per phase, the ratio hostile/quiet of the
+// ordinary p99 (goal <= 2x) and the liveness max (goal < 100 ms), and how the pathological reviews
+// were answered. Each configuration is a server process of its own:
+//   --workers a,b,...   `--evaluationWorkers` values to compare (default "0,2"; 0 evaluates inline);
+//   --before <cli bin>  also runs another build's bin (e.g. a worktree of the previous commit), which
+//                       gets no --evaluationWorkers flag;
+//   --rate 200 --seconds 10 --containers 3000 --timeout 10
+// Needs the packages built (npm run build).
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const cliBin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+function flag(name: string, fallback: number): number {
+  const value = Number(option(name) ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
+  return value;
+}
+
+const rate = flag("rate", 200);
+const seconds = flag("seconds", 10);
+const containers = flag("containers", 3000);
+const timeoutSeconds = flag("timeout", 10);
+const workerCounts = (option("workers") ?? "0,2").split(",").map(Number);
+const beforeBin = option("before");
+
+const POLICIES = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: disallow-privileged
+spec:
+  validationFailureAction: Enforce
+  background: false
+  rules:
+    - name: privileged
+      match:
+        any:
+          - resources:
+              kinds: [Pod]
+      validate:
+        message: privileged containers are not allowed
+        pattern:
+          spec:
+            containers:
+              - =(securityContext):
+                  =(privileged): "false"
+---
+apiVersion: kyverno.io/v1
+kind: Policy
+metadata:
+  name: nested
+  namespace: tenant-a
+spec:
+  validationFailureAction: Enforce
+  background: false
+  rules:
+    - name: nested-foreach
+      match:
+        any:
+          - resources:
+              kinds: [Pod]
+      validate:
+        foreach:
+          - list: request.object.spec.containers
+            foreach:
+              - list: request.object.spec.containers
+                deny:
+                  conditions:
+                    any:
+                      - key: "{{ element.name }}"
+                        operator: Equals
+                        value: nope
+`;
+
+function review(uid: string, namespace: string, n: number): string {
+  const list = Array.from({ length: n }, (_, i) => ({ name: `c${i}`, image: "nginx:1.25" }));
+  const object = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: uid, namespace },
+    spec: { containers: list },
+  };
+  return JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      namespace,
+      name: uid,
+      operation: "CREATE",
+      userInfo: { username: "bench" },
+      object,
+      oldObject: null,
+      dryRun: false,
+    },
+  });
+}
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  /** Reviews' connections (keep-alive, as the API server's). */
+  agent: Agent;
+  /** The probes' own connections, as the kubelet's: never queued behind reviews on the client side. */
+  probeAgent: Agent;
+  ca: string;
+}
+
+function start(bin: string, args: string[], dir: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      "admission",
+      "--standalone",
+      "--policies",
+      dir,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--metrics-port",
+      "0",
+      "--log-level",
+      "error",
+      "--webhookTimeout",
+      String(timeoutSeconds),
+      ...args,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const port = /webhooks: https:\/\/[^\s]*:(\d+)/.exec(out)?.[1];
+      const bundle = /caBundle: ([A-Za-z0-9+/=]+)\n/.exec(out)?.[1];
+      if (port === undefined || bundle === undefined) return;
+      const ca = Buffer.from(bundle, "base64").toString("utf8");
+      resolve({
+        child,
+        port: Number(port),
+        ca,
+        agent: new Agent({ keepAlive: true, ca, maxSockets: 256 }),
+        probeAgent: new Agent({ keepAlive: true, ca, maxSockets: 4 }),
+      });
+    });
+    child.once("exit", (code) => reject(new Error(`admission exited with ${code}:\n${out}`)));
+  });
+}
+
+function call(server: Server, method: string, path: string, body?: string): Promise<string> {
+  const agent = method === "GET" ? server.probeAgent : server.agent;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: server.port,
+        method,
+        path,
+        agent,
+        headers: { "content-type": "application/json" },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+interface Phase {
+  ordinary: number[];
+  liveness: number[];
+  errors: number;
+  pathological: string[];
+}
+
+/** One phase: ordinary reviews at `rate` for `seconds`, liveness every 50 ms, and optionally the hostile loop. */
+async function phase(server: Server, hostile: boolean): Promise<Phase> {
+  const result: Phase = { ordinary: [], liveness: [], errors: 0, pathological: [] };
+  const body = review("ordinary", "default", 1);
+  const heavy = review("pathological", "tenant-a", containers);
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  let stop = false;
+  const hostileLoop = (async () => {
+    while (hostile && !stop) {
+      const sent = performance.now();
+      const answer = await call(server, "POST", "/validate/fail", heavy).catch(
+        (e: Error) => `error ${e.message}`,
+      );
+      const message =
+        /"message":"([^"]{0,160})/.exec(answer)?.[1] ??
+        (answer.includes('"allowed":true') ? "allowed" : answer.slice(0, 120));
+      result.pathological.push(
+        `${Math.round(performance.now() - sent)} ms: ${message.replace(/\\n/g, " ").trim()}`,
+      );
+    }
+  })();
+  if (hostile) await new Promise((r) => setTimeout(r, 100));
+  const pending: Promise<void>[] = [];
+  const probes = setInterval(() => {
+    const sent = performance.now();
+    pending.push(
+      call(server, "GET", "/health/liveness").then(
+        () => void result.liveness.push(performance.now() - sent),
+        () => void result.errors++,
+      ),
+    );
+  }, 50);
+  const interval = 1000 / rate;
+  for (let i = 0; ; i++) {
+    const at = start + 100 + i * interval;
+    if (at > end) break;
+    const now = performance.now();
+    if (at > now) await new Promise((r) => setTimeout(r, at - now));
+    pending.push(
+      call(server, "POST", "/validate/fail", body).then(
+        (answer) => {
+          if (!answer.includes('"allowed":true')) result.errors++;
+          result.ordinary.push(performance.now() - at);
+        },
+        () => void result.errors++,
+      ),
+    );
+  }
+  clearInterval(probes);
+  await Promise.all(pending);
+  stop = true;
+  await hostileLoop;
+  return result;
+}
+
+const ms = (v: number): string => `${v.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-isolation-"));
+  writeFileSync(join(dir, "policies.yaml"), POLICIES);
+  const configs: Array<{ name: string; bin: string; args: string[] }> = [];
+  if (beforeBin !== undefined) configs.push({ name: "before (previous build)", bin: beforeBin, args: [] });
+  for (const n of workerCounts)
+    configs.push({ name: `--evaluationWorkers ${n}`, bin: cliBin, args: ["--evaluationWorkers", String(n)] });
+  console.log(
+    `isolation benchmark: ordinary Pod reviews at ${rate}/s for ${seconds} s, liveness every 50 ms; hostile phase: one ${containers}×${containers} nested-foreach review always in flight; webhook timeout ${timeoutSeconds} s`,
+  );
+  try {
+    for (const config of configs) {
+      const server = await start(config.bin, config.args, dir);
+      try {
+        // Warm-up: the JIT and the workers' first evaluations.
+        for (let i = 0; i < 200; i++)
+          await call(server, "POST", "/validate/fail", review(`w${i}`, "default", 1));
+        const quiet = await phase(server, false);
+        const hostile = await phase(server, true);
+        const p99q = percentile(quiet.ordinary, 99);
+        const p99h = percentile(hostile.ordinary, 99);
+        console.log(`\n${config.name}`);
+        for (const [label, r] of [
+          ["quiet  ", quiet],
+          ["hostile", hostile],
+        ] as const)
+          console.log(
+            `  ${label} ordinary n=${r.ordinary.length} p50 ${ms(percentile(r.ordinary, 50))} p99 ${ms(percentile(r.ordinary, 99))} max ${ms(Math.max(...r.ordinary))} | liveness p50 ${ms(percentile(r.liveness, 50))} p99 ${ms(percentile(r.liveness, 99))} max ${ms(Math.max(...r.liveness))} | errors ${r.errors}`,
+          );
+        console.log(
+          `  ordinary p99 hostile/quiet ${(p99h / p99q).toFixed(2)}x (goal <= 2x: ${p99h <= 2 * p99q ? "met" : "MISSED"}); liveness max while hostile ${ms(Math.max(...hostile.liveness))} (goal < 100 ms: ${Math.max(...hostile.liveness) < 100 ? "met" : "MISSED"})`,
+        );
+        const answers = hostile.pathological;
+        console.log(`  pathological reviews answered: ${answers.length}; first: ${answers[0] ?? "none"}`);
+      } finally {
+        server.agent.destroy();
+        server.probeAgent.destroy();
+        server.child.kill("SIGTERM");
+        await new Promise((r) => server.child.once("exit", r));
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
