@@ -81,6 +81,25 @@ const SPECS: CrdSpec[] = [
     categories: ["kyverno"],
   },
   {
+    group: "kyverno.io",
+    kind: "UpdateRequest",
+    plural: "updaterequests",
+    shortNames: ["ur"],
+    scope: "Namespaced",
+    versions: ["v2"],
+    columns: [
+      { name: "Policy", type: "string", jsonPath: ".spec.policy" },
+      { name: "RuleType", type: "string", jsonPath: ".spec.requestType" },
+      { name: "ResourceKind", type: "string", jsonPath: ".spec.resource.kind" },
+      { name: "ResourceName", type: "string", jsonPath: ".spec.resource.name" },
+      { name: "ResourceNamespace", type: "string", jsonPath: ".spec.resource.namespace" },
+      { name: "status", type: "string", jsonPath: ".status.state" },
+      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+    ],
+    categories: ["kyverno"],
+    status: true,
+  },
+  {
     group: "wgpolicyk8s.io",
     kind: "PolicyReport",
     plural: "policyreports",
@@ -138,7 +157,7 @@ function crdOf(spec: CrdSpec): JsonObject {
   };
 }
 
-/** The CRDs of ClusterPolicy, Policy, PolicyException, PolicyReport and ClusterPolicyReport. */
+/** The CRDs of ClusterPolicy, Policy, PolicyException, UpdateRequest, PolicyReport and ClusterPolicyReport. */
 export function playgroundCrds(): JsonObject[] {
   return SPECS.map(crdOf);
 }

@@ -62,11 +62,37 @@ describe("playground", { timeout: 60_000 }, () => {
     expect(stages).toEqual([
       "local Kubernetes API server",
       "admission controller",
-      "policies (7)",
+      "background controller",
+      "policies (8)",
       "reports controller",
       "Policy Reporter and dashboard",
       "example manifests (8 requests)",
     ]);
+  });
+
+  it("generates the bundled example's NetworkPolicy in staging (background controller)", async () => {
+    const generated = async () => {
+      const found: string[] = [];
+      for (const namespace of ["staging", "production"]) {
+        const got = await playground.admin.get({
+          apiVersion: "networking.k8s.io/v1",
+          kind: "NetworkPolicy",
+          namespace,
+          name: "default-deny-ingress",
+        });
+        if (
+          got.ok &&
+          got.value.metadata?.labels?.["generate.kyverno.io/policy-name"] === "add-default-networkpolicy"
+        )
+          found.push(namespace);
+      }
+      return found;
+    };
+    const deadline = Date.now() + 30_000;
+    while ((await generated()).length < 1 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    // Production is protected (only Argo CD may change it) and the policy does not select it.
+    expect(await generated()).toEqual(["staging"]);
   });
 
   it("admits staging manifests with Audit warnings naming the failing policies", () => {

@@ -13,7 +13,10 @@ import { loadReporterConfig, type RunningReporter, startReporter } from "@kyvern
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import {
   acceptedExceptionNamespaces,
+  type BackgroundController,
   type ClusterAdmission,
+  createBackgroundController,
+  createBackgroundMetrics,
   createMetricsServer,
   createReportsController,
   createReportsMetrics,
@@ -84,6 +87,8 @@ export interface Playground {
   admin: KubeClient;
   reporter: RunningReporter;
   reports: ReportsController;
+  /** The background controller (generate and mutate-existing rules, through UpdateRequests). */
+  background: BackgroundController;
   /** Resolves once every admitted example has its report in the reporter's store. */
   reportsWritten(timeoutMs?: number): Promise<void>;
   /** Stops everything, in reverse order. Safe to call twice. */
@@ -96,6 +101,7 @@ export interface PlaygroundEndpoints {
   admissionWebhooks: string;
   admissionMetrics: string;
   reportsMetrics: string;
+  backgroundMetrics: string;
   dashboard: string;
   /** Policy Reporter's REST API (`/v1/…`, `/v2/…` on the dashboard's origin), as one example URL. */
   reporterApi: string;
@@ -103,6 +109,43 @@ export interface PlaygroundEndpoints {
 }
 
 const noProgress: PlaygroundProgress = { begin: () => () => {} };
+
+/** The background controller's user, as the chart names its ServiceAccount. */
+const BACKGROUND_USER = "system:serviceaccount:kyverno:kyverno-background-controller";
+
+/** What the chart lets the background controller do with what the bundled examples generate. */
+const BACKGROUND_RBAC: KubeObject[] = [
+  {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: "kyverno:background-controller" },
+    rules: [
+      {
+        apiGroups: ["", "networking.k8s.io"],
+        resources: [
+          "namespaces",
+          "configmaps",
+          "secrets",
+          "resourcequotas",
+          "limitranges",
+          "networkpolicies",
+        ],
+        verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
+      },
+    ],
+  },
+  {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: "kyverno:background-controller" },
+    roleRef: {
+      apiGroup: "rbac.authorization.k8s.io",
+      kind: "ClusterRole",
+      name: "kyverno:background-controller",
+    },
+    subjects: [{ kind: "ServiceAccount", name: "kyverno-background-controller", namespace: "kyverno" }],
+  },
+];
 
 function refOf(object: JsonObject): { apiVersion: string; kind: string; name: string; namespace?: string } {
   const meta = (object.metadata ?? {}) as { name?: string; namespace?: string };
@@ -243,6 +286,36 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     );
     done(`webhooks on https://${host}:${admission.port}, metrics on :${admission.metricsPort}`);
 
+    done = progress.begin("background controller");
+    // Its ServiceAccount's permissions, as the chart grants them: the policy validation webhook checks
+    // that generate rules only ask for what the controller may do.
+    for (const object of BACKGROUND_RBAC) {
+      const created = await admin.create(object);
+      if (!created.ok && created.status !== 409) throw new Error(`background RBAC: ${created.message}`);
+    }
+    const backgroundMetrics = createBackgroundMetrics();
+    const background = createBackgroundController({
+      client: createKubeClient({
+        kubeconfigPath: sandbox.kubeconfigPath,
+        clientType: "background-controller",
+      }),
+      engine: createEngine({ exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions) }),
+      namespace: "kyverno",
+      workers: 4,
+      exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions),
+      leaderElection: false,
+      user: BACKGROUND_USER,
+      clock: systemClock(),
+      logger: log("background-controller"),
+      metrics: backgroundMetrics,
+    });
+    await background.start();
+    stops.push(() => background.stop());
+    const backgroundMetricsServer = createMetricsServer({ metrics: backgroundMetrics });
+    const backgroundMetricsPort = (await backgroundMetricsServer.listen({ host, port: 0 })).port;
+    stops.push(() => backgroundMetricsServer.close());
+    done(`metrics on :${backgroundMetricsPort}`);
+
     done = progress.begin(`policies (${scenario.policies.length})`);
     for (const policy of scenario.policies) {
       const created = await admin.create(policy as KubeObject);
@@ -350,6 +423,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         admissionWebhooks: `https://${shownHost}:${admission.port}`,
         admissionMetrics: `http://${shownHost}:${admission.metricsPort}/metrics`,
         reportsMetrics: `http://${shownHost}:${reportsMetricsPort}/metrics`,
+        backgroundMetrics: `http://${shownHost}:${backgroundMetricsPort}/metrics`,
         dashboard: dashboardUrl,
         reporterApi: `${dashboardUrl}v2/findings`,
         reporterMetrics: `${dashboardUrl}metrics`,
@@ -359,6 +433,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       admin,
       reporter,
       reports,
+      background,
       reportsWritten,
       stop: stopAll,
     };

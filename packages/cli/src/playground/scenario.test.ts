@@ -5,9 +5,10 @@ import { describe, expect, it } from "vitest";
 import { ARGOCD_USER, asPlaygroundPolicy, loadScenario, ScenarioError } from "./scenario.js";
 
 describe("playground scenario", () => {
-  it("installs the seven bundled policies, enforced in production and warning elsewhere", () => {
+  it("installs the seven bundled policies, enforced in production and warning elsewhere, and the generate example", () => {
     const scenario = loadScenario();
     expect(scenario.policies.map((p) => (p.metadata as { name: string }).name).sort()).toEqual([
+      "add-default-networkpolicy",
       "disallow-latest-tag",
       "disallow-privileged-containers",
       "protect-critical-namespaces",
@@ -16,7 +17,7 @@ describe("playground scenario", () => {
       "require-requests-limits",
       "require-standard-labels",
     ]);
-    for (const policy of scenario.policies) {
+    for (const policy of scenario.policies.filter((p) => !JSON.stringify(p).includes('"generate"'))) {
       expect(policy.spec).toMatchObject({
         validationFailureAction: "Audit",
         emitWarning: true,

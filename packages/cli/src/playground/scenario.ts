@@ -117,6 +117,11 @@ export function loadScenario(dirs: { policies: string; examples: string } = BUND
   const enforced: ExampleStep[] = [];
   for (const path of yamlFiles(dirs.examples)) {
     for (const object of objectsOf(path, shown(path))) {
+      // Policies among the examples (examples/background: a generate rule) are installed as they are.
+      if (object.kind === "ClusterPolicy" || object.kind === "Policy") {
+        policies.push(object);
+        continue;
+      }
       const meta = isObject(object.metadata) ? object.metadata : {};
       const file = shown(path);
       if (meta.namespace !== ENFORCED_NAMESPACE) audited.push({ file, object, actor: "admin" });
