@@ -294,6 +294,52 @@ describe("mutate and generate", () => {
     for (const cleanup of trees.splice(0)) cleanup();
   });
 
+  it("apply: a later foreach's elementIndex indexes the list an earlier foreach patched, as upstream", async () => {
+    const policy = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: reindex}
+spec:
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    mutate:
+      foreach:
+      - list: request.object.spec.containers
+        preconditions: {all: [{key: "{{element.name}}", operator: Equals, value: a}]}
+        patchesJson6902: |-
+          - op: remove
+            path: /spec/containers/{{elementIndex}}
+      - list: request.object.spec.containers
+        patchesJson6902: |-
+          - op: add
+            path: /spec/containers/{{elementIndex}}/env
+            value: [{name: IDX, value: "{{elementIndex}}"}]
+`;
+    const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers:
+  - {name: a, image: nginx}
+  - {name: b, image: nginx}
+  - {name: c, image: nginx}
+`;
+    const run = await cli(
+      ["apply", "policy.yaml", "--resource", "pod.yaml"],
+      tree({ "policy.yaml": policy, "pod.yaml": pod }),
+    );
+    const body = run.stdout.split("applied to default/Pod/p:\n")[1]?.split("\n---")[0] ?? "";
+    const patched = parse(body) as {
+      spec: { containers: Array<{ name: string; env?: Array<{ value: string }> }> };
+    };
+    // The second foreach sees [b, c]: b is index 0, c index 1.
+    expect(patched.spec.containers.map((c) => [c.name, c.env?.[0]?.value])).toEqual([
+      ["b", "0"],
+      ["c", "1"],
+    ]);
+    expect(run.code).toBe(0);
+  });
+
   describe("test", () => {
     const mutateTree = (patchedBad: string) =>
       tree({
