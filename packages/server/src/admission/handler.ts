@@ -16,7 +16,7 @@ import { type BackgroundSink, backgroundIntents, backgroundPolicies } from "./ba
 import type { StepContext } from "./evaluation.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import { EvaluationMessages, ReviewMessages } from "./messages.js";
-import { runMutation } from "./mutate.js";
+import { type MutationOutcome, runMutation } from "./mutate.js";
 import {
   engineRequest,
   type RequesterRoles,
@@ -36,7 +36,8 @@ import {
   sniffUid,
   statusBody,
 } from "./review.js";
-import { runValidation } from "./validate.js";
+import { abandonedOutcome, replayRules, type StepEvaluator, type StepResult, stepJob } from "./step.js";
+import { runValidation, type ValidationOutcome } from "./validate.js";
 
 /** Which webhook a request came in on: `/validate/fail` is `{ type: "validate", failurePolicy: "Fail" }`. */
 export interface WebhookRoute {
@@ -80,6 +81,11 @@ export interface AdmissionHandlerOptions {
    * it such entries stay unresolved and their rules end in `error`.
    */
   externalData?: (timeoutMs: number) => ScanContext;
+  /**
+   * Evaluates steps off this thread (the evaluation pool), so a slow evaluation holds no other request
+   * or probe; inline when omitted. Requests reading external data are evaluated inline.
+   */
+  evaluator?: StepEvaluator;
   /**
    * Receives the generate / mutate-existing work of admitted requests (UpdateRequests), computed off
    * the request path; without it such rules do nothing at admission.
@@ -197,7 +203,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     subject: RequestSubject,
     receivedAt: number,
     { policies, roles }: Selection,
-    run: { effects: boolean; loader?: ContextLoader },
+    run: { effects: boolean; loader?: ContextLoader; result?: StepResult },
   ): AdmissionReviewResponse {
     const { request } = review;
     const ctx: StepContext = {
@@ -221,18 +227,25 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     const base = engineRequest(review, subject, roles, [], options.resourceKind);
     if (labels) base.namespaceLabels = labels;
     if (run.loader) base.contextLoader = run.loader;
+    // The engine stops a rule still running at the deadline (on the wall clock it reads).
+    base.deadline = clock.now() + (ctx.deadline - ctx.now);
+    if (run.result) replayRules(run.result.rules, ctx.ruleMetrics);
     const requestFor = (policy: CachedPolicy, resource?: KubeObject): EngineRequest => {
       const exceptions = policyCache.exceptionsFor(policy);
       if (resource === undefined && exceptions.length === 0) return base;
       return { ...base, exceptions, ...(resource ? { resource } : {}) };
     };
     if (route.type === "mutate") {
-      const outcome = runMutation(engine, ctx, policies, requestFor);
+      const outcome =
+        (run.result?.outcome as MutationOutcome | undefined) ??
+        runMutation(engine, ctx, policies, requestFor);
       return outcome.allowed
         ? allowWithPatch(request.uid, outcome.patch, outcome.warnings)
         : deny(request.uid, outcome.message ?? "");
     }
-    const outcome = runValidation(engine, ctx, policies, requestFor);
+    const outcome =
+      (run.result?.outcome as ValidationOutcome | undefined) ??
+      runValidation(engine, ctx, policies, requestFor);
     if (run.effects && options.events !== undefined && outcome.responses.length > 0) {
       if (!outcome.allowed) options.events.admission(outcome.responses, true);
       else if (request.dryRun !== true && request.operation !== "DELETE")
@@ -295,6 +308,35 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       clearTimeout(timer);
     }
     return decide(route, review, subject, receivedAt, selection, { effects: true, loader: data.loader });
+  }
+
+  /**
+   * Evaluates in the evaluator (off this event loop), then decides with its outcome here, where
+   * metrics, events and reports are. Work that could not be evaluated in time is answered as at the
+   * deadline: per failure policy.
+   */
+  async function decideOffThread(
+    route: WebhookRoute,
+    review: ParsedReview,
+    subject: RequestSubject,
+    receivedAt: number,
+    selection: Selection,
+    evaluator: StepEvaluator,
+  ): Promise<AdmissionReviewResponse> {
+    const base = engineRequest(review, subject, selection.roles, [], options.resourceKind);
+    const labels =
+      options.namespaceLabels && subject.namespace ? options.namespaceLabels(subject.namespace) : undefined;
+    if (labels) base.namespaceLabels = labels;
+    const remainingMs = receivedAt + deadlineMs - clock.monotonic();
+    const job = stepJob(route.type, selection.policies, base, review, subject, { remainingMs, deadlineMs });
+    let result: StepResult;
+    try {
+      result = await evaluator.evaluate(job, subject.namespace);
+    } catch (error) {
+      logger.warn({ uid: review.request.uid, reason: String(error) }, "admission evaluation abandoned");
+      result = { outcome: abandonedOutcome(route.type, selection.policies, deadlineMs), rules: [] };
+    }
+    return decide(route, review, subject, receivedAt, selection, { effects: true, result });
   }
 
   /** Logs a denial and records `kyverno_admission_*` for an answered request. */
@@ -394,6 +436,16 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       const selection = select(route, review, subject);
       if ("answer" in selection) {
         answer = selection.answer;
+      } else if (
+        options.evaluator &&
+        !(options.externalData && selection.policies.some((p) => p.compiled.readsExternalData))
+      ) {
+        return decideOffThread(route, review, subject, receivedAt, selection, options.evaluator)
+          .catch((error: unknown) => failed(route, review, error))
+          .then((offloaded) => {
+            offerBackground(route, review, subject, offloaded);
+            return finish(route, review, subject, receivedAt, offloaded);
+          });
       } else if (options.externalData && selection.policies.some((p) => p.compiled.readsExternalData)) {
         return decideWithExternalData(route, review, subject, receivedAt, selection, options.externalData)
           .catch((error: unknown) => failed(route, review, error))
