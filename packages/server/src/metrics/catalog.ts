@@ -83,6 +83,8 @@ const CEL_VALIDATION_EXECUTION_LABELS = [
   ...CEL_EXECUTION_LABELS.slice(2),
 ] as const;
 const CEL_NOTE =
+  "execution_cause admission_request (admission controller) or background_scan (reports controller); result is the policy's outcome upper-cased (PASS, FAIL, ERROR, SKIP)";
+const CEL_ADMISSION_NOTE =
   "admission requests only (execution_cause admission_request); result is the policy's outcome upper-cased (PASS, FAIL, ERROR, SKIP)";
 /** Families every controller binary serves (the client, work queues, build info, process figures). */
 const EVERY: readonly MetricsBinary[] = ["admission", "reports", "background"];
@@ -155,7 +157,7 @@ export const METRIC_FAMILIES = {
     type: "histogram",
     labels: CEL_VALIDATION_EXECUTION_LABELS,
     help: "Time taken to evaluate a ValidatingPolicy, in seconds.",
-    binaries: ["admission"],
+    binaries: BOTH,
     origin: "upstream",
     note: CEL_NOTE,
   }),
@@ -166,14 +168,14 @@ export const METRIC_FAMILIES = {
     help: "Time taken to evaluate a MutatingPolicy, in seconds.",
     binaries: ["admission"],
     origin: "upstream",
-    note: CEL_NOTE,
+    note: CEL_ADMISSION_NOTE,
   }),
   imageValidatingPolicyExecution: family({
     name: "kyverno_image_validating_policy_execution_duration_seconds",
     type: "histogram",
     labels: CEL_VALIDATION_EXECUTION_LABELS,
     help: "Time taken to evaluate an ImageValidatingPolicy (an error until image verification exists), in seconds.",
-    binaries: ["admission"],
+    binaries: BOTH,
     origin: "upstream",
     note: CEL_NOTE,
   }),

@@ -13,6 +13,7 @@ import {
   SCORED_ANNOTATION,
 } from "@kyverno-ts/engine";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
+import type { ReportsMetrics } from "./metrics.js";
 import { PROCESS_PROPERTY } from "./reconciler.js";
 import type { ResourceRef } from "./resource-key.js";
 
@@ -50,6 +51,10 @@ export interface CelReportsOptions {
   /** The kind of a resource (`apps/v1`, `deployments` → `Deployment`), built-in or discovered. */
   resourceKind: (apiVersion: string, resource: string) => string | undefined;
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** Records each background evaluation (`kyverno_<kind>_policy_execution_duration_seconds`). */
+  metrics?: ReportsMetrics;
+  /** Monotonic milliseconds, for evaluation durations. */
+  monotonic?: () => number;
   /** Runs an evaluation that may read external data (`resource.Get`…), as the classic scans do. */
   evaluate: (run: () => PolicyResponse, signal: AbortSignal) => Promise<PolicyResponse>;
 }
@@ -101,16 +106,34 @@ export function createCelReports(options: CelReportsOptions): CelReports {
       const namespaceLabels = ref.namespace === "" ? undefined : options.namespaceLabels(ref.namespace);
       for (const p of policies) {
         if (!p.compiled.background) continue;
-        const response = await options.evaluate(
-          () =>
-            engine.validate(p.compiled, {
-              resource: object,
+        let elapsed = 0;
+        const response = await options.evaluate(() => {
+          const started = options.monotonic?.() ?? 0;
+          const evaluated = engine.validate(p.compiled, {
+            resource: object,
+            operation: "CREATE",
+            background: true,
+            ...(namespaceLabels === undefined ? {} : { namespaceLabels }),
+          });
+          elapsed = (options.monotonic?.() ?? 0) - started;
+          return evaluated;
+        }, signal);
+        const rule = response.rules[0];
+        const type = p.compiled.type;
+        if (rule !== undefined && (type === "validate" || type === "imageValidate"))
+          options.metrics?.celPolicyExecution(
+            {
+              type,
+              policyName: p.compiled.name,
+              background: p.compiled.background,
+              validationMode: p.actions.has("Deny") ? "enforce" : "audit",
+              resourceKind: ref.kind,
+              resourceNamespace: ref.namespace,
               operation: "CREATE",
-              background: true,
-              ...(namespaceLabels === undefined ? {} : { namespaceLabels }),
-            }),
-          signal,
-        );
+              result: rule.status,
+            },
+            elapsed / 1000,
+          );
         const unscored = p.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false";
         for (const { resources: _resources, ...r } of policyReportResults(response, { unscored }))
           out.push({ ...r, properties: { ...r.properties, process: PROCESS_PROPERTY.background } });

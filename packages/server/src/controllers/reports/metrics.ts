@@ -30,7 +30,7 @@ import {
   type FamilyLimits,
   type HistogramSeries,
 } from "../../metrics/family.js";
-import type { PolicyLabels } from "../../metrics/metrics.js";
+import type { CelExecutionLabels, PolicyLabels } from "../../metrics/metrics.js";
 
 /** One rule result of a background scan. */
 export interface BackgroundRuleLabels {
@@ -55,6 +55,8 @@ export interface ReportsGauges {
 /** Recorder of the controller's metrics; create one per process with `createReportsMetrics`. */
 export interface ReportsMetrics extends MetricsSource {
   ruleResult(labels: BackgroundRuleLabels, durationSeconds: number): void;
+  /** One background evaluation of a validating CEL policy (`kyverno_<kind>_policy_execution_duration_seconds`). */
+  celPolicyExecution(labels: CelExecutionLabels, durationSeconds: number): void;
   reconcile(controller: string): void;
   /** A key queued again after its `retries`-th consecutive failure. */
   requeue(controller: string, retries: number): void;
@@ -109,6 +111,18 @@ export function createReportsMetrics(options: ReportsMetricsOptions = {}): Repor
   const acceptNamespace = namespaceFilter(config);
   const results = counter(F.policyResults);
   const durations = createHistogramFamily(F.policyExecution, exposure(F.policyExecution), limits);
+  const celExecution = {
+    validate: createHistogramFamily(
+      F.validatingPolicyExecution,
+      exposure(F.validatingPolicyExecution),
+      limits,
+    ),
+    imageValidate: createHistogramFamily(
+      F.imageValidatingPolicyExecution,
+      exposure(F.imageValidatingPolicyExecution),
+      limits,
+    ),
+  };
   const reconciles = counter(F.controllerReconcile);
   const requeues = counter(F.controllerRequeue);
   const drops = counter(F.controllerDrop);
@@ -121,6 +135,8 @@ export function createReportsMetrics(options: ReportsMetricsOptions = {}): Repor
   const families = [
     results,
     durations,
+    celExecution.validate,
+    celExecution.imageValidate,
     reconciles,
     requeues,
     drops,
@@ -179,6 +195,20 @@ export function createReportsMetrics(options: ReportsMetricsOptions = {}): Repor
       }
       s.count?.inc();
       s.duration?.observe(seconds);
+    },
+    celPolicyExecution(l, seconds) {
+      if (!acceptNamespace(l.resourceNamespace) || l.type === "mutate") return;
+      const values = [
+        String(l.background),
+        l.policyName,
+        l.validationMode,
+        l.resourceKind,
+        l.resourceNamespace,
+        l.operation.toLowerCase(),
+        "background_scan",
+        l.result.toUpperCase(),
+      ];
+      celExecution[l.type].series(values.join("\u0000"), () => values)?.observe(seconds);
     },
     reconcile: byController(reconciles),
     requeue(controller, retries) {

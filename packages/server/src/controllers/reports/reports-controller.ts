@@ -125,6 +125,8 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     resourceKind: (apiVersion, resource) => state.kinds.resourceKind(apiVersion, resource),
     namespaceLabels: (ns) => state.namespaceLabels(ns),
     evaluate: (run, signal) => context.evaluate(run, signal),
+    ...(metrics === undefined ? {} : { metrics }),
+    monotonic: () => clock.monotonic(),
   });
   const wantedKinds = (): string[] => {
     const kinds = new Set<string>(celReports.kinds());

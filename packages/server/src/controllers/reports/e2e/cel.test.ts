@@ -9,6 +9,7 @@ import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../../../../sandbox/src/index.js";
 import { ephemeralReportOf } from "../../../reports/ephemeral-reports.js";
+import { createReportsMetrics } from "../metrics.js";
 import {
   allReports,
   CRDS,
@@ -58,6 +59,7 @@ describe("CEL ValidatingPolicies in the reports controller (sandbox)", { timeout
   let sandbox: Sandbox;
   let client: KubeClient;
   let controller: ReportsController | undefined;
+  const metrics = createReportsMetrics();
   beforeAll(async () => {
     sandbox = await startSandbox({
       crds: [
@@ -93,7 +95,7 @@ describe("CEL ValidatingPolicies in the reports controller (sandbox)", { timeout
       },
     });
     await put(client, validatingPolicy("require-team", "team", true));
-    controller = controllerFor(client, { ephemeralReports: true });
+    controller = controllerFor(client, { ephemeralReports: true, metrics });
     await controller.start();
     await eventually(
       async () => idle(controller as ReportsController) && (await outcomes(client, "shop")).length === 3,
@@ -105,6 +107,9 @@ describe("CEL ValidatingPolicies in the reports controller (sandbox)", { timeout
       "Pod/cart KyvernoValidatingPolicy require-team/=fail (background scan): the label team is required",
       "Pod/labelled KyvernoValidatingPolicy require-team/=pass (background scan): ",
     ]);
+    expect(await metrics.render()).toContain(
+      'kyverno_validating_policy_execution_duration_seconds_count{policy_background_mode="true",policy_name="require-team",policy_validation_mode="audit",resource_kind="Pod",resource_namespace="shop",resource_request_operation="create",execution_cause="background_scan",result="FAIL"} 1',
+    );
   });
 
   it("merges the admission results of a policy not scanned in the background, from an ephemeral report", async () => {
