@@ -1,10 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { type ControllerName, FLAGS } from "./catalog.js";
 import { parseFlags } from "./parse.js";
 
 /** Upstream's flags table (installation/customization.md), when the reference docs are on this machine. */
-const DOCS = "/work/shared/reference/kyverno-docs/installation/customization.md";
+const DOCS = fileURLToPath(
+  new URL("../../../../../shared/reference/kyverno-docs/installation/customization.md", import.meta.url),
+);
 const LETTERS: Readonly<Record<string, ControllerName>> = {
   A: "admission",
   B: "background",
