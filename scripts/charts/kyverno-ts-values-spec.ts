@@ -261,8 +261,18 @@ export const VALUE_RULES: readonly ValueRule[] = [
     reason: "image references are not rewritten yet",
   },
   { path: "config.defaultRegistry", status: "accepted", reason: "image references are not rewritten yet" },
-  { path: "config.generateSuccessEvents", status: "accepted", reason: "no events are emitted yet" },
-  { path: "config.successEventActions", status: "accepted", reason: "no events are emitted yet" },
+  {
+    path: "config.generateSuccessEvents",
+    status: "accepted",
+    reason:
+      "PolicyApplied Events are emitted unless --omitEvents (features.omitEvents.eventTypes) names them",
+  },
+  {
+    path: "config.successEventActions",
+    status: "accepted",
+    reason:
+      "PolicyApplied Events are emitted unless --omitEvents (features.omitEvents.eventTypes) names them",
+  },
   {
     path: "config.maxContextSize",
     status: "accepted",
@@ -445,7 +455,14 @@ export const VALUE_RULES: readonly ValueRule[] = [
   },
   { path: "features.logging.format", schema: { type: "string", enum: ["text", "json"] } },
   { path: "features.logging.verbosity", schema: { type: "integer", minimum: 0, maximum: 10 } },
-  { path: "features.omitEvents", status: "accepted", reason: "no events are emitted yet" },
+  {
+    path: "features.omitEvents.eventTypes",
+    schema: {
+      type: "array",
+      items: { enum: ["PolicyViolation", "PolicyApplied", "PolicyError", "PolicySkipped"] },
+      uniqueItems: true,
+    },
+  },
   { path: "features.policyExceptions.namespace", schema: { type: "string" } },
   { path: "features.protectManagedResources.enabled", status: "default", reason: "not implemented" },
   { path: "features.registryClient", status: "accepted", reason: "no registry access yet" },

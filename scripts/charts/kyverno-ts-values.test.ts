@@ -81,13 +81,20 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
         "  omitEvents:",
         "    eventTypes: [PolicyViolation]",
         "config:",
+        "  generateSuccessEvents: true",
         "  webhookLabels:",
         "    team: platform",
       ].join("\n"),
     );
     const notes = (dryRunRelease([file]).info as { notes: string }).notes;
     expect(notes).toContain("- backgroundController: the background controller is not built yet");
-    expect(notes).toContain("- features.omitEvents: no events are emitted yet");
+    expect(notes).toContain(
+      "- config.generateSuccessEvents: PolicyApplied Events are emitted unless --omitEvents (features.omitEvents.eventTypes) names them",
+    );
+    // Acted upon: --omitEvents of both controllers.
+    expect(notes).not.toContain("- features.omitEvents");
+    const rendered = dryRunRelease([file]).manifest as string;
+    expect(rendered.match(/- --omitEvents=PolicyViolation\n/g)).toHaveLength(2);
     expect(notes).toContain("- config.webhookLabels:");
     const plain = (dryRunRelease().info as { notes: string }).notes;
     expect(plain).not.toContain("does not act on yet");

@@ -1,5 +1,6 @@
 /** Command-line flags of `kyverno-ts admission`, read through the flag table (`../flags/catalog.ts`). */
 import { hostname } from "node:os";
+import { type EventSettings, eventSettings } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
 import { type LogSettings, logSettings } from "../logging/log-lines.js";
 import { type ExceptionSettings, exceptionSettings } from "../policycache/exception-settings.js";
@@ -57,6 +58,8 @@ export interface AdmissionArgs {
   identity: string;
   clientQps: number;
   clientBurst: number;
+  /** Cluster mode: `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
+  events: EventSettings;
 }
 
 /** What `kyverno-ts admission --help` says before the flags. */
@@ -115,6 +118,13 @@ export function parseAdmissionArgs(
   for (const n of Object.values(ports)) if (typeof n === "string") return { ok: false, message: n };
   for (const name of ["clientRateLimitQPS", "clientRateLimitBurst"])
     if (f.float(name) < 0) return { ok: false, message: `--${name} must not be negative` };
+  const events = eventSettings({
+    omitEvents: f.string("omitEvents"),
+    maxQueuedEvents: f.int("maxQueuedEvents"),
+    eventsRateLimitQPS: f.float("eventsRateLimitQPS"),
+    eventsRateLimitBurst: f.int("eventsRateLimitBurst"),
+  });
+  if (!events.ok) return events;
   const timeout = f.int("webhookTimeout");
   if (timeout < 1 || timeout > 30)
     return { ok: false, message: "--webhookTimeout must be a whole number of seconds from 1 to 30" };
@@ -168,6 +178,7 @@ export function parseAdmissionArgs(
       identity: f.optional("identity") || hostname(),
       clientQps: f.float("clientRateLimitQPS"),
       clientBurst: f.int("clientRateLimitBurst"),
+      events: events.settings,
     },
   };
 }

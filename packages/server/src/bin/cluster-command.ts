@@ -93,6 +93,7 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
       // The reports controller runs in its own process: results cross over as ephemeral reports.
       publishEphemeralReports: args.admissionReports,
+      events: args.events,
       policyExceptions: args.policyExceptions,
       ...(hooks?.certificateCheckMs !== undefined ? { certificateCheckMs: hooks.certificateCheckMs } : {}),
       clock: context.clock,

@@ -43,6 +43,7 @@ describe("kyverno-ts reports: flags", () => {
         log: { format: "text", verbosity: 2, timestampFormat: "rfc3339" },
         help: false,
         warnings: [],
+        events: { omit: ["PolicyApplied", "PolicySkipped"], maxQueued: 1000, qps: 1000, burst: 2000 },
       },
     });
     const custom = parseReportsArgs(

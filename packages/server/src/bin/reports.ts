@@ -15,6 +15,7 @@ import {
   reportsConfigProblems,
 } from "../controllers/reports/metrics.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
+import { type EventSettings, eventSettings, startClusterEvents } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
 import type { Logger } from "../logger.js";
 import { createControllerLogger, type LogSettings, logSettings } from "../logging/log-lines.js";
@@ -59,6 +60,8 @@ export interface ReportsArgs {
   help: boolean;
   /** One line per given flag that has no effect in kyverno-ts (logged at start). */
   warnings: string[];
+  /** `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
+  events: EventSettings;
 }
 
 /** Outcome of parsing: the flags, or a message for the user. */
@@ -99,6 +102,13 @@ export function parseReportsArgs(
     logLevel: f.optional("log-level"),
   });
   if (!log.ok) return log;
+  const events = eventSettings({
+    omitEvents: f.string("omitEvents"),
+    maxQueuedEvents: f.int("maxQueuedEvents"),
+    eventsRateLimitQPS: f.float("eventsRateLimitQPS"),
+    eventsRateLimitBurst: f.int("eventsRateLimitBurst"),
+  });
+  if (!events.ok) return events;
   const kubeconfig = f.optional("kubeconfig");
   return {
     ok: true,
@@ -120,6 +130,7 @@ export function parseReportsArgs(
       log: log.settings,
       help: f.help,
       warnings: f.warnings(),
+      events: events.settings,
     },
   };
 }
@@ -190,8 +201,20 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   const exceptionNamespaces = acceptedExceptionNamespaces(args.policyExceptions);
   const engine = (contextLoader: ContextLoader) =>
     createEngine({ clock: engineClock(clock), exceptionNamespaces, contextLoader });
+  // Events of background scans, through a client of their own (only the leader scans).
+  const events = startClusterEvents({
+    kube: {
+      ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
+      onQuery: (e) => metrics?.clientQuery(e),
+    },
+    identity: args.identity,
+    settings: args.events,
+    clock,
+    logger,
+  });
   const controller = createReportsController({
     client,
+    events,
     engine,
     clock,
     logger,
@@ -239,6 +262,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   } finally {
     stop.dispose();
     await controller.stop();
+    await events.stop();
     await server.close();
     client.close();
   }

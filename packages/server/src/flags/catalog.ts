@@ -62,7 +62,7 @@ const OTEL = "there is no OpenTelemetry export: metrics are served for Prometheu
 const TRACING = "there is no tracing (OpenTelemetry) yet";
 const REGISTRY = "image registries are not accessed yet (no verifyImages or image registry context)";
 const SIGSTORE = "image signatures are not verified yet (no verifyImages)";
-const EVENTS = "no Kubernetes Events are emitted yet";
+const EVENTS = "only the admission and reports controllers emit Kubernetes Events";
 const PROFILING = "there is no Go pprof server; profile with Node's --cpu-prof or --inspect";
 const NOT_BUILT = "this controller does not implement it yet";
 
@@ -98,8 +98,8 @@ const UPSTREAM: readonly FlagSpec[] = [
   upstream({ name: "enableReporting", type: "string", default: "validate,mutate,mutateExisting,generate,imageVerify", controllers: ALL, help: "Comma-separated rule types whose results are reported.", implemented: NONE, reason: "the per-rule-type switches are not implemented", inert: "validate,mutate,mutateExisting,generate,imageVerify" }),
   upstream({ name: "enableTracing", type: "bool", default: "false", controllers: ALL, help: "Set to enable exposing traces.", implemented: NONE, reason: TRACING, inert: "false" }),
   upstream({ name: "enableTuf", type: "bool", default: "false", controllers: AR, help: "Enable TUF for private sigstore deployments.", implemented: NONE, reason: SIGSTORE, inert: "false" }),
-  upstream({ name: "eventsRateLimitBurst", type: "int", default: "2000", controllers: ALL, help: "Maximum burst of Event writes to the API server.", implemented: NONE, reason: EVENTS, inert: "2000", value: "<n>" }),
-  upstream({ name: "eventsRateLimitQPS", type: "float", default: "1000", controllers: ALL, help: "Maximum Event writes per second to the API server.", implemented: NONE, reason: EVENTS, inert: "1000", value: "<n>" }),
+  upstream({ name: "eventsRateLimitBurst", type: "int", default: "2000", controllers: ALL, help: "Maximum burst of Event writes to the API server.", implemented: AR, reason: EVENTS, inert: "2000", value: "<n>" }),
+  upstream({ name: "eventsRateLimitQPS", type: "float", default: "1000", controllers: ALL, help: "Maximum Event writes per second to the API server.", implemented: AR, reason: EVENTS, inert: "1000", value: "<n>" }),
   upstream({ name: "exceptionNamespace", type: "string", default: "", controllers: ABR, help: "The only namespace PolicyExceptions are accepted from (\"*\" or empty: all).", implemented: AR, reason: NOT_BUILT, value: "<ns>" }),
   upstream({ name: "forceFailurePolicyIgnore", type: "bool", default: "false", controllers: A, help: "Set failurePolicy Ignore on every webhook.", implemented: NONE, reason: "webhooks keep the failurePolicy of their policies", inert: "false" }),
   upstream({ name: "generateMutatingAdmissionPolicy", type: "bool", default: "false", controllers: A, help: "Generate MutatingAdmissionPolicies from eligible policies.", implemented: NONE, reason: "MutatingAdmissionPolicies are not generated yet", inert: "false" }),
@@ -124,11 +124,11 @@ const UPSTREAM: readonly FlagSpec[] = [
   upstream({ name: "maxAuditCapacity", type: "int", default: "1000", controllers: A, help: "Maximum audit requests queued.", implemented: NONE, reason: "audit rules are evaluated with the request; there is no audit queue", inert: "1000" }),
   upstream({ name: "maxAuditWorkers", type: "int", default: "8", controllers: A, help: "Maximum workers processing audit policies.", implemented: NONE, reason: "audit rules are evaluated with the request; there is no audit worker pool", inert: "8" }),
   upstream({ name: "maxBackgroundReports", type: "int", default: "10000", controllers: ["background", "reports"], help: "Maximum ephemeral reports of background policies before no new ones are created.", implemented: NONE, reason: "background scans write PolicyReports directly, without ephemeral reports", inert: "10000" }),
-  upstream({ name: "maxQueuedEvents", type: "int", default: "1000", controllers: ABR, help: "Upper limit of Events queued internally.", implemented: NONE, reason: EVENTS, inert: "1000", value: "<n>" }),
+  upstream({ name: "maxQueuedEvents", type: "int", default: "1000", controllers: ABR, help: "Upper limit of Events queued internally.", implemented: AR, reason: EVENTS, inert: "1000", value: "<n>" }),
   upstream({ name: "metricsHost", type: "string", default: "", controllers: ALL, help: "Address the metrics are served on (hostNetwork only).", implemented: NONE, reason: "metrics listen on every address (the admission controller: --host)", inert: "" }),
   upstream({ name: "metricsPort", type: "int", default: "8000", controllers: ALL, help: "Port the Prometheus metrics are served on (plain HTTP; 0 picks a free port).", implemented: AR, reason: NOT_BUILT, aliases: ["metrics-port"], value: "<port>" }),
   upstream({ name: "mutatingAdmissionPolicyReports", type: "bool", default: "false", controllers: R, help: "Report on MutatingAdmissionPolicies.", implemented: NONE, reason: "MutatingAdmissionPolicies are not reported yet", inert: "false" }),
-  upstream({ name: "omitEvents", type: "string", default: "PolicyApplied,PolicySkipped", controllers: ABR, help: "Comma-separated Event types not emitted (PolicyViolation, PolicyApplied, PolicyError, PolicySkipped).", implemented: NONE, reason: EVENTS, inert: "PolicyApplied,PolicySkipped", value: "<types>" }),
+  upstream({ name: "omitEvents", type: "string", default: "PolicyApplied,PolicySkipped", controllers: ABR, help: "Comma-separated Event types not emitted (PolicyViolation, PolicyApplied, PolicyError, PolicySkipped).", implemented: AR, reason: EVENTS, inert: "PolicyApplied,PolicySkipped", value: "<types>" }),
   upstream({ name: "one_output", type: "bool", default: "false", controllers: ALL, help: "If true, only write logs to their native severity level.", implemented: NONE, reason: KLOG, inert: "false" }),
   upstream({ name: "openreportsEnabled", type: "bool", default: "false", controllers: R, help: "Use openreports.io/v1alpha1 for the reports.", implemented: NONE, reason: "reports are wgpolicyk8s.io/v1alpha2 PolicyReports", inert: "false" }),
   upstream({ name: "otelCollector", type: "string", default: "opentelemetrycollector.kyverno.svc.cluster.local", controllers: ALL, help: "OpenTelemetry collector address.", implemented: NONE, reason: OTEL }),
