@@ -42,7 +42,15 @@ spec:
 function post(info: AdmissionReadyInfo, path: string, body: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port: info.port, method: "POST", path, ca: info.caCertPem, agent: false },
+      {
+        host: "127.0.0.1",
+        port: info.port,
+        method: "POST",
+        path,
+        ca: info.caCertPem,
+        agent: false,
+        headers: { "content-type": "application/json" },
+      },
       (res) => {
         let text = "";
         res.on("data", (c: Buffer) => {

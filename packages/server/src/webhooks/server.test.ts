@@ -23,6 +23,7 @@ function call(
   method: string,
   path: string,
   body?: string | Buffer,
+  contentType: string | null = "application/json",
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -33,7 +34,7 @@ function call(
         path,
         ca,
         agent: false,
-        headers: { "content-type": "application/json" },
+        headers: contentType === null ? {} : { "content-type": contentType },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -134,6 +135,27 @@ describe("HTTPS webhook server", () => {
       allowed: false,
       status: { message: "request body exceeds the limit of 3145728 bytes" },
     });
+  });
+
+  it("answers 415 to anything but a JSON body, as upstream, without evaluating it", async () => {
+    const privileged = JSON.stringify(review({ object: pod({ privileged: true }) }));
+    for (const path of ["/validate/fail", "/mutate/ignore", "/policyvalidate"]) {
+      for (const type of ["text/plain", "application/x-www-form-urlencoded", null]) {
+        const answer = await call(port, certs.ca.certPem, "POST", path, privileged, type);
+        expect(`${path} ${type}: ${answer.status}`).toBe(`${path} ${type}: 415`);
+        expect(answer.text).toBe("invalid Content-Type, expect `application/json`\n");
+      }
+    }
+    const charset = await call(
+      port,
+      certs.ca.certPem,
+      "POST",
+      "/validate/fail",
+      privileged,
+      "Application/JSON; charset=utf-8",
+    );
+    expect(charset.status).toBe(200);
+    expect(JSON.parse(charset.text).response.allowed).toBe(false);
   });
 
   it("serves the policy validation endpoint", async () => {

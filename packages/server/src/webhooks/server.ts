@@ -66,6 +66,11 @@ export interface WebhookServer {
 
 const JSON_TYPE = "application/json";
 
+/** `application/json`, parameters (`; charset=utf-8`) and case aside. */
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === JSON_TYPE;
+}
+
 function send(reply: FastifyReply, answer: HandlerReply): FastifyReply {
   const text = answer.statusCode === 200 ? serializeReview(answer.body) : JSON.stringify(answer.body);
   return reply.code(answer.statusCode).header("content-type", JSON_TYPE).send(text);
@@ -102,6 +107,16 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       if (error !== null || body === undefined) done(error ?? new Error("no body"), undefined);
       else done(null, { body, receivedAt } satisfies ReceivedBody);
     });
+  });
+  // As upstream's admission handler: anything but a JSON body is refused before it is read.
+  app.addHook("onRequest", (request, reply, next) => {
+    if (request.method !== "POST" || isJson(request.headers["content-type"])) return next();
+    logger.debug({ url: request.url, contentType: request.headers["content-type"] }, "invalid Content-Type");
+    reply.header("connection", "close");
+    void reply
+      .code(415)
+      .header("content-type", "text/plain; charset=utf-8")
+      .send("invalid Content-Type, expect `application/json`\n");
   });
   // Once closing, every answer closes its connection: the API server's next request opens a new one,
   // which reaches a replica that stays, while this one finishes its in-flight reviews.
