@@ -174,7 +174,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
   };
 
   /** Writes the two webhook configurations with the CA bundle now stored (leader only). */
-  const publishWebhooks = async (s: AbortSignal): Promise<void> => {
+  const publishOnce = async (s: AbortSignal): Promise<void> => {
     const ca = await client.get(
       { apiVersion: "v1", kind: "Secret", namespace, name: secrets.ca },
       { signal: s },
@@ -202,6 +202,12 @@ export async function startCleanupController(options: CleanupControllerOptions):
         : await client.create(desired, { signal: s });
       if (written !== undefined && !written.ok) throw new Error(`writing ${ref.name}: ${written.message}`);
     }
+  };
+  /** One write at a time: the start, certificate renewals and Secret changes may ask together. */
+  let publishing: Promise<void> = Promise.resolve();
+  const publishWebhooks = (s: AbortSignal): Promise<void> => {
+    publishing = publishing.catch(() => undefined).then(() => publishOnce(s));
+    return publishing;
   };
   const renewer = createCertRenewer({
     client,

@@ -137,12 +137,15 @@ export function createTtlController(options: TtlControllerOptions): TtlControlle
 
   const sync = async (current: Term, signal: AbortSignal): Promise<void> => {
     const wanted = await discover(signal);
+    // The term may have ended while discovery ran: its informers are stopped, start no new one.
+    if (signal.aborted || term !== current) return;
     const ids = new Set(wanted.map((k) => `${k.apiVersion}|${k.kind}`));
     for (const [id, entry] of current.informers)
       if (!ids.has(id)) {
         current.informers.delete(id);
         await entry.informer.stop();
       }
+    if (signal.aborted || term !== current) return;
     const started: Promise<void>[] = [];
     for (const kind of wanted) {
       const id = `${kind.apiVersion}|${kind.kind}`;
