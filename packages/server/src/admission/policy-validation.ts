@@ -2,13 +2,26 @@
  * The policy and exception validation webhooks (`/policyvalidate`, `/exceptionvalidate`): an invalid
  * ClusterPolicy, Policy or PolicyException — or `policies.kyverno.io` policy or PolicyException — is
  * rejected at `kubectl apply` with every problem and its field path (and, for a CEL expression, the
- * position in it), using the same loaders as the CLI and the engines' compile steps.
+ * position in it), using the same loaders as the CLI and the engines' compile steps. As upstream, an
+ * update may not change a generate rule's immutable fields (and gets warnings for changes that do not
+ * reach what was already generated or mutated), and the background controller must be allowed what
+ * the generate and mutate-existing rules need (`background-permissions.ts`).
  */
-import type { JsonValue, LoadError } from "@kyverno-ts/api";
-import { loadCelPolicy, loadCelPolicyException, loadPolicy, loadPolicyException } from "@kyverno-ts/api";
+import type { JsonValue, LoadError, Policy } from "@kyverno-ts/api";
+import {
+  backgroundPermissionChecks,
+  loadCelPolicy,
+  loadCelPolicyException,
+  loadPolicy,
+  loadPolicyException,
+  type PermissionDecision,
+  permissionIssues,
+  validatePolicyUpdate,
+} from "@kyverno-ts/api";
 import type { CelEngine, Engine } from "@kyverno-ts/engine";
 import { compilableForm, distinctIssues } from "../policycache/cel-policy-store.js";
 import { type ExceptionSettings, exceptionValidationWarnings } from "../policycache/exception-settings.js";
+import type { BackgroundPermissions } from "./background-permissions.js";
 import {
   type AdmissionReviewResponse,
   allow,
@@ -26,19 +39,24 @@ export interface PolicyValidationOptions {
   celEngine?: CelEngine;
   /** `--enablePolicyException` / `--exceptionNamespace`: what the exception webhook warns about. */
   exceptions: ExceptionSettings;
+  /**
+   * Upstream's auth check of generate and mutate-existing rules (a SubjectAccessReview per verb for
+   * the background controller's ServiceAccount); not checked when omitted (standalone mode).
+   */
+  backgroundPermissions?: BackgroundPermissions;
 }
 
 /** The two validation endpoints' logic; see `createPolicyValidation`. */
 export interface PolicyValidation {
   /** Allows a valid ClusterPolicy / Policy (warnings for deprecated forms); denies with every problem otherwise. */
-  validatePolicyReview(review: ParsedReview): AdmissionReviewResponse;
+  validatePolicyReview(review: ParsedReview): Promise<AdmissionReviewResponse>;
   /**
    * Allows a valid PolicyException, with upstream's warning when it will not be processed (exceptions
    * disabled, no exception namespace set, or another namespace); denies an invalid one.
    */
   validateExceptionReview(review: ParsedReview): AdmissionReviewResponse;
-  /** Answers a raw body for one of the endpoints; malformed bodies get a 400 or a denial. Never throws. */
-  handleBody(endpoint: "policy" | "exception", body: string): HandlerReply;
+  /** Answers a raw body for one of the endpoints; malformed bodies get a 400 or a denial. Never rejects. */
+  handleBody(endpoint: "policy" | "exception", body: string): Promise<HandlerReply>;
 }
 
 /** `path: message`, or the message alone for document-level problems. */
@@ -58,11 +76,54 @@ function isCelObject(object: ParsedReview["object"]): boolean {
   return typeof object?.apiVersion === "string" && object.apiVersion.startsWith("policies.kyverno.io/");
 }
 
+/**
+ * Upstream's path of a denied check: `spec.rules[0].generate..` (`generate.foreach.` in a foreach
+ * generation), `spec.rules[0].mutate.targets`, as its webhook prints them.
+ */
+function permissionPath(path: string): string {
+  const generate = /^(spec\.rules\[\d+\]\.generate)(\.foreach)?/.exec(path);
+  if (generate) return `${generate[1]}.${generate[2] ? "foreach" : ""}.`;
+  const mutate = /^(spec\.rules\[\d+\]\.mutate)\.targets/.exec(path);
+  return mutate ? `${mutate[1]}.targets` : path;
+}
+
+/**
+ * Upstream's auth check: the first denied rule part, as `path: <rule part>: <message>` (a mutate
+ * rule's denied targets joined, a generate rule's first denied verb), or undefined when all is allowed.
+ */
+async function permissionDenial(
+  policy: Policy,
+  permissions: BackgroundPermissions,
+): Promise<string | undefined> {
+  const checks = backgroundPermissionChecks(policy);
+  if (checks.length === 0) return undefined;
+  const decisions = new Map<string, PermissionDecision>();
+  const key = (c: (typeof checks)[number]) => JSON.stringify(c);
+  for (const check of checks) decisions.set(key(check), await permissions.decide(check));
+  const issues = permissionIssues(
+    policy,
+    permissions.user,
+    (c) => decisions.get(key(c)) ?? { allowed: true },
+  );
+  const first = issues[0];
+  if (first === undefined) return undefined;
+  const prefix = /^auth check fails[^:]*: /.exec(first.message)?.[0];
+  const message =
+    prefix === undefined
+      ? first.message
+      : prefix +
+        issues
+          .filter((i) => permissionPath(i.path) === permissionPath(first.path))
+          .map((i) => i.message.slice(prefix.length))
+          .join("; ");
+  return `path: ${permissionPath(first.path)}: ${message}`;
+}
+
 /** Creates the validators. They only read their inputs: nothing is stored or compiled for later use. */
 export function createPolicyValidation(options: PolicyValidationOptions): PolicyValidation {
   const { engine } = options;
 
-  function validatePolicyReview(review: ParsedReview): AdmissionReviewResponse {
+  async function validatePolicyReview(review: ParsedReview): Promise<AdmissionReviewResponse> {
     const { request } = review;
     if (request.operation === "DELETE" || review.object === undefined) return allow(request.uid);
     const where = { file: objectName(review, "ClusterPolicy") };
@@ -93,7 +154,21 @@ export function createPolicyValidation(options: PolicyValidationOptions): Policy
         request.uid,
         compiled.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "),
       );
-    return allow(request.uid, loaded.warnings.map(describe));
+    const warnings = loaded.warnings.map(describe);
+    if (request.operation === "UPDATE" && review.oldObject !== undefined) {
+      const old = loadPolicy(review.oldObject as unknown as JsonValue, where);
+      if (old.ok) {
+        const update = validatePolicyUpdate(old.value, loaded.value);
+        const [error] = update.errors;
+        if (error !== undefined) return deny(request.uid, error.message);
+        warnings.push(...update.warnings.map((w) => w.message));
+      }
+    }
+    if (options.backgroundPermissions !== undefined) {
+      const denial = await permissionDenial(loaded.value, options.backgroundPermissions);
+      if (denial !== undefined) return deny(request.uid, denial);
+    }
+    return allow(request.uid, warnings);
   }
 
   function validateExceptionReview(review: ParsedReview): AdmissionReviewResponse {
@@ -122,7 +197,7 @@ export function createPolicyValidation(options: PolicyValidationOptions): Policy
   return {
     validatePolicyReview,
     validateExceptionReview,
-    handleBody(endpoint, body) {
+    async handleBody(endpoint, body) {
       const parsed = parseAdmissionReview(body);
       if (!parsed.ok)
         return parsed.uid === undefined
@@ -131,7 +206,7 @@ export function createPolicyValidation(options: PolicyValidationOptions): Policy
       try {
         const review =
           endpoint === "policy"
-            ? validatePolicyReview(parsed.review)
+            ? await validatePolicyReview(parsed.review)
             : validateExceptionReview(parsed.review);
         return { statusCode: 200, body: review };
       } catch (error) {

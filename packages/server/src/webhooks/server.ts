@@ -178,7 +178,11 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         const message = ReviewMessages.tooLarge(limit);
         return send(reply, uid ? { statusCode: 200, body: deny(uid, message, 413) } : statusBody(message));
       }
-      return send(reply, validation.handleBody(endpoint, body.text));
+      validation.handleBody(endpoint, body.text).then(
+        (r) => send(reply, r),
+        (error: unknown) => reply.send(error),
+      );
+      return reply;
     });
   }
   const celHandler = options.celHandler;
