@@ -202,8 +202,20 @@ try {
   const processed = await metric(background.metricsPort, /^kyverno_updaterequest_processed_total\{/);
   const writes = await metric(
     background.metricsPort,
-    /^kyverno_client_queries_total\{operation="(create|update|delete|patch)"/,
+    /^kyverno_client_queries_total\{operation="(create|update|update_status|delete|patch)"/,
   );
+  // Writes by operation and kind (what the controller spends its API calls on).
+  const text = await (await fetch(`http://127.0.0.1:${background.metricsPort}/metrics`)).text();
+  const writesByKind: Record<string, number> = {};
+  for (const line of text.split("\n")) {
+    const m =
+      /^kyverno_client_queries_total\{operation="(create|update|update_status|delete|patch)",client_type="[^"]*",resource_kind="([^"]*)"/.exec(
+        line,
+      );
+    if (m)
+      writesByKind[`${m[1]} ${m[2]}`] =
+        (writesByKind[`${m[1]} ${m[2]}`] ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
   const result = {
     namespaces: N,
     generated: total,
@@ -212,6 +224,7 @@ try {
     floorCreate3NSeconds: +(floorMs / 1000).toFixed(2),
     updateRequestsProcessed: processed,
     backgroundWrites: writes,
+    writesByKind,
     backgroundPeakRssMiB: peakRssMiB(background.pid),
     backgroundRssBeforeMiB: rssBefore,
     goal: "all generated ≤ 30 s, RSS ≤ 250 MiB",
