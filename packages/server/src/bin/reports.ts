@@ -45,6 +45,8 @@ export interface ReportsArgs {
   /** `--enablePolicyException` and `--exceptionNamespace`. */
   policyExceptions: ExceptionSettings;
   metricsPort: number;
+  /** `--host`: the metrics server's listen address (default 0.0.0.0). */
+  host: string;
   qps: number;
   burst: number;
   namespace: string;
@@ -119,6 +121,7 @@ export function parseReportsArgs(
       policyExceptions: exceptionSettings(f.bool("enablePolicyException"), f.optional("exceptionNamespace")),
       admissionReports: f.bool("admissionReports"),
       metricsPort: f.int("metricsPort"),
+      host: f.string("host"),
       qps: f.float("clientRateLimitQPS"),
       burst: f.int("clientRateLimitBurst"),
       namespace: f.string("namespace"),
@@ -238,7 +241,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   });
   const stop = stopSignal(options.signal);
   try {
-    const { port } = await server.listen({ port: args.metricsPort });
+    const { port } = await server.listen({ host: args.host, port: args.metricsPort });
     await Promise.race([
       controller.start(),
       new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true })),
@@ -247,7 +250,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
       started = true;
       stdout.write(
         `kyverno-ts reports: scanning every ${args.scanIntervalMs / 1000}s with ${args.workers} workers; ` +
-          `metrics: http://0.0.0.0:${port}/metrics\n`,
+          `metrics: http://${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}/metrics\n`,
       );
       options.onReady?.({ metricsPort: port });
       await new Promise<void>((resolve) => {

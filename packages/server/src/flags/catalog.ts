@@ -174,7 +174,7 @@ const OWN: readonly FlagSpec[] = [
   own({ name: "metricsConfig", type: "string", default: "", controllers: A, help: "--standalone: kyverno-metrics ConfigMap file (namespaces, bucketBoundaries, metricsExposure).", implemented: A, value: "<file>" }),
   own({ name: "tls-cert-file", type: "string", default: "", controllers: A, help: "--standalone: serving certificate (PEM) instead of a generated one.", implemented: A, value: "<file>" }),
   own({ name: "tls-key-file", type: "string", default: "", controllers: A, help: "--standalone: its private key (PEM).", implemented: A, value: "<file>" }),
-  own({ name: "host", type: "string", default: "0.0.0.0", controllers: A, help: "Address the webhook and metrics servers listen on.", implemented: A, value: "<address>" }),
+  own({ name: "host", type: "string", default: "0.0.0.0", controllers: AR, help: "Address the webhook and metrics servers (reports: the metrics server) listen on.", implemented: AR, value: "<address>" }),
   own({ name: "san", type: "string", default: "", controllers: A, help: "Extra DNS name or IP of the serving certificate (repeatable).", implemented: A, repeatable: true, value: "<name>" }),
   own({ name: "namespace", type: "string", default: "kyverno", env: "KYVERNO_NAMESPACE", controllers: AR, help: "Kyverno's namespace (Secrets, ConfigMaps, Leases).", implemented: AR, value: "<ns>" }),
   own({ name: "serviceName", type: "string", default: "kyverno-svc", env: "KYVERNO_SVC", controllers: A, help: "The webhook Service.", implemented: A, value: "<name>" }),
