@@ -117,6 +117,27 @@ const SPECS: CrdSpec[] = [
     versions: ["v1alpha2"],
     columns: REPORT_COLUMNS,
   },
+  ...(
+    [
+      ["ClusterCleanupPolicy", "clustercleanuppolicies", "ccleanpol", "Cluster"],
+      ["CleanupPolicy", "cleanuppolicies", "cleanpol", "Namespaced"],
+    ] as const
+  ).map(
+    ([kind, plural, shortName, scope]): CrdSpec => ({
+      group: "kyverno.io",
+      kind,
+      plural,
+      shortNames: [shortName],
+      scope,
+      versions: ["v2", "v2beta1"],
+      columns: [
+        { name: "Schedule", type: "string", jsonPath: ".spec.schedule" },
+        { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+      ],
+      categories: ["kyverno"],
+      status: true,
+    }),
+  ),
 ];
 
 function schemaOf(spec: CrdSpec): JsonObject {

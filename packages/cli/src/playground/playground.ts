@@ -26,6 +26,7 @@ import {
   systemClock,
 } from "@kyverno-ts/server";
 import { pino } from "pino";
+import { startPlaygroundCleanup } from "./cleanup.js";
 import { playgroundCrds } from "./crds.js";
 import {
   type Actor,
@@ -356,6 +357,16 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     const reportsMetricsPort = (await reportsMetricsServer.listen({ host, port: 0 })).port;
     stops.push(() => reportsMetricsServer.close());
     done(`metrics on :${reportsMetricsPort}`);
+
+    done = progress.begin("cleanup controller");
+    const cleanup = await startPlaygroundCleanup({
+      kubeconfigPath: sandbox.kubeconfigPath,
+      host,
+      logger: log("cleanup-controller"),
+      signal,
+    });
+    stops.push(() => cleanup.stop());
+    done(`webhooks on https://${host}:${cleanup.port}, metrics on :${cleanup.metricsPort}`);
 
     done = progress.begin("Policy Reporter and dashboard");
     const loaded = loadReporterConfig({ env: {}, hostname: "playground" });
