@@ -292,8 +292,9 @@ spec:
     const status = policy?.status as {
       ready: boolean;
       conditions: Array<{ type: string; status: string; reason: string; message: string }>;
-      autogen: { rules: Array<{ name: string }> };
+      autogen: { rules: Array<{ name: string; match: { any: Array<{ resources: { kinds: string[] } }> } }> };
       rulecount: Record<string, number>;
+      validatingadmissionpolicy: unknown;
     };
     expect(status.ready).toBe(true);
     expect(status.conditions).toMatchObject([
@@ -304,6 +305,19 @@ spec:
       "autogen-cronjob-privileged",
     ]);
     expect(status.rulecount).toEqual({ validate: 3, generate: 0, mutate: 0, verifyimages: 0 });
+    // As upstream writes them: controller kinds with group and version, the VAP status always there.
+    expect(status.autogen.rules.map((r) => r.match.any[0]?.resources.kinds)).toEqual([
+      [
+        "apps/v1/DaemonSet",
+        "apps/v1/Deployment",
+        "batch/v1/Job",
+        "apps/v1/StatefulSet",
+        "apps/v1/ReplicaSet",
+        "v1/ReplicationController",
+      ],
+      ["batch/v1/CronJob"],
+    ]);
+    expect(status.validatingadmissionpolicy).toEqual({ generated: false, message: "" });
   });
 
   it("gives every example manifest the expected answer under the seven bundled policies in Enforce", async () => {
