@@ -499,6 +499,8 @@ async function clusterPart(dir: string): Promise<void> {
     const reportsArgs = [
       "reports",
       ...kc,
+      "--host",
+      "127.0.0.1",
       "--metrics-port",
       "0",
       "--backgroundScanInterval",
