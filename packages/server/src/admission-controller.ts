@@ -6,7 +6,13 @@
  */
 import { readFileSync } from "node:fs";
 import type { Policy, PolicyException } from "@kyverno-ts/api";
-import { type CelEngine, createCelEngine, createEngine, type Engine } from "@kyverno-ts/engine";
+import {
+  type CelEngine,
+  createCelEngine,
+  createEngine,
+  type Engine,
+  type EvaluationLimits,
+} from "@kyverno-ts/engine";
 import type { BackgroundSink } from "./admission/background.js";
 import {
   type CelAdmissionHandler,
@@ -20,6 +26,8 @@ import type { ResourceKindOf } from "./admission/request.js";
 import type { AdmissionResultSink } from "./admission/results.js";
 import { engineClock, type ServerClock } from "./clock.js";
 import { certificateValidity } from "./controllers/certificates/certificates.js";
+import { mirrorToPool } from "./evaluation-pool/mirror.js";
+import { createEvaluationPool, type EvaluationPool } from "./evaluation-pool/pool.js";
 import type { PolicyEvents } from "./events/policy-events.js";
 import type { ScanContext } from "./external-data/scan-context.js";
 import type { Logger } from "./logger.js";
@@ -67,6 +75,21 @@ export interface AdmissionCoreOptions {
   resourceKind?: ResourceKindOf;
   /** Receives generate / mutate-existing work of admitted requests (the UpdateRequest intake). */
   background?: BackgroundSink;
+  /**
+   * Where policies are evaluated: `workers` threads of an evaluation pool (0, the default here:
+   * inline on the event loop), and the engine's per-rule limits.
+   */
+  evaluation?: EvaluationSettings;
+}
+
+/** How the admission core evaluates (see `AdmissionCoreOptions.evaluation`). */
+export interface EvaluationSettings {
+  /** Evaluation worker threads; 0 evaluates on the event loop that serves requests. */
+  workers: number;
+  limits?: Partial<EvaluationLimits>;
+  /** The worker module and its `execArgv` (tests run the TypeScript sources). */
+  workerUrl?: URL;
+  execArgv?: string[];
 }
 
 /** Everything that answers admission requests, before any socket is opened. */
@@ -80,6 +103,8 @@ export interface AdmissionCore {
   readonly celEngine: CelEngine;
   readonly celPolicies: CelPolicyStore;
   readonly celHandler: CelAdmissionHandler;
+  /** The evaluation workers, when `evaluation.workers` > 0. */
+  readonly pool: EvaluationPool | undefined;
 }
 
 /** Options of `serveAdmission`. */
@@ -146,16 +171,30 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
   const { clock, logger } = options;
   const policyExceptions = options.policyExceptions ?? EXCEPTIONS_DISABLED;
   const exceptionNamespaces = acceptedExceptionNamespaces(policyExceptions);
+  const evaluation = options.evaluation;
   const engine = createEngine({
     clock: engineClock(clock),
     exceptionNamespaces,
+    ...(evaluation?.limits ? { limits: evaluation.limits } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
   });
   const metrics = createAdmissionMetrics({
     version: options.version ?? serverVersion(),
     ...(options.metricsConfig ? { config: options.metricsConfig } : {}),
   });
-  const cache = createPolicyCache({ engine, metrics });
+  const pool =
+    evaluation !== undefined && evaluation.workers > 0
+      ? createEvaluationPool({
+          size: evaluation.workers,
+          clock,
+          logger,
+          settings: { exceptionNamespaces, ...(evaluation.limits ? { limits: evaluation.limits } : {}) },
+          ...(evaluation.workerUrl ? { workerUrl: evaluation.workerUrl } : {}),
+          ...(evaluation.execArgv ? { execArgv: evaluation.execArgv } : {}),
+        })
+      : undefined;
+  const compiledCache = createPolicyCache({ engine, metrics });
+  const cache = pool ? mirrorToPool(compiledCache, pool) : compiledCache;
   const handler = createAdmissionHandler({
     engine,
     policyCache: cache,
@@ -170,6 +209,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.externalData ? { externalData: options.externalData } : {}),
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
     ...(options.background ? { background: options.background } : {}),
+    ...(pool ? { evaluator: pool } : {}),
   });
   const celEngine = createCelEngine({
     clock: engineClock(clock),
@@ -191,7 +231,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     },
   });
   const validation = createPolicyValidation({ engine, celEngine, exceptions: policyExceptions });
-  return { engine, metrics, cache, handler, validation, celEngine, celPolicies, celHandler };
+  return { engine, metrics, cache, handler, validation, celEngine, celPolicies, celHandler, pool };
 }
 
 /** Starts the webhook server (and the metrics server when `metricsPort` is set) of a core. */
@@ -237,6 +277,7 @@ export async function serveAdmission(core: AdmissionCore, options: ServeOptions)
     },
     async close() {
       await Promise.allSettled([webhooks.close(), metricsServer?.close()]);
+      await core.pool?.close();
     },
   };
 }

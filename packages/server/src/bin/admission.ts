@@ -178,6 +178,7 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
       metricsPort: args.metricsPort,
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
       policyExceptions: args.policyExceptions,
+      evaluation: { workers: args.evaluationWorkers },
     });
   } catch (error) {
     stderr.write(`error: cannot start: ${(error as Error).message}\n`);

@@ -58,6 +58,8 @@ export interface AdmissionArgs {
   identity: string;
   clientQps: number;
   clientBurst: number;
+  /** `--evaluationWorkers`: evaluation worker threads (0: evaluate on the serving thread). */
+  evaluationWorkers: number;
   /** Cluster mode: `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
   events: EventSettings;
 }
@@ -125,6 +127,9 @@ export function parseAdmissionArgs(
     eventsRateLimitBurst: f.int("eventsRateLimitBurst"),
   });
   if (!events.ok) return events;
+  const workers = f.int("evaluationWorkers");
+  if (!(workers >= 0 && workers <= 64))
+    return { ok: false, message: "--evaluationWorkers must be a whole number from 0 to 64" };
   const timeout = f.int("webhookTimeout");
   if (timeout < 1 || timeout > 30)
     return { ok: false, message: "--webhookTimeout must be a whole number of seconds from 1 to 30" };
@@ -178,6 +183,7 @@ export function parseAdmissionArgs(
       identity: f.optional("identity") || hostname(),
       clientQps: f.float("clientRateLimitQPS"),
       clientBurst: f.int("clientRateLimitBurst"),
+      evaluationWorkers: workers,
       events: events.settings,
     },
   };

@@ -91,6 +91,7 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       port: args.port,
       ...(args.disableMetrics ? {} : { metricsPort: args.metricsPort }),
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
+      evaluation: { workers: args.evaluationWorkers },
       // The reports controller runs in its own process: results cross over as ephemeral reports.
       publishEphemeralReports: args.admissionReports,
       events: args.events,

@@ -21,7 +21,12 @@ import {
 } from "@kyverno-ts/kube";
 import { defaultKyvernoConfig } from "../admission/filters.js";
 import { type BoundedResultQueue, createBoundedResultQueue } from "../admission/results.js";
-import { type AdmissionServers, createAdmissionCore, serveAdmission } from "../admission-controller.js";
+import {
+  type AdmissionServers,
+  createAdmissionCore,
+  type EvaluationSettings,
+  serveAdmission,
+} from "../admission-controller.js";
 import type { ServerClock } from "../clock.js";
 import { type ClusterState, createClusterState } from "../cluster-state/cluster-state.js";
 import { createUpdateRequestIntake } from "../controllers/background/ur-intake.js";
@@ -86,6 +91,8 @@ export interface ClusterAdmissionOptions {
   /** The `kyverno-metrics` ConfigMap in `namespace`, read at start; metrics use the defaults when undefined. */
   metricsConfigMapName?: string;
   webhookTimeoutSeconds?: number;
+  /** Evaluation worker threads and limits (`--evaluationWorkers`); inline when omitted. */
+  evaluation?: EvaluationSettings;
   /** `--enablePolicyException` / `--exceptionNamespace` (PolicyExceptions ignored when omitted). */
   policyExceptions?: ExceptionSettings;
   /** Admission results kept for the reports controller (default 10,000; the oldest are dropped). */
@@ -203,6 +210,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
       ? { webhookTimeoutSeconds: options.webhookTimeoutSeconds }
       : {}),
     policyExceptions,
+    ...(options.evaluation ? { evaluation: options.evaluation } : {}),
     // Custom resources' kinds come from discovery, which resolving the policies' kinds filled.
     resourceKind: (apiVersion, resource) => stateRef?.kinds.resourceKind(apiVersion, resource),
     background: intake,

@@ -183,6 +183,7 @@ const OWN: readonly FlagSpec[] = [
   own({ name: "url-override", type: "string", default: "", controllers: A, help: "Outside the cluster: the https:// base URL the webhooks call.", implemented: A, value: "<url>" }),
   own({ name: "leaderElection", type: "bool", default: "true", controllers: A, help: "Elect a leader on the \"kyverno\" Lease (false: this replica leads alone).", implemented: A }),
   own({ name: "identity", type: "string", default: "", env: "POD_NAME", controllers: AR, help: "This replica's identity in the Lease (the host name when neither is set).", implemented: AR, value: "<name>" }),
+  own({ name: "evaluationWorkers", type: "int", default: "2", controllers: A, help: "Worker threads that evaluate policies, off the thread serving requests and probes (0: evaluate on it).", implemented: A, value: "<n>" }),
   own({ name: "log-level", type: "string", default: "", controllers: AR, help: "debug, info, warn, error or silent; wins over -v.", implemented: AR, value: "<level>" }),
 ];
 
