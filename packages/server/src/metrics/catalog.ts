@@ -9,7 +9,7 @@
 export type MetricType = "counter" | "gauge" | "histogram";
 
 /** The binaries that serve `/metrics`. */
-export type MetricsBinary = "admission" | "reports" | "background";
+export type MetricsBinary = "admission" | "reports" | "background" | "cleanup";
 
 /**
  * How a family stands against upstream: `upstream` has upstream's name, type, labels and buckets;
@@ -87,9 +87,22 @@ const CEL_NOTE =
 const CEL_ADMISSION_NOTE =
   "admission requests only (execution_cause admission_request); result is the policy's outcome upper-cased (PASS, FAIL, ERROR, SKIP)";
 /** Families every controller binary serves (the client, work queues, build info, process figures). */
-const EVERY: readonly MetricsBinary[] = ["admission", "reports", "background"];
+const EVERY: readonly MetricsBinary[] = ["admission", "reports", "background", "cleanup"];
 
 const family = (spec: MetricFamilySpec): MetricFamilySpec => spec;
+
+/** Labels of the cleanup policy families, as upstream. */
+const CLEANUP_LABELS = [
+  "policy_type",
+  "policy_namespace",
+  "policy_name",
+  "resource_kind",
+  "resource_namespace",
+];
+/** Labels of the TTL label families, as upstream. */
+const TTL_LABELS = ["resource_group", "resource_version", "resource_resource", "resource_namespace"];
+/** Labels of the DeletingPolicy families, as upstream. */
+const DELETING_LABELS = ["policy_type", "policy_namespace", "policy_name", "resource"];
 
 /** The families, by the key the recorders use. */
 export const METRIC_FAMILIES = {
@@ -328,6 +341,57 @@ export const METRIC_FAMILIES = {
     binaries: ["background"],
     origin: "kyverno-ts",
   }),
+  cleanupDeleted: family({
+    name: "kyverno_cleanup_controller_deletedobjects_total",
+    type: "counter",
+    labels: CLEANUP_LABELS,
+    help: "Objects deleted by CleanupPolicies and ClusterCleanupPolicies.",
+    binaries: ["cleanup"],
+    origin: "upstream",
+    note: "policy_type is `cluster` or `namespaced` and policy_namespace `-` for a ClusterCleanupPolicy, as upstream's docs",
+  }),
+  cleanupErrors: family({
+    name: "kyverno_cleanup_controller_errors_total",
+    type: "counter",
+    labels: CLEANUP_LABELS,
+    help: "Errors of cleanup policies while listing or deleting objects.",
+    binaries: ["cleanup"],
+    origin: "upstream",
+  }),
+  ttlDeleted: family({
+    name: "kyverno_ttl_controller_deletedobjects_total",
+    type: "counter",
+    labels: TTL_LABELS,
+    help: "Objects deleted for their cleanup.kyverno.io/ttl label.",
+    binaries: ["cleanup"],
+    origin: "upstream",
+    note: "upstream's docs name the OpenTelemetry counter (`kyverno_ttl_controller_deletedobjects`); its Prometheus exporter adds `_total`",
+  }),
+  ttlErrors: family({
+    name: "kyverno_ttl_controller_errors_total",
+    type: "counter",
+    labels: TTL_LABELS,
+    help: "Errors deleting objects for their cleanup.kyverno.io/ttl label.",
+    binaries: ["cleanup"],
+    origin: "upstream",
+    note: "upstream's docs name the OpenTelemetry counter (`kyverno_ttl_controller_errors`); its Prometheus exporter adds `_total`",
+  }),
+  deletingDeleted: family({
+    name: "kyverno_deleting_controller_deletedobjects_total",
+    type: "counter",
+    labels: DELETING_LABELS,
+    help: "Objects deleted by DeletingPolicies and NamespacedDeletingPolicies.",
+    binaries: ["cleanup"],
+    origin: "upstream",
+  }),
+  deletingErrors: family({
+    name: "kyverno_deleting_controller_errors_total",
+    type: "counter",
+    labels: DELETING_LABELS,
+    help: "Errors of DeletingPolicies while listing, evaluating or deleting objects.",
+    binaries: ["cleanup"],
+    origin: "upstream",
+  }),
   seriesDropped: family({
     name: "kyverno_metrics_series_dropped_total",
     type: "counter",
@@ -377,18 +441,6 @@ export type MetricFamilyKey = keyof typeof METRIC_FAMILIES;
 
 /** Upstream families kyverno-ts does not emit, with the reason (the feature is not built yet). */
 export const UPSTREAM_NOT_EMITTED: ReadonlyArray<{ names: readonly string[]; reason: string }> = [
-  {
-    names: ["kyverno_cleanup_controller_deletedobjects_total", "kyverno_cleanup_controller_errors_total"],
-    reason: "the cleanup controller is not built yet",
-  },
-  {
-    names: ["kyverno_ttl_controller_deletedobjects", "kyverno_ttl_controller_errors"],
-    reason: "the cleanup controller (TTL label) is not built yet",
-  },
-  {
-    names: ["kyverno_deleting_controller_deletedobjects_total", "kyverno_deleting_controller_errors_total"],
-    reason: "DeletingPolicies (CEL) are not implemented",
-  },
   {
     names: ["kyverno_generating_policy_execution_duration_seconds"],
     reason: "GeneratingPolicies (CEL) are not processed yet",

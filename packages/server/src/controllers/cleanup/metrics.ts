@@ -6,10 +6,8 @@
  * `kyverno_client_queries_total`, `kyverno_info` and the process figures. Shaped and bounded by the
  * `kyverno-metrics` ConfigMap like the other controllers'.
  *
- * The TTL families: upstream's docs list them as `kyverno_ttl_controller_deletedobjects` and
- * `kyverno_ttl_controller_errors`, which is the name of the OpenTelemetry counter; its Prometheus
- * exporter appends `_total` to counters, so a scrape of upstream shows the `_total` names used here
- * (as it does for the cleanup families, which the docs list with the suffix).
+ * The families are in the shared catalog (`metrics/catalog.ts`, binary `cleanup`); the TTL families
+ * carry `_total` as a scrape of upstream shows them (its docs name the OpenTelemetry counters).
  */
 import type { QueryEvent } from "@kyverno-ts/kube";
 import { METRIC_FAMILIES, type MetricFamilySpec } from "../../metrics/catalog.js";
@@ -23,70 +21,15 @@ import {
 } from "../../metrics/exposition.js";
 import { createCollectedFamily, createCounterFamily, type FamilyLimits } from "../../metrics/family.js";
 
-const POLICY_LABELS = [
-  "policy_type",
-  "policy_namespace",
-  "policy_name",
-  "resource_kind",
-  "resource_namespace",
-];
-const TTL_LABELS = ["resource_group", "resource_version", "resource_resource", "resource_namespace"];
-const DELETING_LABELS = ["policy_type", "policy_namespace", "policy_name", "resource"];
-
-/**
- * The cleanup controller's own families. They are not in the shared catalog (`metrics/catalog.ts`)
- * yet, which lists them as not emitted; `binaries` stays empty until the catalog has a `cleanup` binary.
- */
-export const CLEANUP_FAMILIES = {
-  deletedObjects: {
-    name: "kyverno_cleanup_controller_deletedobjects_total",
-    type: "counter",
-    labels: POLICY_LABELS,
-    help: "Number of objects deleted by cleanup policies.",
-    binaries: [],
-    origin: "upstream",
-  },
-  errors: {
-    name: "kyverno_cleanup_controller_errors_total",
-    type: "counter",
-    labels: POLICY_LABELS,
-    help: "Number of errors of cleanup policies while listing or deleting objects.",
-    binaries: [],
-    origin: "upstream",
-  },
-  ttlDeleted: {
-    name: "kyverno_ttl_controller_deletedobjects_total",
-    type: "counter",
-    labels: TTL_LABELS,
-    help: "Number of objects deleted for their cleanup.kyverno.io/ttl label.",
-    binaries: [],
-    origin: "upstream",
-  },
-  ttlErrors: {
-    name: "kyverno_ttl_controller_errors_total",
-    type: "counter",
-    labels: TTL_LABELS,
-    help: "Number of errors deleting objects for their cleanup.kyverno.io/ttl label.",
-    binaries: [],
-    origin: "upstream",
-  },
-  deletingDeleted: {
-    name: "kyverno_deleting_controller_deletedobjects_total",
-    type: "counter",
-    labels: DELETING_LABELS,
-    help: "Number of objects deleted by DeletingPolicies.",
-    binaries: [],
-    origin: "upstream",
-  },
-  deletingErrors: {
-    name: "kyverno_deleting_controller_errors_total",
-    type: "counter",
-    labels: DELETING_LABELS,
-    help: "Number of errors of DeletingPolicies while listing, evaluating or deleting objects.",
-    binaries: [],
-    origin: "upstream",
-  },
-} as const satisfies Record<string, MetricFamilySpec>;
+/** The cleanup controller's own families, from the shared catalog. */
+const C = {
+  deletedObjects: METRIC_FAMILIES.cleanupDeleted,
+  errors: METRIC_FAMILIES.cleanupErrors,
+  ttlDeleted: METRIC_FAMILIES.ttlDeleted,
+  ttlErrors: METRIC_FAMILIES.ttlErrors,
+  deletingDeleted: METRIC_FAMILIES.deletingDeleted,
+  deletingErrors: METRIC_FAMILIES.deletingErrors,
+};
 
 /** Labels of one DeletingPolicy outcome (upstream: policy_namespace empty for a DeletingPolicy). */
 export interface DeletingOutcomeLabels {
@@ -140,7 +83,6 @@ export interface CleanupMetricsOptions {
 /** Creates the metrics; nothing is shared between two instances. */
 export function createCleanupMetrics(options: CleanupMetricsOptions = {}): CleanupMetrics {
   const F = METRIC_FAMILIES;
-  const C = CLEANUP_FAMILIES;
   const config = options.config ?? defaultMetricsConfig();
   const exposure = (spec: MetricFamilySpec) => exposureOf(config, spec);
   const dropped = createCounterFamily(F.seriesDropped, exposure(F.seriesDropped), { maxSeries: 1000 });
