@@ -92,10 +92,13 @@ export interface UpdateRequestIntent {
   operation?: string;
 }
 
-/** The identity two intents for the same work share (dedupe key). */
+/**
+ * The identity two intents for the same work share (dedupe key): the trigger by kind, namespace and
+ * name, not uid (a CREATE's object may have no uid yet where the UPDATE after it has one).
+ */
 export function intentKey(i: UpdateRequestIntent): string {
   const t = i.trigger;
-  const who = t.uid !== "" ? t.uid : `${t.apiVersion}/${t.kind}/${t.namespace}/${t.name}`;
+  const who = `${t.apiVersion}/${t.kind}/${t.namespace}/${t.name}`;
   return `${i.requestType}\u0000${i.policy}\u0000${who}\u0000${i.deleteDownstream ? "delete" : "apply"}`;
 }
 
