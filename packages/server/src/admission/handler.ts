@@ -36,7 +36,15 @@ import {
   sniffUid,
   statusBody,
 } from "./review.js";
-import { abandonedOutcome, replayRules, type StepEvaluator, type StepResult, stepJob } from "./step.js";
+import {
+  abandonedOutcome,
+  replayRules,
+  runJob,
+  type StepEvaluator,
+  type StepJob,
+  type StepResult,
+  stepJob,
+} from "./step.js";
 import { runValidation, type ValidationOutcome } from "./validate.js";
 
 /** Which webhook a request came in on: `/validate/fail` is `{ type: "validate", failurePolicy: "Fail" }`. */
@@ -87,6 +95,12 @@ export interface AdmissionHandlerOptions {
    */
   evaluator?: StepEvaluator;
   /**
+   * With an evaluator: how long (ms) a request is first evaluated on this thread, which costs no
+   * thread hop; one that needs longer is stopped there and evaluated by the evaluator (default 5;
+   * 0 sends every request to the evaluator).
+   */
+  inlineMs?: number;
+  /**
    * Receives the generate / mutate-existing work of admitted requests (UpdateRequests), computed off
    * the request path; without it such rules do nothing at admission.
    */
@@ -122,6 +136,9 @@ export interface AdmissionHandler {
   readonly deadlineMs: number;
 }
 
+/** How long a request is evaluated on the serving thread before it goes to the evaluator (ms). */
+const DEFAULT_INLINE_MS = 5;
+
 /** The per-request budget for a webhook timeout: leave min(1 s, 20 %) for transport. */
 export function deadlineFor(webhookTimeoutSeconds: number): number {
   const timeoutMs = webhookTimeoutSeconds * 1000;
@@ -145,6 +162,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
   const config =
     typeof options.config === "function" ? options.config : () => options.config as KyvernoConfig;
   const deadlineMs = options.deadlineMs ?? deadlineFor(options.webhookTimeoutSeconds ?? 10);
+  const inlineMs = options.inlineMs ?? DEFAULT_INLINE_MS;
 
   /** Malformed but with a uid: answer per the endpoint's failure policy (all policies count as Fail). */
   function unusable(route: WebhookRoute, uid: string | undefined, message: string): HandlerReply {
@@ -321,14 +339,10 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     subject: RequestSubject,
     receivedAt: number,
     selection: Selection,
+    job: StepJob,
     evaluator: StepEvaluator,
   ): Promise<AdmissionReviewResponse> {
-    const base = engineRequest(review, subject, selection.roles, [], options.resourceKind);
-    const labels =
-      options.namespaceLabels && subject.namespace ? options.namespaceLabels(subject.namespace) : undefined;
-    if (labels) base.namespaceLabels = labels;
-    const remainingMs = receivedAt + deadlineMs - clock.monotonic();
-    const job = stepJob(route.type, selection.policies, base, review, subject, { remainingMs, deadlineMs });
+    job.remainingMs = receivedAt + deadlineMs - clock.monotonic();
     let result: StepResult;
     try {
       result = await evaluator.evaluate(job, subject.namespace);
@@ -337,6 +351,34 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       result = { outcome: abandonedOutcome(route.type, selection.policies, deadlineMs), rules: [] };
     }
     return decide(route, review, subject, receivedAt, selection, { effects: true, result });
+  }
+
+  /** The step of a request as a job for the evaluator (or the inline attempt). */
+  function jobFor(
+    route: WebhookRoute,
+    review: ParsedReview,
+    subject: RequestSubject,
+    receivedAt: number,
+    selection: Selection,
+  ): StepJob {
+    const base = engineRequest(review, subject, selection.roles, [], options.resourceKind);
+    const labels =
+      options.namespaceLabels && subject.namespace ? options.namespaceLabels(subject.namespace) : undefined;
+    if (labels) base.namespaceLabels = labels;
+    const remainingMs = receivedAt + deadlineMs - clock.monotonic();
+    return stepJob(route.type, selection.policies, base, review, subject, { remainingMs, deadlineMs });
+  }
+
+  /**
+   * Evaluates a job here within `inlineMs` (the engine stops at that deadline): its result when it
+   * finished in time, undefined when it needs the evaluator. Most requests take well under a
+   * millisecond, and the hop to a worker costs more than that (bench:admission).
+   */
+  function inlineAttempt(job: StepJob): StepResult | undefined {
+    if (inlineMs <= 0 || job.remainingMs <= inlineMs) return undefined;
+    const started = clock.monotonic();
+    const result = runJob(engine, policyCache, clock, { ...job, remainingMs: inlineMs });
+    return clock.monotonic() - started < inlineMs ? result : undefined;
   }
 
   /** Logs a denial and records `kyverno_admission_*` for an answered request. */
@@ -440,7 +482,14 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
         options.evaluator &&
         !(options.externalData && selection.policies.some((p) => p.compiled.readsExternalData))
       ) {
-        return decideOffThread(route, review, subject, receivedAt, selection, options.evaluator)
+        const job = jobFor(route, review, subject, receivedAt, selection);
+        const quick = inlineAttempt(job);
+        if (quick !== undefined) {
+          answer = decide(route, review, subject, receivedAt, selection, { effects: true, result: quick });
+          offerBackground(route, review, subject, answer);
+          return finish(route, review, subject, receivedAt, answer);
+        }
+        return decideOffThread(route, review, subject, receivedAt, selection, job, options.evaluator)
           .catch((error: unknown) => failed(route, review, error))
           .then((offloaded) => {
             offerBackground(route, review, subject, offloaded);

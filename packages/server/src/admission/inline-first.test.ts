@@ -1,0 +1,106 @@
+/**
+ * With an evaluator (the evaluation pool), a request is first evaluated on the serving thread within
+ * `inlineMs`: a cheap one is answered there without the thread hop; one that needs longer is stopped
+ * and handed to the evaluator, whose outcome decides.
+ */
+import { createEngine } from "@kyverno-ts/engine";
+import { describe, expect, it } from "vitest";
+import { engineClock, systemClock } from "../clock.js";
+import { createPolicyCache } from "../policycache/policy-cache.js";
+import { pod, podValidatePolicy, policy, recordingLogger, review } from "../testing/fixtures.js";
+import { defaultKyvernoConfig } from "./filters.js";
+import { createAdmissionHandler } from "./handler.js";
+import type { StepEvaluator, StepJob, StepResult } from "./step.js";
+
+/** A namespaced Policy whose nested foreach visits containers² elements. */
+const nested = policy({
+  apiVersion: "kyverno.io/v1",
+  kind: "Policy",
+  metadata: { name: "nested", namespace: "tenant-a" },
+  spec: {
+    validationFailureAction: "Enforce",
+    background: false,
+    rules: [
+      {
+        name: "nested-foreach",
+        match: { any: [{ resources: { kinds: ["Pod"] } }] },
+        validate: {
+          foreach: [
+            {
+              list: "request.object.spec.containers",
+              foreach: [
+                {
+                  list: "request.object.spec.containers",
+                  deny: {
+                    conditions: { any: [{ key: "{{ element.name }}", operator: "Equals", value: "x" }] },
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      },
+    ],
+  },
+});
+
+function setup() {
+  const clock = systemClock();
+  // Only the deadline stops the nested foreach.
+  const engine = createEngine({ clock: engineClock(clock), limits: { foreachElements: 1e9 } });
+  const cache = createPolicyCache({ engine });
+  cache.set(podValidatePolicy({ name: "disallow-privileged" }));
+  cache.set(nested);
+  const jobs: StepJob[] = [];
+  const evaluator: StepEvaluator = {
+    evaluate(job) {
+      jobs.push(job);
+      const result: StepResult = {
+        outcome: { allowed: false, message: "decided by the evaluator", warnings: [], responses: [] },
+        rules: [],
+      };
+      return Promise.resolve(result);
+    },
+  };
+  const handler = createAdmissionHandler({
+    engine,
+    policyCache: cache,
+    clock,
+    logger: recordingLogger(),
+    config: defaultKyvernoConfig(),
+    evaluator,
+    inlineMs: 1000,
+  });
+  return { handler, jobs };
+}
+
+describe("inline first, then the evaluator", { timeout: 60_000 }, () => {
+  it("answers a cheap request on the serving thread without the evaluator", async () => {
+    const { handler, jobs } = setup();
+    const reply = await handler.handleBody(
+      { type: "validate", failurePolicy: "Fail" },
+      JSON.stringify(review({ object: pod({ privileged: true }) })),
+    );
+    expect(reply.statusCode).toBe(200);
+    expect(JSON.stringify(reply.body)).toContain("disallow-privileged");
+    expect(jobs).toEqual([]);
+  });
+
+  it("hands a request that needs longer to the evaluator, whose outcome decides", async () => {
+    const { handler, jobs } = setup();
+    const containers = Array.from({ length: 3000 }, (_, i) => ({ name: `c${i}`, image: "nginx:1" }));
+    const object = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "big", namespace: "tenant-a" },
+      spec: { containers },
+    };
+    const reply = await handler.handleBody(
+      { type: "validate", failurePolicy: "Fail" },
+      JSON.stringify(review({ object })),
+    );
+    expect(jobs.map((j) => j.policies)).toEqual([["disallow-privileged", "tenant-a/nested"]]);
+    expect(jobs[0]?.remainingMs).toBeGreaterThan(1000);
+    expect(JSON.stringify(reply.body)).toContain("decided by the evaluator");
+  });
+});
