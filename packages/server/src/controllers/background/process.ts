@@ -55,6 +55,18 @@ function failed(f: DownstreamFailure, user: string, verb: string): ProcessOutcom
   return { state: "Failed", forbidden: false, message: `${f.object}: ${f.failure.message}` };
 }
 
+/**
+ * A trigger that cannot be read: the admission controller creates UpdateRequests while the API server
+ * may not have stored the object it admitted yet, so a CREATE's trigger is looked for again (retried
+ * with backoff) before the UpdateRequest is skipped.
+ */
+function triggerMissing(ur: UpdateRequest): ProcessOutcome {
+  const created = ur.spec.context?.admissionRequestInfo?.operation === "CREATE";
+  if (created && (ur.status?.retryCount ?? 0) < 2)
+    return { state: "Failed", forbidden: false, message: "the trigger resource is not stored yet" };
+  return { state: "Skip", message: "the trigger resource no longer exists" };
+}
+
 /** Selector of a rule's downstream for one trigger. */
 function downstreamSelector(policy: string, rule: string, triggerUid: string): string {
   const name = policy.includes("/") ? policy.slice(policy.indexOf("/") + 1) : policy;
@@ -136,7 +148,7 @@ async function processGenerate(
   const read = await readTrigger(deps.client, ur.spec.resource, signal);
   if (!read.ok) return failed(read, deps.user, "get");
   const trigger = read.object;
-  if (trigger === undefined) return { state: "Skip", message: "the trigger resource no longer exists" };
+  if (trigger === undefined) return triggerMissing(ur);
   const data = createResourceData({ client: deps.client, scan: deps.scan });
   const request = {
     ...engineRequest(deps, ur, trigger),
@@ -195,7 +207,7 @@ async function processMutate(
     const read = await readTrigger(deps.client, ur.spec.resource, signal);
     if (!read.ok) return failed(read, deps.user, "get");
     const trigger = read.object;
-    if (trigger === undefined) return { state: "Skip", message: "the trigger resource no longer exists" };
+    if (trigger === undefined) return triggerMissing(ur);
     const data = createResourceData({ client: deps.client, scan: deps.scan });
     const request = {
       ...engineRequest(deps, ur, trigger),
