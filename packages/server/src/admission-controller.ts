@@ -14,6 +14,7 @@ import {
   type EvaluationLimits,
 } from "@kyverno-ts/engine";
 import type { BackgroundSink } from "./admission/background.js";
+import type { BackgroundPermissions } from "./admission/background-permissions.js";
 import {
   type CelAdmissionHandler,
   celExecutionLabels,
@@ -73,6 +74,8 @@ export interface AdmissionCoreOptions {
   externalData?: (timeoutMs: number) => ScanContext;
   /** The kind of an addressed resource, for subresource requests; built-in kinds only when omitted. */
   resourceKind?: ResourceKindOf;
+  /** Upstream's auth check of generate / mutate-existing rules at policy validation (none when omitted). */
+  backgroundPermissions?: BackgroundPermissions;
   /** Receives generate / mutate-existing work of admitted requests (the UpdateRequest intake). */
   background?: BackgroundSink;
   /**
@@ -230,7 +233,12 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
       if (labels !== undefined) metrics.celPolicyExecution(labels, seconds);
     },
   });
-  const validation = createPolicyValidation({ engine, celEngine, exceptions: policyExceptions });
+  const validation = createPolicyValidation({
+    engine,
+    celEngine,
+    exceptions: policyExceptions,
+    ...(options.backgroundPermissions ? { backgroundPermissions: options.backgroundPermissions } : {}),
+  });
   return { engine, metrics, cache, handler, validation, celEngine, celPolicies, celHandler, pool };
 }
 

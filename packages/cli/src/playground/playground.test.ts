@@ -58,6 +58,20 @@ describe("playground", { timeout: 60_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("installs Kyverno's ConfigMap as the chart does, so the controllers can be configured", async () => {
+    const got = await playground.admin.get({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      namespace: "kyverno",
+      name: "kyverno",
+    });
+    expect(got.ok).toBe(true);
+    const data = (got.ok ? got.value.data : undefined) as Record<string, string> | undefined;
+    expect(data?.resourceFilters).toContain("[*/*,kyverno,*]");
+    expect(data?.excludeGroups).toBe("system:nodes");
+    expect(data?.defaultRegistry).toBe("docker.io");
+  });
+
   it("starts every part in order and reports progress", () => {
     expect(stages).toEqual([
       "local Kubernetes API server",

@@ -20,6 +20,7 @@ import {
   createMetricsServer,
   createReportsController,
   createReportsMetrics,
+  DEFAULT_RESOURCE_FILTERS,
   type ReportsController,
   StartAborted,
   startClusterAdmission,
@@ -187,6 +188,40 @@ const MARKER = ".kyverno-ts-playground";
 export const PLAYGROUND_EXCEPTION_NAMESPACE = "kyverno";
 
 /**
+ * Kyverno's ConfigMap as upstream's chart installs it (its `config.*` defaults), so that the
+ * playground can be configured as a cluster is: both controllers watch it, edits apply at once.
+ */
+export function playgroundConfigMap(): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "kyverno", namespace: "kyverno" },
+    data: {
+      resourceFilters: `${DEFAULT_RESOURCE_FILTERS} [*/*,kyverno,*]`,
+      excludeGroups: "system:nodes",
+      excludeUsernames: "",
+      excludeRoles: "",
+      excludeClusterRoles: "",
+      generateSuccessEvents: "false",
+      enableDefaultRegistryMutation: "true",
+      defaultRegistry: "docker.io",
+      updateRequestThreshold: "1000",
+      webhooks: JSON.stringify([
+        {
+          namespaceSelector: {
+            matchExpressions: [
+              { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] },
+            ],
+          },
+        },
+      ]),
+      webhookAnnotations: JSON.stringify({ "admissions.enforcer/disabled": "true" }),
+      webhookLabels: "{}",
+    },
+  };
+}
+
+/**
  * Empties the state folder from the previous run. Only a folder this command created (it holds the
  * marker file) or an empty one is emptied; anything else is refused, so `--dir ~` deletes nothing.
  */
@@ -254,6 +289,14 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       const created = await admin.create(ns as KubeObject);
       if (!created.ok && created.status !== 409) throw new Error(`namespace: ${created.message}`);
     }
+    const kyverno = await admin.create({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "kyverno" },
+    });
+    if (!kyverno.ok && kyverno.status !== 409) throw new Error(`namespace kyverno: ${kyverno.message}`);
+    const configMap = await admin.create(playgroundConfigMap());
+    if (!configMap.ok) throw new Error(`ConfigMap kyverno/kyverno: ${configMap.message}`);
     done(sandbox.url);
 
     // PolicyExceptions are off by default, as upstream; the playground turns them on for the
@@ -348,6 +391,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       engine: createEngine({ exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions) }),
       exceptionNamespaces: acceptedExceptionNamespaces(policyExceptions),
       leaderElection: false,
+      kyvernoConfigMap: { namespace: "kyverno", name: "kyverno" },
       admissionResults: admission.results,
       logger: log("reports-controller"),
     });

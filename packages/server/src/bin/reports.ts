@@ -227,6 +227,8 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     exceptionNamespaces,
     // Admission results of a separate `kyverno-ts admission` process arrive as ephemeral reports.
     ephemeralReports: args.admissionReports,
+    // Kyverno's ConfigMap (upstream's INIT_CONFIG, default `kyverno`), watched for resourceFilters.
+    kyvernoConfigMap: { namespace: args.namespace, name: process.env.INIT_CONFIG || "kyverno" },
     leaderElection: {
       namespace: args.namespace,
       identity: args.identity,

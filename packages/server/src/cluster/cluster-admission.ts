@@ -19,6 +19,7 @@ import {
   type KubeClientOptions,
   type LeaderElector,
 } from "@kyverno-ts/kube";
+import { createSubjectAccessPermissions } from "../admission/background-permissions.js";
 import { defaultKyvernoConfig } from "../admission/filters.js";
 import { type BoundedResultQueue, createBoundedResultQueue } from "../admission/results.js";
 import {
@@ -34,6 +35,7 @@ import { createCertRenewer } from "../controllers/certificates/cert-renewer.js";
 import { servingHosts, tlsSecretNames } from "../controllers/certificates/tls-secrets.js";
 import { createTlsWatcher } from "../controllers/certificates/tls-watcher.js";
 import { createStatusWriter } from "../controllers/policy-status/policy-status.js";
+import { reportsDisabled } from "../controllers/reports/reconciler.js";
 import { MANAGED_BY_LABEL, type WebhookEndpoint } from "../controllers/webhooks/webhook-configs.js";
 import { createWebhookController } from "../controllers/webhooks/webhook-controller.js";
 import { type EventSettings, startClusterEvents } from "../events/cluster-events.js";
@@ -106,15 +108,21 @@ export interface ClusterAdmissionOptions {
   /** Certificate check period (default 12 h). */
   certificateCheckMs?: number;
   /**
-   * Most UpdateRequests (generate / mutate-existing work of admitted requests) waiting to be created
-   * (default 10,000; identical ones are merged, past the bound new ones are dropped and logged).
-   */
-  updateRequestCapacity?: number;
-  /**
    * Kubernetes Events of validate results (`--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimit*`),
    * written through a client of their own; none when omitted.
    */
   events?: EventSettings;
+  /**
+   * The background controller's user (`--backgroundServiceAccountName`), which must be allowed what
+   * generate and mutate-existing rules need before a policy is accepted (upstream's auth check).
+   * Default `system:serviceaccount:<namespace>:kyverno-background-controller`.
+   */
+  backgroundServiceAccountName?: string;
+  /**
+   * Most UpdateRequests (generate / mutate-existing work of admitted requests) waiting to be created
+   * (default 10,000; identical ones are merged, past the bound new ones are dropped and logged).
+   */
+  updateRequestCapacity?: number;
   /** Time for admission (deadlines, reports), leader election, queues and certificates. */
   clock: ServerClock;
   logger: Logger;
@@ -213,6 +221,16 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     ...(options.evaluation ? { evaluation: options.evaluation } : {}),
     // Custom resources' kinds come from discovery, which resolving the policies' kinds filled.
     resourceKind: (apiVersion, resource) => stateRef?.kinds.resourceKind(apiVersion, resource),
+    backgroundPermissions: createSubjectAccessPermissions({
+      client,
+      user:
+        options.backgroundServiceAccountName ||
+        `system:serviceaccount:${namespace}:kyverno-background-controller`,
+      resources: (selector, sig) =>
+        stateRef === undefined
+          ? Promise.resolve({ ok: false, reason: "ApiError", message: "not started" })
+          : stateRef.kinds.resources(selector, sig),
+    }),
     background: intake,
   });
   const { cache } = core;
@@ -222,6 +240,10 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
         source: results,
         unscored: (ref) =>
           cache.get(policyRefKey(ref))?.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false",
+        reportsDisabled: (ref) => {
+          const policy = cache.get(policyRefKey(ref));
+          return policy !== undefined && reportsDisabled(policy);
+        },
         logger,
       })
     : undefined;
@@ -349,8 +371,8 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
       await duties.stop();
     }
     await Promise.allSettled([servers?.close(), metricsServer?.close()]);
-    await intake.stop();
     await events?.stop();
+    await intake.stop();
     await publisher?.stop();
     await Promise.allSettled([state.stop(), tls.stop(), ...configInformers.map((i) => i.stop())]);
     client.close();
