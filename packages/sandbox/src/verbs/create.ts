@@ -10,7 +10,7 @@ import { isDryRun } from "./context.js";
 import { validateCrd } from "./crd-rules.js";
 import { asResourceObject, readJson } from "./decode.js";
 import { prepareCreate } from "./object-rules.js";
-import { defaultCustomResource, validateCustomResource } from "./schema-rules.js";
+import { decodeCustomResource, validateCustomResource } from "./schema-rules.js";
 
 /** Handles `POST /…/<resource>`. */
 export async function handleCreate(env: ApiEnv, request: ResourceRequest): Promise<void> {
@@ -54,7 +54,7 @@ export async function createObject(
   const namespace = resource.namespaced ? metaString(body, "namespace") : "";
   if (resource.namespaced && namespace !== "") checkNamespace(env, request, namespace, name);
   let object = prepareCreate(resource, { ...body, metadata: { ...meta, name } }, env.newUid(), env.now());
-  if (resource.custom) object = defaultCustomResource(resource, object);
+  if (resource.custom) object = decodeCustomResource(resource, object, request);
   const fixed = metadataOf(object);
   const admitted = await admit(env, request, {
     operation: "CREATE",

@@ -21,10 +21,31 @@ import type { ResourceRequest } from "./context.js";
 type Schema = JsonObject;
 
 /**
- * The pruned and defaulted object; throws a 422 listing schema violations. Pruned fields follow the
- * request's `fieldValidation`: `Strict` is a 400, `Warn` (the default) a warning, `Ignore` nothing.
+ * The pruned and defaulted object; throws a 422 listing schema violations. Unknown fields left
+ * (e.g. added by a mutating webhook after decoding) are pruned as `decodeCustomResource` does.
  */
 export function validateCustomResource(
+  resource: ResourceType,
+  object: JsonObject,
+  request: ResourceRequest,
+): JsonObject {
+  const schema = resource.schema;
+  if (schema === undefined) return object;
+  const out = decodeCustomResource(resource, object, request);
+  const causes: StatusCause[] = [];
+  check(out, schema, "", causes, true);
+  if (causes.length > 0) throw invalid(resource.group, resource.kind, metaString(object, "name"), causes);
+  return out;
+}
+
+/**
+ * The object pruned and defaulted, as kube-apiserver decodes a custom resource before admission:
+ * webhooks see the defaults of the request's object as of the stored one (a JSON merge patch that
+ * replaces a list drops its defaulted fields; they are defaulted again). Pruned fields follow the
+ * request's `fieldValidation`: `Strict` is a 400 (before any webhook, as the decoder refuses it),
+ * `Warn` (the default) a warning, `Ignore` nothing.
+ */
+export function decodeCustomResource(
   resource: ResourceType,
   object: JsonObject,
   request: ResourceRequest,
@@ -41,28 +62,6 @@ export function validateCustomResource(
       `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: strict decoding error: ${messages.join(", ")}`,
     );
   if (mode !== "Ignore") addWarnings(request.res, messages);
-  const out: JsonObject = {
-    apiVersion: apiVersion ?? null,
-    kind: kind ?? null,
-    metadata: metadata ?? {},
-    ...processed,
-  };
-  const causes: StatusCause[] = [];
-  check(out, schema, "", causes, true);
-  if (causes.length > 0) throw invalid(resource.group, resource.kind, metaString(object, "name"), causes);
-  return out;
-}
-
-/**
- * The object pruned and defaulted without checks or warnings, as kube-apiserver decodes a custom
- * resource before admission: webhooks see the defaults of the request's object as of the stored one
- * (a JSON merge patch that replaces a list drops its defaulted fields; they are defaulted again).
- */
-export function defaultCustomResource(resource: ResourceType, object: JsonObject): JsonObject {
-  const schema = resource.schema;
-  if (schema === undefined) return object;
-  const { metadata, apiVersion, kind, ...rest } = object;
-  const processed = (walk(rest, schema, "", [], true) as JsonObject | undefined) ?? {};
   return { apiVersion: apiVersion ?? null, kind: kind ?? null, metadata: metadata ?? {}, ...processed };
 }
 

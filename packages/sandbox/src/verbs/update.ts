@@ -10,7 +10,7 @@ import { isDryRun } from "./context.js";
 import { validateCrd } from "./crd-rules.js";
 import { asResourceObject, readJson } from "./decode.js";
 import { isFinalized, isNoop, prepareUpdate } from "./object-rules.js";
-import { defaultCustomResource, validateCustomResource } from "./schema-rules.js";
+import { decodeCustomResource, validateCustomResource } from "./schema-rules.js";
 
 /** Handles `PUT /…/<resource>/<name>[/status|/finalize]`. */
 export async function handleUpdate(env: ApiEnv, request: ResourceRequest): Promise<void> {
@@ -55,7 +55,7 @@ export async function updateObject(
   if (rv !== "" && rv !== metaString(existing, "resourceVersion"))
     throw conflict(gr, request.name, OBJECT_MODIFIED);
   let next = prepareUpdate(resource, request.subresource, existing, incoming);
-  if (resource.custom) next = defaultCustomResource(resource, next);
+  if (resource.custom) next = decodeCustomResource(resource, next, request);
   const admitted =
     options.admitted === true
       ? null
