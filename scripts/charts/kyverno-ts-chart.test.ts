@@ -30,6 +30,7 @@ const spec = (o: Obj): Record<string, unknown> => o.spec as Record<string, unkno
 const ADMISSION = "kyverno-admission-controller";
 const REPORTS = "kyverno-reports-controller";
 const CLEANUP = "kyverno-cleanup-controller";
+const BACKGROUND = "kyverno-background-controller";
 
 describe("helm lint --strict", { timeout: 60_000 }, () => {
   for (const [profile, files] of Object.entries(PROFILES))
@@ -43,10 +44,11 @@ describe("helm lint --strict", { timeout: 60_000 }, () => {
 describe("default values", { timeout: 60_000 }, () => {
   const objects = render();
 
-  it("deploys the admission, cleanup and reports controllers, one replica each, and nothing for the controllers not built", () => {
+  it("deploys the admission, background, cleanup and reports controllers, one replica each", () => {
     const deployments = objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata.name);
-    expect(deployments.sort()).toEqual([ADMISSION, CLEANUP, REPORTS]);
+    expect(deployments.sort()).toEqual([ADMISSION, BACKGROUND, CLEANUP, REPORTS]);
     expect(spec(deployment(objects, ADMISSION)).replicas).toBe(1);
+    expect(spec(deployment(objects, BACKGROUND)).replicas).toBe(1);
     expect(spec(deployment(objects, CLEANUP)).replicas).toBe(1);
     expect(spec(deployment(objects, REPORTS)).replicas).toBe(1);
     expect(objects.filter((o) => o.kind === "PodDisruptionBudget")).toEqual([]);
@@ -66,6 +68,7 @@ describe("default values", { timeout: 60_000 }, () => {
       "--webhookTimeout=10",
       "--loggingFormat=json",
       "--v=2",
+      "--omitEvents=PolicyApplied,PolicySkipped",
     ]);
     const reports = container(deployment(objects, REPORTS));
     expect(reports.args).toEqual([
@@ -76,6 +79,7 @@ describe("default values", { timeout: 60_000 }, () => {
       "--backgroundScanWorkers=2",
       "--loggingFormat=json",
       "--v=2",
+      "--omitEvents=PolicyApplied,PolicySkipped",
     ]);
     const cleanup = container(deployment(objects, CLEANUP));
     expect(cleanup.args).toEqual([
@@ -89,7 +93,15 @@ describe("default values", { timeout: 60_000 }, () => {
     // The cleanup webhooks' Service, as upstream's chart sets it for the cleanup controller.
     expect(cleanup.env).toContainEqual({ name: "KYVERNO_SVC", value: CLEANUP });
     expect(find(objects, "Service", CLEANUP)).toBeDefined();
-    for (const c of [admission, reports, cleanup])
+    const background = container(deployment(objects, BACKGROUND));
+    expect(background.args).toEqual([
+      "background",
+      "--metricsPort=8000",
+      "--metricsConfigMap=kyverno-metrics",
+    ]);
+    // Named in its permission failures, as the admission controller's auth check expects it.
+    expect(background.env).toContainEqual({ name: "KYVERNO_SERVICEACCOUNT_NAME", value: BACKGROUND });
+    for (const c of [admission, reports, cleanup, background])
       expect(c.env).toEqual(
         expect.arrayContaining([
           { name: "KYVERNO_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
@@ -99,7 +111,7 @@ describe("default values", { timeout: 60_000 }, () => {
   });
 
   it("runs every container as 65532, non-root, read-only, without capabilities, RuntimeDefault seccomp, /tmp an emptyDir", () => {
-    for (const name of [ADMISSION, CLEANUP, REPORTS]) {
+    for (const name of [ADMISSION, BACKGROUND, CLEANUP, REPORTS]) {
       const d = deployment(objects, name);
       expect(container(d).securityContext).toMatchObject({
         runAsUser: 65532,
@@ -127,11 +139,14 @@ describe("default values", { timeout: 60_000 }, () => {
     expect(admission.startupProbe).toMatchObject({ httpGet: https("/health/liveness") });
     expect(admission.livenessProbe).toMatchObject({ httpGet: https("/health/liveness") });
     expect(admission.readinessProbe).toMatchObject({ httpGet: https("/health/readiness") });
-    const reports = container(deployment(objects, REPORTS));
     const http = (path: string) => ({ path, port: "metrics", scheme: "HTTP" });
-    expect(reports.startupProbe).toMatchObject({ httpGet: http("/health/liveness") });
-    expect(reports.livenessProbe).toMatchObject({ httpGet: http("/health/liveness") });
-    expect(reports.readinessProbe).toMatchObject({ httpGet: http("/health/readiness") });
+    for (const name of [REPORTS, BACKGROUND]) {
+      const c = container(deployment(objects, name));
+      expect(c.ports).toContainEqual({ name: "metrics", containerPort: 8000, protocol: "TCP" });
+      expect(c.startupProbe).toMatchObject({ httpGet: http("/health/liveness") });
+      expect(c.livenessProbe).toMatchObject({ httpGet: http("/health/liveness") });
+      expect(c.readinessProbe).toMatchObject({ httpGet: http("/health/readiness") });
+    }
   });
 
   it("lets in-flight reviews finish: a preStop sleep, then a grace period longer than sleep plus webhook timeout", () => {
@@ -214,6 +229,7 @@ describe("default values", { timeout: 60_000 }, () => {
       "policies.kyverno.io",
       "policyexceptions.kyverno.io",
       "policyreports.wgpolicyk8s.io",
+      "updaterequests.kyverno.io",
     ]);
     const cpol = find(objects, "CustomResourceDefinition", "clusterpolicies.kyverno.io") as Obj;
     const names = spec(cpol).names as { shortNames: string[] };
@@ -258,11 +274,16 @@ describe("production example", { timeout: 60_000 }, () => {
   const admission = deployment(objects, ADMISSION);
   const reports = deployment(objects, REPORTS);
 
-  it("runs admission 3, reports 2 and cleanup 2 replicas; background values are accepted, nothing deployed", () => {
+  it("runs admission 3, reports 2, background 2 and cleanup 2 replicas", () => {
     expect(spec(admission).replicas).toBe(3);
     expect(spec(reports).replicas).toBe(2);
+    expect(spec(deployment(objects, BACKGROUND)).replicas).toBe(2);
+    expect(container(deployment(objects, BACKGROUND)).resources).toEqual({
+      requests: { cpu: "100m", memory: "128Mi" },
+      limits: { memory: "256Mi" },
+    });
     expect(spec(deployment(objects, CLEANUP)).replicas).toBe(2);
-    expect(objects.filter((o) => o.kind === "Deployment")).toHaveLength(3);
+    expect(objects.filter((o) => o.kind === "Deployment")).toHaveLength(4);
   });
 
   it("spreads replicas over nodes, selecting the controller's own Pods", () => {

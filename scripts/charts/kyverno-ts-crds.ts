@@ -46,6 +46,7 @@ export const SERVED: readonly ServedCrd[] = [
     group: "kyverno",
     plural: "clustercleanuppolicies",
   },
+  { source: "kyverno/kyverno.io_updaterequests.yaml", group: "kyverno", plural: "updaterequests" },
   {
     source: "kyverno/kyverno.io_globalcontextentries.yaml",
     group: "kyverno",

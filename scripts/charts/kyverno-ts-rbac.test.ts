@@ -9,6 +9,7 @@ import { type Access, can, type Obj, render } from "./kyverno-ts-helm.ts";
 
 const ADMISSION = { namespace: "kyverno", name: "kyverno-admission-controller" };
 const REPORTS = { namespace: "kyverno", name: "kyverno-reports-controller" };
+const BACKGROUND = { namespace: "kyverno", name: "kyverno-background-controller" };
 const TLS = "kyverno-svc.kyverno.svc.kyverno-tls";
 
 const verbs = (list: string, rest: Omit<Access, "verb">): Access[] =>
@@ -69,6 +70,46 @@ const ADMISSION_CALLS: Access[] = [
   // Kubernetes Events (packages/kube/src/events): created where the object lives, a series patched.
   ...verbs("create patch", core("events", { namespace: "team-a", name: "web.1849a3f2c4b5d6e7" })),
   ...verbs("create patch", core("events", { namespace: "default", name: "require-labels.1849a3f2c4b5d6e7" })),
+  // UpdateRequests of generate / mutate-existing rules (controllers/background/ur-intake.ts).
+  ...verbs("create get", kyverno("updaterequests", { namespace: "kyverno", name: "ur-1" })),
+  { verb: "update", ...kyverno("updaterequests/status", { namespace: "kyverno", name: "ur-1" }) },
+];
+
+/** `kyverno-ts background` (controllers/background, cluster-state, leader election). */
+const BACKGROUND_CALLS: Access[] = [
+  ...verbs("list watch", kyverno("clusterpolicies")),
+  ...verbs("list watch", kyverno("policies")),
+  ...verbs("list watch", core("namespaces")),
+  ...verbs("list watch", core("configmaps")),
+  { verb: "get", ...core("configmaps", { namespace: "team-a", name: "settings" }) },
+  { verb: "get", ...core("configmaps", { namespace: "kyverno", name: "kyverno-metrics" }) },
+  { verb: "get", ...kyverno("globalcontextentries", { name: "e" }) },
+  { verb: "list", group: "apiextensions.k8s.io", resource: "customresourcedefinitions" },
+  ...verbs("list watch", kyverno("updaterequests", { namespace: "kyverno" })),
+  ...verbs("get create update delete", kyverno("updaterequests", { namespace: "kyverno", name: "ur-1" })),
+  { verb: "update", ...kyverno("updaterequests/status", { namespace: "kyverno", name: "ur-1" }) },
+  { verb: "create", group: "coordination.k8s.io", resource: "leases", namespace: "kyverno" },
+  ...verbs("get update", {
+    group: "coordination.k8s.io",
+    resource: "leases",
+    namespace: "kyverno",
+    name: "kyverno-background-controller",
+  }),
+  // What generate rules write by default (upstream's coreClusterRole.extraResources).
+  ...verbs("create update patch delete", {
+    group: "networking.k8s.io",
+    resource: "networkpolicies",
+    namespace: "team-a",
+    name: "default-deny",
+  }),
+  ...verbs("create update patch delete", core("configmaps", { namespace: "team-a", name: "generated" })),
+  ...verbs("create update patch delete", core("resourcequotas", { namespace: "team-a", name: "q" })),
+  ...verbs("create update patch delete", {
+    group: "rbac.authorization.k8s.io",
+    resource: "rolebindings",
+    namespace: "team-a",
+    name: "rb",
+  }),
 ];
 
 const REPORTS_CALLS: Access[] = [
@@ -250,5 +291,69 @@ describe("RBAC of the controllers", { timeout: 60_000 }, () => {
     expect(bound.map((b) => b.roleRef)).toEqual([
       { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
     ]);
+  });
+});
+
+describe("RBAC of the background controller", { timeout: 60_000 }, () => {
+  const objects = render();
+
+  it("grants it every call it makes, and the admission controller what it needs to hand it work", () => {
+    expectAllowed(objects, BACKGROUND, BACKGROUND_CALLS);
+    expectDenied(objects, ADMISSION, [
+      { verb: "delete", ...kyverno("updaterequests", { namespace: "kyverno", name: "ur-1" }) },
+      { verb: "create", ...kyverno("updaterequests", { namespace: "team-a" }) },
+    ]);
+  });
+
+  it("grants nothing else: no Secrets, no webhook configurations, no other Lease, no UpdateRequests elsewhere", () => {
+    expectDenied(objects, BACKGROUND, [
+      { verb: "get", ...core("secrets", { namespace: "kyverno", name: `${TLS}-ca` }) },
+      ...verbs("create update delete", core("secrets", { namespace: "team-a", name: "s" })),
+      { verb: "create", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations" },
+      { verb: "update", ...kyverno("clusterpolicies", { name: "p" }) },
+      { verb: "patch", ...kyverno("clusterpolicies/status", { name: "p" }) },
+      { verb: "list", ...kyverno("policyexceptions") },
+      ...verbs("create delete", { group: "apps", resource: "deployments", namespace: "team-a", name: "d" }),
+      { verb: "create", ...kyverno("updaterequests", { namespace: "team-a" }) },
+      {
+        verb: "update",
+        group: "coordination.k8s.io",
+        resource: "leases",
+        namespace: "kyverno",
+        name: "kyverno",
+      },
+      { verb: "create", group: "wgpolicyk8s.io", resource: "policyreports", namespace: "team-a" },
+    ]);
+  });
+
+  it("writes more kinds through a ClusterRole carrying upstream's aggregation label", () => {
+    const extended = render(
+      [],
+      [
+        "backgroundController.rbac.clusterRole.extraResources[0].apiGroups[0]=",
+        "backgroundController.rbac.clusterRole.extraResources[0].resources[0]=secrets",
+        "backgroundController.rbac.clusterRole.extraResources[0].verbs={create,update,delete}",
+      ],
+    );
+    expectAllowed(
+      extended,
+      BACKGROUND,
+      verbs("create update delete", core("secrets", { namespace: "team-a", name: "s" })),
+    );
+    const additional = extended.find(
+      (o) => o.kind === "ClusterRole" && o.metadata.name === "kyverno:background-controller:additional",
+    );
+    expect(additional?.metadata.labels).toMatchObject({
+      "rbac.kyverno.io/aggregate-to-background-controller": "true",
+    });
+  });
+
+  it("watches PolicyExceptions only when they are enabled, and deploys nothing when disabled", () => {
+    const enabled = render([], ["features.policyExceptions.enabled=true"]);
+    expectAllowed(enabled, BACKGROUND, verbs("list watch", kyverno("policyexceptions")));
+    const off = render([], ["backgroundController.enabled=false"]);
+    expect(off.filter((o) => String(o.metadata.name).includes("background-controller"))).toEqual([]);
+    // The UpdateRequest CRD stays: the admission controller still creates UpdateRequests.
+    expect(off.some((o) => o.metadata.name === "updaterequests.kyverno.io")).toBe(true);
   });
 });

@@ -37,8 +37,13 @@ export interface ValueRule {
   optional?: boolean;
 }
 
-/** Controllers whose binaries exist, and those not built yet (their whole subtree is accepted). */
-const BUILT = ["admissionController", "reportsController"] as const;
+/** Controllers whose binaries exist (all four of upstream's). */
+const BUILT = [
+  "admissionController",
+  "backgroundController",
+  "cleanupController",
+  "reportsController",
+] as const;
 
 const NULLABLE_STRING: Schema = { type: ["string", "null"] };
 const NULLABLE_INT: Schema = { type: ["integer", "null"], minimum: 0 };
@@ -81,6 +86,12 @@ export const ADMISSION_EXTRA_FLAGS = controllerFlags("admission");
 
 /** `kyverno-ts reports` flags. */
 export const REPORTS_EXTRA_FLAGS = controllerFlags("reports");
+
+/** `kyverno-ts background` flags. */
+export const BACKGROUND_EXTRA_FLAGS = controllerFlags("background");
+
+/** `kyverno-ts cleanup` flags. */
+export const CLEANUP_EXTRA_FLAGS = controllerFlags("cleanup");
 
 /** Rules every built controller shares. */
 function controllerRules(c: string): ValueRule[] {
@@ -217,18 +228,6 @@ export const VALUE_RULES: readonly ValueRule[] = [
   },
   { path: "reportsServer.enabled", status: "default", reason: "reports are stored as custom resources" },
   { path: "crds.reportsServer.enabled", status: "default", reason: "reports are stored as custom resources" },
-  ...["cleanuppolicies", "clustercleanuppolicies"].map(
-    (p): ValueRule => ({
-      path: `crds.groups.kyverno.${p}`,
-      status: "accepted",
-      reason: "the cleanup controller is not built yet: its CRD is not installed",
-    }),
-  ),
-  {
-    path: "crds.groups.kyverno.updaterequests",
-    status: "accepted",
-    reason: "the background controller is not built yet: its CRD is not installed",
-  },
   {
     path: "crds.groups.policies",
     status: "accepted",
@@ -281,7 +280,8 @@ export const VALUE_RULES: readonly ValueRule[] = [
   {
     path: "config.updateRequestThreshold",
     status: "accepted",
-    reason: "the background controller is not built yet",
+    reason:
+      "the admission controller keeps at most 10,000 UpdateRequests waiting to be created instead (past that, new ones are dropped and logged)",
   },
   { path: "config.webhooks", free: true },
   {
@@ -466,7 +466,7 @@ export const VALUE_RULES: readonly ValueRule[] = [
   { path: "features.policyExceptions.namespace", schema: { type: "string" } },
   { path: "features.protectManagedResources.enabled", status: "default", reason: "not implemented" },
   { path: "features.registryClient", status: "accepted", reason: "no registry access yet" },
-  { path: "features.ttlController", status: "accepted", reason: "the cleanup controller is not built yet" },
+  { path: "features.ttlController.reconciliationInterval", schema: { type: "string", pattern: GO_DURATION } },
   {
     path: "features.tuf",
     status: "accepted",
@@ -480,6 +480,8 @@ export const VALUE_RULES: readonly ValueRule[] = [
   { path: "admissionController.container.extraArgs", schema: extraArgs(ADMISSION_EXTRA_FLAGS) },
   { path: "admissionController.container.extraEnvVars", schema: { type: "array" } },
   { path: "reportsController.extraArgs", schema: extraArgs(REPORTS_EXTRA_FLAGS) },
+  { path: "backgroundController.extraArgs", schema: extraArgs(BACKGROUND_EXTRA_FLAGS) },
+  { path: "cleanupController.extraArgs", schema: extraArgs(CLEANUP_EXTRA_FLAGS) },
   {
     path: "admissionController.featuresOverride.admissionReports.backPressureThreshold",
     status: "accepted",
@@ -533,25 +535,36 @@ export const VALUE_RULES: readonly ValueRule[] = [
     reason: "the reports controller logs missing CRDs and keeps retrying",
   },
 
-  // The controllers not built yet.
-  {
-    path: "backgroundController",
-    status: "accepted",
-    reason: "the background controller is not built yet: nothing is deployed",
-    supportedKeys: ["backgroundScanInterval"],
-  },
-  { path: "backgroundController.*", schema: {} },
   {
     path: "backgroundController.backgroundScanInterval",
-    status: "supported",
     schema: { type: ["string", "null"], pattern: GO_DURATION },
   },
   {
-    path: "cleanupController",
+    path: "backgroundController.server",
     status: "accepted",
-    reason: "the cleanup controller is not built yet: nothing is deployed",
+    reason: "the background controller serves metrics and probes only",
   },
-  { path: "cleanupController.*", schema: {} },
+  {
+    path: "cleanupController.createSelfSignedCert",
+    status: "default",
+    reason: "the cleanup controller creates and renews its certificates in Secrets",
+  },
+  {
+    path: "cleanupController.tlsKeyAlgorithm",
+    status: "default",
+    reason: "generated keys are ECDSA P-256",
+  },
+  {
+    path: "cleanupController.certManager",
+    status: "accepted",
+    reason: "only used with `certManager.enabled`, which is not supported",
+  },
+  { path: "cleanupController.certManager.*", schema: {} },
+  {
+    path: "cleanupController.certManager.enabled",
+    status: "default",
+    reason: "the cleanup controller manages its own certificates",
+  },
 ];
 
 /** Values that are not upstream's: shorter spellings operators type, and kyverno-ts's own. */

@@ -81,13 +81,17 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
         "  omitEvents:",
         "    eventTypes: [PolicyViolation]",
         "config:",
+        "  updateRequestThreshold: 500",
         "  generateSuccessEvents: true",
         "  webhookLabels:",
         "    team: platform",
       ].join("\n"),
     );
     const notes = (dryRunRelease([file]).info as { notes: string }).notes;
-    expect(notes).toContain("- backgroundController: the background controller is not built yet");
+    expect(notes).toContain("- config.updateRequestThreshold: the admission controller keeps at most 10,000");
+    // The background controller is deployed: its values are acted upon, not listed.
+    expect(notes).not.toContain("- backgroundController");
+    expect(notes).toContain("background controller: 2 replica(s)");
     expect(notes).toContain(
       "- config.generateSuccessEvents: PolicyApplied Events are emitted unless --omitEvents (features.omitEvents.eventTypes) names them",
     );

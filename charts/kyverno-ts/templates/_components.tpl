@@ -1,10 +1,9 @@
 {{/*
-The controllers whose binaries the kyverno-ts image of this chart's appVersion contains. The
-background controller is not built yet: its values are accepted (an existing values file installs)
-and nothing is rendered for it until it is added here.
+The controllers whose binaries the kyverno-ts image of this chart's appVersion contains (all four of
+upstream's).
 */}}
 {{- define "kyverno-ts.builtControllers" -}}
-["admission-controller", "cleanup-controller", "reports-controller"]
+["admission-controller", "background-controller", "cleanup-controller", "reports-controller"]
 {{- end -}}
 
 {{/* "true" when `component` (argument: dict root, component) has a binary and is enabled. */}}

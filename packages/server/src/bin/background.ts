@@ -1,11 +1,11 @@
 /**
  * `kyverno-ts background`: the background controller against a cluster (kubeconfig or in-cluster):
  * UpdateRequests processed by `--genWorkers` workers while leading on the
- * `kyverno-background-controller` Lease; metrics and probes on `--metrics-port`. Flags are parsed
- * here, few and local (upstream's spellings).
+ * `kyverno-background-controller` Lease; metrics and probes on `--metricsPort`. Flags come from the
+ * shared table (flags/catalog.ts): upstream's flags this controller does not act on are accepted with
+ * one warning each.
  */
 import { hostname } from "node:os";
-import { parseArgs } from "node:util";
 import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { pino } from "pino";
@@ -17,6 +17,7 @@ import {
   backgroundConfigProblems,
   createBackgroundMetrics,
 } from "../controllers/background/metrics.js";
+import { parseFlags } from "../flags/parse.js";
 import type { Logger, LogLevel } from "../logger.js";
 import { loadMetricsConfig } from "../metrics/configmap.js";
 import { acceptedExceptionNamespaces, exceptionSettings } from "../policycache/exception-settings.js";
@@ -42,7 +43,7 @@ Options:
   --genWorkers <n>                 UpdateRequests processed at once (default 10)
   --enablePolicyException          honour PolicyExceptions (default false)
   --exceptionNamespace <ns>        the only namespace PolicyExceptions are accepted from
-  --metrics-port <n>               metrics and probes (/metrics, /health/liveness, /health/readiness), plain HTTP (default 8000; 0 picks one)
+  --metricsPort <n>                metrics and probes (/metrics, /health/liveness, /health/readiness), plain HTTP (default 8000; 0 picks one)
   --clientRateLimitQPS <n>         API requests per second (default 300)
   --clientRateLimitBurst <n>       API requests above the rate at once (default 300)
   --namespace <ns>                 Kyverno's namespace: UpdateRequests and the Lease (default: KYVERNO_NAMESPACE or kyverno)
@@ -50,6 +51,9 @@ Options:
   --metricsConfigMap <name>        metrics ConfigMap, read at start (default: METRICS_CONFIG or kyverno-metrics)
   --identity <name>                this replica's identity (default: POD_NAME or the host name)
   --log-level <level>              debug, info (default), warn, error or silent
+
+Upstream's other flags of the background controller are accepted; each one given prints a warning
+saying it has no effect (docs/flags.md).
 `;
 
 /** Parsed flags. */
@@ -66,82 +70,57 @@ export interface BackgroundArgs {
   identity: string;
   logLevel: LogLevel;
   help: boolean;
+  /** One line per given upstream flag this controller accepts without acting on it. */
+  warnings: string[];
 }
 
 const LEVELS: readonly string[] = ["debug", "info", "warn", "error", "silent"];
 
-function whole(value: string | undefined, fallback: number, flag: string, min: number, max: number) {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  return Number.isInteger(n) && n >= min && n <= max
-    ? n
-    : `${flag} must be a whole number from ${min} to ${max}, got "${value}"`;
-}
-
-/** Parses the arguments after `background`; `env` gives upstream's environment defaults. */
+/** Parses the arguments after `background` (the shared flag table: upstream's other flags are accepted with a warning); `env` gives upstream's environment defaults. */
 export function parseBackgroundArgs(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): { ok: true; args: BackgroundArgs } | { ok: false; message: string } {
-  const args = argv.map((a) => (a === "--enablePolicyException=true" ? "--enablePolicyException" : a));
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      args: args.filter((a) => a !== "--enablePolicyException=false"),
-      strict: true,
-      allowPositionals: false,
-      options: {
-        kubeconfig: { type: "string" },
-        genWorkers: { type: "string" },
-        enablePolicyException: { type: "boolean" },
-        exceptionNamespace: { type: "string" },
-        "metrics-port": { type: "string" },
-        metricsPort: { type: "string" },
-        clientRateLimitQPS: { type: "string" },
-        clientRateLimitBurst: { type: "string" },
-        namespace: { type: "string" },
-        serviceAccountName: { type: "string" },
-        metricsConfigMap: { type: "string" },
-        identity: { type: "string" },
-        "log-level": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
+  const parsed = parseFlags("background", argv, env);
+  if (!parsed.ok) return parsed;
+  const f = parsed.flags;
+  const ranges: Array<[string, number, number]> = [
+    ["genWorkers", 1, 1000],
+    ["metricsPort", 0, 65535],
+    ["clientRateLimitQPS", 0, 1_000_000],
+    ["clientRateLimitBurst", 1, 1_000_000],
+  ];
+  for (const [name, min, max] of ranges) {
+    const n = f.float(name);
+    if (!Number.isInteger(n) || n < min || n > max)
+      return {
+        ok: false,
+        message: `--${name} must be a whole number from ${min} to ${max}, got "${f.string(name)}"`,
+      };
   }
-  const str = (k: string): string | undefined =>
-    typeof values[k] === "string" ? (values[k] as string) : undefined;
-  const numbers = {
-    workers: whole(str("genWorkers"), 10, "--genWorkers", 1, 1000),
-    metricsPort: whole(str("metrics-port") ?? str("metricsPort"), 8000, "--metrics-port", 0, 65535),
-    qps: whole(str("clientRateLimitQPS"), 300, "--clientRateLimitQPS", 0, 1_000_000),
-    burst: whole(str("clientRateLimitBurst"), 300, "--clientRateLimitBurst", 1, 1_000_000),
-  };
-  for (const n of Object.values(numbers)) if (typeof n === "string") return { ok: false, message: n };
-  const logLevel = str("log-level") ?? "info";
+  const logLevel = f.optional("log-level") || "info";
   if (!LEVELS.includes(logLevel))
     return { ok: false, message: `--log-level must be one of ${LEVELS.join(", ")}` };
-  const namespace = str("namespace") ?? env.KYVERNO_NAMESPACE ?? "kyverno";
-  const serviceAccount =
-    str("serviceAccountName") ?? env.KYVERNO_SERVICEACCOUNT_NAME ?? "kyverno-background-controller";
+  const namespace = f.string("namespace");
+  const kubeconfig = f.optional("kubeconfig");
   return {
     ok: true,
     args: {
-      kubeconfig: str("kubeconfig"),
-      workers: numbers.workers as number,
+      kubeconfig: kubeconfig === "" ? undefined : kubeconfig,
+      workers: f.int("genWorkers"),
       exceptionNamespaces: acceptedExceptionNamespaces(
-        exceptionSettings(values.enablePolicyException === true, str("exceptionNamespace")),
+        exceptionSettings(f.bool("enablePolicyException"), f.optional("exceptionNamespace")),
       ),
-      metricsPort: numbers.metricsPort as number,
-      qps: numbers.qps as number,
-      burst: numbers.burst as number,
+      metricsPort: f.int("metricsPort"),
+      qps: f.float("clientRateLimitQPS"),
+      burst: f.int("clientRateLimitBurst"),
       namespace,
-      serviceAccount: `system:serviceaccount:${namespace}:${serviceAccount}`,
-      metricsConfigMapName: str("metricsConfigMap") ?? env.METRICS_CONFIG ?? "kyverno-metrics",
-      identity: str("identity") ?? env.POD_NAME ?? hostname(),
+      serviceAccount: `system:serviceaccount:${namespace}:${f.string("serviceAccountName")}`,
+      metricsConfigMapName: f.string("metricsConfigMap"),
+      identity: f.optional("identity") || hostname(),
       logLevel: logLevel as LogLevel,
-      help: values.help === true,
+      help: f.help,
+      warnings: f.warnings(),
     },
   };
 }
@@ -178,6 +157,7 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
   const stream = { write: (text: string) => void stderr.write(text) };
   const logger =
     options.logger ?? pino({ level: args.logLevel, base: { component: "background-controller" } }, stream);
+  for (const warning of args.warnings) logger.warn({}, warning);
   let metrics: BackgroundMetrics | undefined;
   let client: KubeClient;
   try {

@@ -5,14 +5,13 @@
  * `kyverno-cleanup-controller` Lease and Prometheus metrics on `--metricsPort`.
  */
 import { hostname } from "node:os";
-import { parseArgs } from "node:util";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { pino } from "pino";
 import { serverVersion } from "../admission-controller.js";
 import { type ServerClock, systemClock } from "../clock.js";
 import { type CleanupController, startCleanupController } from "../controllers/cleanup/cleanup-controller.js";
 import { createCleanupMetrics } from "../controllers/cleanup/metrics.js";
-import { parseGoDuration } from "../controllers/reports/duration.js";
+import { parseFlags } from "../flags/parse.js";
 import type { Logger, LogLevel } from "../logger.js";
 import { loadMetricsConfig } from "../metrics/configmap.js";
 import { createMetricsServer } from "../webhooks/metrics-server.js";
@@ -43,6 +42,9 @@ Options:
   --clientRateLimitBurst <n>          API requests above the rate at once (default 300)
   --identity <name>                   identity in the Lease (default: POD_NAME or the host name)
   --log-level <level>                 debug, info (default), warn, error or silent
+
+Upstream's other flags of the cleanup controller are accepted; each one given prints a warning
+saying it has no effect (docs/flags.md).
 `;
 
 /** Parsed flags of the cleanup command. */
@@ -62,6 +64,8 @@ export interface CleanupArgs {
   identity: string;
   logLevel: LogLevel;
   help: boolean;
+  /** One line per given upstream flag this controller accepts without acting on it. */
+  warnings: string[];
 }
 
 /** Outcome of parsing: the flags, or a message for the user. */
@@ -69,89 +73,62 @@ export type ParsedCleanupArgs = { ok: true; args: CleanupArgs } | { ok: false; m
 
 const LEVELS: readonly string[] = ["debug", "info", "warn", "error", "silent"];
 
-function whole(value: string | undefined, fallback: number, flag: string, max: number): number | string {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 0 && n <= max
-    ? n
-    : `${flag} must be a whole number from 0 to ${max}, got "${value}"`;
-}
-
-/** Parses the command's arguments (everything after `cleanup`); `env` supplies upstream's defaults. */
+/** Parses the command's arguments (everything after `cleanup`; the shared flag table: upstream's other flags are accepted with a warning); `env` supplies upstream's defaults. */
 export function parseCleanupArgs(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ParsedCleanupArgs {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    const string = { type: "string" } as const;
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        kubeconfig: string,
-        ttlReconciliationInterval: string,
-        cleanupServerPort: string,
-        metricsPort: string,
-        "metrics-port": string,
-        namespace: string,
-        serviceName: string,
-        servicePort: string,
-        serverIP: string,
-        metricsConfigMap: string,
-        leaderElectionRetryPeriod: string,
-        clientRateLimitQPS: string,
-        clientRateLimitBurst: string,
-        identity: string,
-        "log-level": string,
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
-  }
-  const str = (k: string): string | undefined =>
-    typeof values[k] === "string" ? (values[k] as string) : undefined;
-  const interval = parseGoDuration(str("ttlReconciliationInterval") ?? "1m");
-  if (interval === undefined || interval < 1000)
+  const parsed = parseFlags("cleanup", argv, env);
+  if (!parsed.ok) return parsed;
+  const f = parsed.flags;
+  const interval = f.durationMs("ttlReconciliationInterval");
+  if (interval < 1000)
     return {
       ok: false,
       message: "--ttlReconciliationInterval must be a Go duration of at least 1s, e.g. 1m",
     };
-  const retry = parseGoDuration(str("leaderElectionRetryPeriod") ?? "2s");
-  if (retry === undefined || retry < 100 || retry > 5000)
+  const retry = f.durationMs("leaderElectionRetryPeriod");
+  if (retry < 100 || retry > 5000)
     return { ok: false, message: "--leaderElectionRetryPeriod must be a Go duration from 100ms to 5s" };
-  const n = {
-    port: whole(str("cleanupServerPort"), 9443, "--cleanupServerPort", 65535),
-    metricsPort: whole(str("metricsPort") ?? str("metrics-port"), 8000, "--metricsPort", 65535),
-    servicePort: whole(str("servicePort"), 443, "--servicePort", 65535),
-    qps: whole(str("clientRateLimitQPS"), 300, "--clientRateLimitQPS", 1_000_000),
-    burst: whole(str("clientRateLimitBurst"), 300, "--clientRateLimitBurst", 1_000_000),
-  };
-  for (const v of Object.values(n)) if (typeof v === "string") return { ok: false, message: v };
-  const num = n as { [K in keyof typeof n]: number };
-  const logLevel = str("log-level") ?? "info";
+  const ranges: Array<[string, number]> = [
+    ["cleanupServerPort", 65535],
+    ["metricsPort", 65535],
+    ["servicePort", 65535],
+    ["clientRateLimitQPS", 1_000_000],
+    ["clientRateLimitBurst", 1_000_000],
+  ];
+  for (const [name, max] of ranges) {
+    const n = f.float(name);
+    if (!Number.isInteger(n) || n < 0 || n > max)
+      return {
+        ok: false,
+        message: `--${name} must be a whole number from 0 to ${max}, got "${f.string(name)}"`,
+      };
+  }
+  const logLevel = f.optional("log-level") || "info";
   if (!LEVELS.includes(logLevel))
     return { ok: false, message: `--log-level must be one of ${LEVELS.join(", ")}` };
+  const kubeconfig = f.optional("kubeconfig");
+  const serverIP = f.optional("serverIP");
   return {
     ok: true,
     args: {
-      kubeconfig: str("kubeconfig"),
+      kubeconfig: kubeconfig === "" ? undefined : kubeconfig,
       ttlIntervalMs: interval,
-      port: num.port,
-      metricsPort: num.metricsPort,
-      namespace: str("namespace") ?? env.KYVERNO_NAMESPACE ?? "kyverno",
-      serviceName: str("serviceName") ?? env.KYVERNO_SVC ?? "kyverno-cleanup-controller",
-      servicePort: num.servicePort,
-      serverIP: str("serverIP"),
-      metricsConfigMapName: str("metricsConfigMap") ?? env.METRICS_CONFIG ?? "kyverno-metrics",
+      port: f.int("cleanupServerPort"),
+      metricsPort: f.int("metricsPort"),
+      namespace: f.string("namespace"),
+      serviceName: f.optional("serviceName") || "kyverno-cleanup-controller",
+      servicePort: f.int("servicePort"),
+      serverIP: serverIP === "" ? undefined : serverIP,
+      metricsConfigMapName: f.string("metricsConfigMap"),
       retryPeriodMs: retry,
-      qps: num.qps,
-      burst: num.burst,
-      identity: str("identity") ?? env.POD_NAME ?? hostname(),
+      qps: f.float("clientRateLimitQPS"),
+      burst: f.int("clientRateLimitBurst"),
+      identity: f.optional("identity") || hostname(),
       logLevel: logLevel as LogLevel,
-      help: values.help === true,
+      help: f.help,
+      warnings: f.warnings(),
     },
   };
 }
@@ -197,6 +174,7 @@ export async function runCleanupCommand(options: CleanupCommandOptions): Promise
   const stream = { write: (text: string) => void stderr.write(text) };
   const logger =
     options.logger ?? pino({ level: args.logLevel, base: { component: "cleanup-controller" } }, stream);
+  for (const warning of args.warnings) logger.warn({}, warning);
   let metrics: ReturnType<typeof createCleanupMetrics> | undefined;
   let client: KubeClient;
   try {
