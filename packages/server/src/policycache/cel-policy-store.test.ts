@@ -86,6 +86,18 @@ describe("CEL policy store", () => {
     expect(status).toMatchObject({ ready: false, message: expect.stringContaining("not processed") });
   });
 
+  it("says a DeletingPolicy is Ready: the cleanup controller runs it", () => {
+    const store = createCelPolicyStore({ engine: createCelEngine() });
+    const status = store.set(
+      celPolicy("DeletingPolicy", "old-pods", {
+        matchConstraints: podRules,
+        conditions: [{ name: "old", expression: "true" }],
+        schedule: "*/5 * * * *",
+      }),
+    );
+    expect(status).toMatchObject({ ready: true, message: "Ready" });
+  });
+
   it("recompiles the policies a CEL PolicyException names when it comes and goes", () => {
     const engine = createCelEngine();
     const store = createCelPolicyStore({ engine });

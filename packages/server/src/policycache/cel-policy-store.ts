@@ -108,13 +108,12 @@ const names = (e: CelPolicyException | undefined, policy: CelPolicy): boolean =>
   (e?.spec.policyRefs ?? []).some((r) => r.name === policy.metadata.name && r.kind === policy.kind);
 
 /**
- * Why a compiled policy of a kind admission does not serve is not ready: GeneratingPolicies and
- * DeletingPolicies are the background and cleanup controllers' work, and none of them processes the
- * CEL kinds yet; a MutatingPolicy mutating existing resources likewise.
+ * Why a compiled policy of a kind admission does not serve is not ready: GeneratingPolicies are the
+ * background controller's work, and it does not process the CEL kinds yet; a MutatingPolicy mutating
+ * existing resources likewise. DeletingPolicies are ready: the cleanup controller runs them.
  */
 const NOT_PROCESSED: Partial<Record<CelPolicyType | "mutateExisting", string>> = {
   generate: "GeneratingPolicy is not processed by kyverno-ts yet: no controller generates its resources",
-  delete: "DeletingPolicy is not processed by kyverno-ts yet: no controller deletes its resources",
   mutateExisting:
     "MutatingPolicy with evaluation.mutateExisting is not processed by kyverno-ts yet: no controller mutates existing resources",
 };
