@@ -21,10 +21,10 @@ describe("kyverno-ts playground", { timeout: 60_000 }, () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
-      /\[1\/7\] local Kubernetes API server … ready in \d+\.\d s: https:\/\/127\.0\.0\.1:\d+/,
+      /\[1\/8\] local Kubernetes API server … ready in \d+\.\d s: https:\/\/127\.0\.0\.1:\d+/,
     );
     expect(run.stdout).toMatch(
-      /\[7\/7\] example manifests \(8 requests\) … ready in .*: 6 admitted, 2 blocked/,
+      /\[8\/8\] example manifests \(8 requests\) … ready in .*: 6 admitted, 2 blocked/,
     );
     expect(run.stdout).toContain("BLOCKED (Enforce): admission webhook");
     expect(run.stdout).toContain("Policy reports written and stored: 7 fail, 28 pass");

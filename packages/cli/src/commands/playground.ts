@@ -17,7 +17,7 @@ export interface PlaygroundFlags {
   setupOnly: boolean;
 }
 
-/** Stage lines: `[2/7] admission controller … done in 0.4 s (detail)`. */
+/** Stage lines: `[2/8] admission controller … done in 0.4 s (detail)`. */
 function stageWriter(io: CliIo, total: number): PlaygroundProgress {
   const now = clockOf(io);
   let index = 0;
@@ -134,7 +134,7 @@ async function runUntilStopped(
       port: flags.port,
       host: flags.host,
       skipExamples: !flags.examples,
-      progress: stageWriter(io, flags.examples ? 7 : 6),
+      progress: stageWriter(io, flags.examples ? 8 : 7),
       signal,
     });
   } catch (error) {

@@ -79,6 +79,7 @@ describe("playground", { timeout: 60_000 }, () => {
       "background controller",
       "policies (8)",
       "reports controller",
+      "cleanup controller",
       "Policy Reporter and dashboard",
       "example manifests (8 requests)",
     ]);
