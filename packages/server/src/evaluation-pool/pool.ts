@@ -7,6 +7,8 @@
  * this only happens to a worker that does not answer). Either way the caller gets
  * `EvaluationAbandoned` and answers per failure policy within the webhook timeout.
  */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Policy, PolicyException } from "@kyverno-ts/api";
 import type { StepJob, StepResult } from "../admission/step.js";
@@ -87,12 +89,27 @@ const DEFAULT_GRACE_MS = 250;
 /** Workers that die before starting, in a row, after which no more are started. */
 const MAX_FAILED_STARTS = 3;
 
+/**
+ * The built worker module beside this one; when this module runs from its TypeScript sources (tests,
+ * `tsx`-style runs) there is no `worker.js`, and the source entry is started with type transforms.
+ */
+function defaultWorker(execArgv: string[] | undefined): { url: URL; execArgv: string[] | undefined } {
+  const built = new URL("./worker.js", import.meta.url);
+  if (existsSync(fileURLToPath(built))) return { url: built, execArgv };
+  return {
+    url: new URL("./testing/source-worker.ts", import.meta.url),
+    execArgv: [...(execArgv ?? []), "--experimental-transform-types", "--no-warnings"],
+  };
+}
+
 /** Starts `size` workers, each compiling the policies it is sent. */
 export function createEvaluationPool(options: EvaluationPoolOptions): EvaluationPool {
   const { clock, logger, settings } = options;
   const size = Math.max(1, Math.floor(options.size));
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-  const workerUrl = options.workerUrl ?? new URL("./worker.js", import.meta.url);
+  const { url: workerUrl, execArgv } = options.workerUrl
+    ? { url: options.workerUrl, execArgv: options.execArgv }
+    : defaultWorker(options.execArgv);
   const policies = new Map<string, Policy>();
   let exceptions: PolicyException[] = [];
   const queue = createFairQueue<Pending>();
@@ -113,7 +130,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
   function spawn(): Slot {
     const worker = new Worker(workerUrl, {
       workerData: settings,
-      ...(options.execArgv ? { execArgv: options.execArgv } : {}),
+      ...(execArgv ? { execArgv } : {}),
     });
     const slot: Slot = { worker, job: undefined, ready: false };
     // The current policies and exceptions, so a replacement worker starts where the others are.
