@@ -11,6 +11,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseAdmissionArgs } from "../../packages/server/src/bin/args.ts";
+import { parseBackgroundArgs } from "../../packages/server/src/bin/background.ts";
+import { parseCleanupArgs } from "../../packages/server/src/bin/cleanup.ts";
 import { parseReportsArgs } from "../../packages/server/src/bin/reports.ts";
 import { find, type Obj, render, template } from "./kyverno-ts-helm.ts";
 
@@ -27,6 +29,8 @@ describe("upstream flags through extraArgs", { timeout: 60_000 }, () => {
   const objects = render([VALUES]);
   const admission = argsOf(objects, "kyverno-admission-controller");
   const reports = argsOf(objects, "kyverno-reports-controller");
+  const background = argsOf(objects, "kyverno-background-controller");
+  const cleanup = argsOf(objects, "kyverno-cleanup-controller");
 
   it("renders each flag once as --flag=value after the chart's own, whole numbers as integers", () => {
     // The extraArgs close the list (sorted by flag), after every flag the chart sets itself.
@@ -81,8 +85,26 @@ describe("upstream flags through extraArgs", { timeout: 60_000 }, () => {
     ]);
   });
 
-  it.skipIf(!existsSync(CLI))("the built binary accepts the rendered arguments of both controllers", () => {
-    for (const args of [admission, reports]) {
+  it("starts the background and cleanup controllers' parsers with them", () => {
+    expect(background[0]).toBe("background");
+    const bg = parseBackgroundArgs(background.slice(1), {});
+    if (!bg.ok) throw new Error(bg.message);
+    expect(bg.args).toMatchObject({ workers: 20, qps: 50, metricsPort: 8000 });
+    expect(bg.args.warnings.map((w) => w.slice(0, w.indexOf(" is accepted")))).toEqual([
+      "--maxBackgroundReports",
+    ]);
+    expect(cleanup[0]).toBe("cleanup");
+    const cl = parseCleanupArgs(cleanup.slice(1), {});
+    if (!cl.ok) throw new Error(cl.message);
+    // The extraArgs spelling comes after features.ttlController's, so it wins.
+    expect(cl.args).toMatchObject({ ttlIntervalMs: 120_000, burst: 100, port: 9443 });
+    expect(cl.args.warnings.map((w) => w.slice(0, w.indexOf(" is accepted")))).toEqual([
+      "--protectManagedResources=true",
+    ]);
+  });
+
+  it.skipIf(!existsSync(CLI))("the built binary accepts the rendered arguments of every controller", () => {
+    for (const args of [admission, reports, background, cleanup]) {
       const run = spawnSync(process.execPath, [CLI, ...args, "--help"], { encoding: "utf8" });
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
