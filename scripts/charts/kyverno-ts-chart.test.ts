@@ -69,6 +69,8 @@ describe("default values", { timeout: 60_000 }, () => {
       "--loggingFormat=json",
       "--v=2",
       "--omitEvents=PolicyApplied,PolicySkipped",
+      // generate and mutate-existing policies are checked against the background controller's permissions
+      "--backgroundServiceAccountName=system:serviceaccount:kyverno:kyverno-background-controller",
     ]);
     const reports = container(deployment(objects, REPORTS));
     expect(reports.args).toEqual([

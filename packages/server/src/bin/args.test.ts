@@ -57,6 +57,13 @@ describe("admission flags (cluster mode)", () => {
     });
   });
 
+  it("takes the background controller's user for the permission checks, without a warning", () => {
+    expect(parse([]).backgroundServiceAccountName).toBe("");
+    const given = parse(["--backgroundServiceAccountName=system:serviceaccount:ops:bg"]);
+    expect(given.backgroundServiceAccountName).toBe("system:serviceaccount:ops:bg");
+    expect(given.warnings).toEqual([]);
+  });
+
   it("points the webhooks at this process with --serverIP or --url-override", () => {
     expect(parse(["--serverIP", "10.0.0.5"])).toMatchObject({
       serverHost: "10.0.0.5",

@@ -62,6 +62,12 @@ export interface AdmissionArgs {
   evaluationWorkers: number;
   /** Cluster mode: `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
   events: EventSettings;
+  /**
+   * Cluster mode: `--backgroundServiceAccountName`, the background controller's user whose
+   * permissions generate and mutate-existing policies are checked against (empty: the
+   * `kyverno-background-controller` ServiceAccount of `--namespace`).
+   */
+  backgroundServiceAccountName: string;
 }
 
 /** What `kyverno-ts admission --help` says before the flags. */
@@ -185,6 +191,7 @@ export function parseAdmissionArgs(
       clientBurst: f.int("clientRateLimitBurst"),
       evaluationWorkers: workers,
       events: events.settings,
+      backgroundServiceAccountName: f.string("backgroundServiceAccountName"),
     },
   };
 }

@@ -96,6 +96,7 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       publishEphemeralReports: args.admissionReports,
       events: args.events,
       policyExceptions: args.policyExceptions,
+      backgroundServiceAccountName: args.backgroundServiceAccountName,
       ...(hooks?.certificateCheckMs !== undefined ? { certificateCheckMs: hooks.certificateCheckMs } : {}),
       clock: context.clock,
       logger: context.logger,
