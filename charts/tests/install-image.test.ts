@@ -98,7 +98,8 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
         .split("\n")
         .filter((l) => l.startsWith(`${image} kubelet-${cluster.network.runId}-`))
         .map((l) => l.split(" ")[1] ?? "");
-      expect(ours).toHaveLength(2);
+      // One container per controller of the default values: admission, reports, background, cleanup.
+      expect(ours).toHaveLength(4);
       for (const name of ours) {
         const config = await tools.check("podman", [
           "inspect",
