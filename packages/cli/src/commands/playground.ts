@@ -75,6 +75,8 @@ function nextSteps(p: Playground, cwd: string): string {
     `Admission metrics:        ${e.admissionMetrics}`,
     `Reports metrics:          ${e.reportsMetrics}`,
     `Background metrics:       ${e.backgroundMetrics}`,
+    `Cleanup webhooks:         ${e.cleanupWebhooks}`,
+    `Cleanup metrics:          ${e.cleanupMetrics}`,
     `Logs:                     ${p.logFile}`,
     "",
     "Try more with kubectl (in another terminal):",

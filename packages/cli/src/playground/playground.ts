@@ -104,6 +104,8 @@ export interface PlaygroundEndpoints {
   admissionMetrics: string;
   reportsMetrics: string;
   backgroundMetrics: string;
+  cleanupWebhooks: string;
+  cleanupMetrics: string;
   dashboard: string;
   /** Policy Reporter's REST API (`/v1/…`, `/v2/…` on the dashboard's origin), as one example URL. */
   reporterApi: string;
@@ -479,6 +481,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         admissionMetrics: `http://${shownHost}:${admission.metricsPort}/metrics`,
         reportsMetrics: `http://${shownHost}:${reportsMetricsPort}/metrics`,
         backgroundMetrics: `http://${shownHost}:${backgroundMetricsPort}/metrics`,
+        cleanupWebhooks: `https://${shownHost}:${cleanup.port}`,
+        cleanupMetrics: `http://${shownHost}:${cleanup.metricsPort}/metrics`,
         dashboard: dashboardUrl,
         reporterApi: `${dashboardUrl}v2/findings`,
         reporterMetrics: `${dashboardUrl}metrics`,
