@@ -87,7 +87,9 @@ describe.skipIf(!hasKubectl)("the bundled policies in Enforce, through kubectl",
     // require-probes limits autogen to long-running controllers and skips Job-owned Pods by a
     // precondition; upstream's policy webhook still warns about its Pod rule, and so do we.
     expect(applied.stderr.trim().split("\n")).toEqual([
-      expect.stringMatching(/^Warning: spec\.rules\[0\]\.match: Policies that match Pods apply to all Pods including those created and managed by controllers excluded from autogen/),
+      expect.stringMatching(
+        /^Warning: spec\.rules\[0\]\.match: Policies that match Pods apply to all Pods including those created and managed by controllers excluded from autogen/,
+      ),
     ]);
     const ready = await kubectl(["wait", "--for=condition=Ready", "--timeout=30s", "clusterpolicy", "--all"]);
     expect(ready.stderr).toBe("");
