@@ -22,6 +22,21 @@ import { ensureHelm } from "../../../scripts/cluster-tools.ts";
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /**
+ * Whether a 403 line is a controller renewing its leader Lease while `helm uninstall` tears the release
+ * down: Helm deletes the Deployments and then, without waiting for their Pods to stop, the Roles and
+ * RoleBindings, so a replica still in its termination grace period is refused its last renewal. Expected
+ * during an uninstall, and only then.
+ */
+export function leaseRefusedDuringUninstall(line: string): boolean {
+  return (
+    /^kyverno\/kyverno-[a-z-]+-controller-/.test(line) &&
+    /system:serviceaccount:kyverno:kyverno-[a-z-]+-controller/.test(line) &&
+    /leases\.coordination\.k8s\.io \\?"kyverno-/.test(line) &&
+    /cannot (update|get|create) resource \\?"leases\\?"/.test(line)
+  );
+}
+
+/**
  * Whether a 403 line is the admission controller's after `helm uninstall`'s pre-delete hook revoked its
  * ClusterRoleBinding (by design, so no replica recreates a webhook configuration): expected then, and
  * only then.
