@@ -16,8 +16,8 @@ import {
   clusterUnavailable,
   errorsOf,
   eventually,
-  REPO_ROOT,
   leaseRefusedDuringUninstall,
+  REPO_ROOT,
   revokedByUninstallHook,
   startTestCluster,
   type TestCluster,
@@ -474,9 +474,7 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
       // terminating replica's last lease renewal after Helm deleted its Role. Nothing else.
       const duringUninstall = (l: string) =>
         !beforeUninstall.has(l) && (revokedByUninstallHook(l) || leaseRefusedDuringUninstall(l));
-      expect(cluster.forbiddenLines().filter((l) => !acknowledged.has(l) && !duringUninstall(l))).toEqual(
-        [],
-      );
+      expect(cluster.forbiddenLines().filter((l) => !acknowledged.has(l) && !duringUninstall(l))).toEqual([]);
       // A failed list is retried by the next pass (a loaded machine); anything else is a kubelet bug.
       expect(cluster.kubeletErrors.filter((e) => !e.startsWith("reconcile: list "))).toEqual([]);
     });
