@@ -53,16 +53,21 @@ export function withMetadata(object: JsonObject, update: (metadata: JsonObject) 
   return { ...structuredClone(object), metadata: update(structuredClone(metadataOf(object))) };
 }
 
-/** The object as served at `resource`'s version (only `apiVersion` changes: conversion is `None`). */
+/**
+ * The object as served at `resource`'s version: the resource's field conversion when it has one, else
+ * only `apiVersion` changes (conversion `None`).
+ */
 export function toServedVersion(object: JsonObject, resource: ResourceType): JsonObject {
   const apiVersion = apiVersionOf(resource);
-  return object.apiVersion === apiVersion ? object : { ...object, apiVersion };
+  if (object.apiVersion === apiVersion) return object;
+  return resource.conversion ? resource.conversion.toServed(object) : { ...object, apiVersion };
 }
 
 /** The object as stored (at the resource's storage version). */
 export function toStorageVersion(object: JsonObject, resource: ResourceType): JsonObject {
-  return object.apiVersion === resource.storageVersion
-    ? object
+  if (object.apiVersion === resource.storageVersion) return object;
+  return resource.conversion
+    ? resource.conversion.toStorage(object)
     : { ...object, apiVersion: resource.storageVersion };
 }
 

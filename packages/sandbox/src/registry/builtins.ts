@@ -1,4 +1,5 @@
 /** The built-in kinds the sandbox serves, with the scope, names and behaviour kube-apiserver gives them. */
+import { eventFromV1, eventToV1 } from "../events/events-v1.js";
 import { BUILTIN_COLUMNS, DEFAULT_BUILTIN_COLUMNS } from "../table/builtin-columns.js";
 import type { GenerationPolicy, ResourceType } from "./types.js";
 
@@ -57,6 +58,21 @@ function builtin(spec: BuiltinSpec): ResourceType {
     custom: false,
   };
 }
+
+/** The fields Events are selected by (core/v1 names; both Event APIs select on the stored object). */
+const EVENT_FIELDS = [
+  "involvedObject.kind",
+  "involvedObject.namespace",
+  "involvedObject.name",
+  "involvedObject.uid",
+  "involvedObject.apiVersion",
+  "involvedObject.resourceVersion",
+  "involvedObject.fieldPath",
+  "reason",
+  "reportingComponent",
+  "source",
+  "type",
+];
 
 const WORKLOAD = { group: "apps", subresources: ["status", "scale"], generation: "spec", all: true } as const;
 
@@ -137,20 +153,21 @@ export function builtinResources(): ResourceType[] {
       kind: "Event",
       plural: "events",
       shortNames: ["ev"],
-      selectableFields: [
-        "involvedObject.kind",
-        "involvedObject.namespace",
-        "involvedObject.name",
-        "involvedObject.uid",
-        "involvedObject.apiVersion",
-        "involvedObject.resourceVersion",
-        "involvedObject.fieldPath",
-        "reason",
-        "reportingComponent",
-        "source",
-        "type",
-      ],
+      selectableFields: EVENT_FIELDS,
     }),
+    {
+      // The same storage as core/v1 Events, another shape (kube-apiserver's events.k8s.io/v1).
+      ...builtin({
+        group: "events.k8s.io",
+        kind: "Event",
+        plural: "events",
+        shortNames: ["ev"],
+        selectableFields: EVENT_FIELDS,
+      }),
+      storageKey: "events",
+      storageVersion: "v1",
+      conversion: { toServed: eventToV1, toStorage: eventFromV1 },
+    },
     builtin({
       kind: "Node",
       plural: "nodes",

@@ -52,6 +52,11 @@ export interface ResourceType {
   schema?: JsonObject;
   /** Whether this is served from a CRD. */
   custom: boolean;
+  /**
+   * Field conversion between this version and the storage version, for built-ins whose versions
+   * differ in shape (`events.k8s.io/v1` Events over core/v1 storage); without it only `apiVersion` changes.
+   */
+  conversion?: { toServed(stored: JsonObject): JsonObject; toStorage(served: JsonObject): JsonObject };
 }
 
 /** `group/version` or `version` for the core group. */

@@ -10,6 +10,24 @@ const col = (
   priority = 0,
 ): PrinterColumn => ({ name, type, description: name, priority, compute });
 
+/**
+ * kube-apiserver's Event printer, for either API's field names: the last time seen is the series'
+ * last observation, else the legacy `lastTimestamp`, else `eventTime` (Events written through
+ * `events.k8s.io/v1` carry no legacy fields).
+ */
+function eventColumns(regarding: string, note: string, lastTimestamp: string): PrinterColumn[] {
+  return [
+    col(
+      "Last Seen",
+      (o) => str(o, "series.lastObservedTime") || str(o, lastTimestamp) || str(o, "eventTime"),
+    ),
+    col("Type", (o) => str(o, "type")),
+    col("Reason", (o) => str(o, "reason")),
+    col("Object", (o) => `${str(o, `${regarding}.kind`).toLowerCase()}/${str(o, `${regarding}.name`)}`),
+    col("Message", (o) => str(o, note)),
+  ];
+}
+
 /** The `Name` column every table starts with. */
 export const NAME_COLUMN: PrinterColumn = {
   name: "Name",
@@ -140,13 +158,8 @@ export const BUILTIN_COLUMNS: Readonly<Record<string, readonly PrinterColumn[]>>
   ],
   Endpoints: [NAME_COLUMN, col("Endpoints", endpointAddresses), AGE_COLUMN],
   ServiceAccount: [NAME_COLUMN, col("Secrets", (o) => list(o, "secrets").length, "integer"), AGE_COLUMN],
-  Event: [
-    col("Last Seen", (o) => str(o, "lastTimestamp") || str(o, "eventTime")),
-    col("Type", (o) => str(o, "type")),
-    col("Reason", (o) => str(o, "reason")),
-    col("Object", (o) => `${str(o, "involvedObject.kind").toLowerCase()}/${str(o, "involvedObject.name")}`),
-    col("Message", (o) => str(o, "message")),
-  ],
+  Event: eventColumns("involvedObject", "message", "lastTimestamp"),
+  "events.k8s.io/Event": eventColumns("regarding", "note", "deprecatedLastTimestamp"),
   "apps/Deployment": [
     NAME_COLUMN,
     col("Ready", (o) => `${num(o, "status.readyReplicas")}/${num(o, "spec.replicas")}`),

@@ -3,6 +3,7 @@
  * namespace), the kind-specific data limits, and the 1.5 MiB storage limit.
  */
 import type { JsonObject } from "@kyverno-ts/api";
+import { validateEventV1 } from "../events/events-v1.js";
 import {
   ApiError,
   badRequest,
@@ -99,6 +100,9 @@ export function validateObject(resource: ResourceType, object: JsonObject): void
   if (!resource.custom && (resource.kind === "ConfigMap" || resource.kind === "Secret")) {
     causes.push(...dataCauses(resource.kind, object));
   }
+  if (resource.group === "events.k8s.io" && resource.kind === "Event")
+    // Not stored yet (no resourceVersion): a create.
+    causes.push(...validateEventV1(object, metaString(object, "resourceVersion") === ""));
   if (causes.length > 0)
     throw invalid(resource.custom ? resource.group : resource.group, resource.kind, name, causes);
 }
