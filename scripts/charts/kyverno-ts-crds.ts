@@ -1,8 +1,10 @@
-// Vendors Kyverno's CustomResourceDefinitions for the kinds kyverno-ts serves into the Helm chart
-// (`charts/kyverno-ts/templates/crds/<group>/<plural>.yaml`), unchanged except for their layout:
-// each CRD is written as one line of compact JSON (valid YAML), wrapped in the chart's
-// `crds.install` / `crds.groups.*` switches, with the chart's labels and `crds.annotations` added
-// to its metadata. Compact JSON keeps the Helm release Secret under its 1 MiB limit: the indented
+// Vendors Kyverno's CustomResourceDefinitions for the kinds kyverno-ts serves into two Helm charts,
+// unchanged except for their layout: the classic groups into `charts/kyverno-ts/templates/crds/
+// <group>/<plural>.yaml` (behind the chart's `crds.install` / `crds.groups.*` switches), and the CEL
+// policy kinds (`policies.kyverno.io`) into `charts/kyverno-ts-crds/templates/<group>/<plural>.yaml`
+// (behind its `groups.policies.*` switches): with them the kyverno-ts release Secret would pass
+// 1 MiB, so they are a release of their own, installed first. Each CRD is written as compact JSON
+// (valid YAML), with the chart's labels and annotations values added to its metadata. Compact JSON keeps the Helm release Secret under its 1 MiB limit: the indented
 // YAML of the two policy CRDs alone is 2.8 MB and, stored twice in a release (chart + manifest),
 // gzips to more than 1 MiB; as JSON the same objects compress to about 0.55 MiB.
 //
@@ -21,8 +23,10 @@ import { parse } from "yaml";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Where Kyverno's CRDs are read from. */
 export const CRD_SOURCE = join(ROOT, "..", "shared", "reference", "kyverno-crds");
-/** Where the chart's CRD templates are written. */
+/** Where the kyverno-ts chart's CRD templates are written. */
 export const CRD_TEMPLATES = join(ROOT, "charts", "kyverno-ts", "templates", "crds");
+/** Where the kyverno-ts-crds chart's CRD templates (the CEL policy kinds) are written. */
+export const CEL_CRD_TEMPLATES = join(ROOT, "charts", "kyverno-ts-crds", "templates");
 /** The upstream commit the reference CRDs come from (see ../shared/reference/README.md). */
 const UPSTREAM = "kyverno/kyverno commit 111e07b";
 
@@ -70,12 +74,72 @@ export const SERVED: readonly ServedCrd[] = [
   },
 ];
 
+/** The CEL policy kinds' CRDs (every kind of `policies.kyverno.io` upstream ships), for kyverno-ts-crds. */
+export const CEL_SERVED: readonly ServedCrd[] = [
+  "validatingpolicies",
+  "namespacedvalidatingpolicies",
+  "mutatingpolicies",
+  "namespacedmutatingpolicies",
+  "generatingpolicies",
+  "namespacedgeneratingpolicies",
+  "deletingpolicies",
+  "namespaceddeletingpolicies",
+  "imagevalidatingpolicies",
+  "namespacedimagevalidatingpolicies",
+  "policyexceptions",
+].map((plural) => ({
+  source: `policies.kyverno.io/policies.kyverno.io_${plural}.yaml`,
+  group: "policies" as const,
+  plural,
+}));
+
+/** How a chart wraps its vendored CRDs. */
+export interface CrdChart {
+  /** Where its templates are written. */
+  dir: string;
+  crds: readonly ServedCrd[];
+  /** The `if` condition of a CRD's template. */
+  condition(served: ServedCrd): string;
+  /** The named template that renders the metadata (args: root, name, labels, annotations). */
+  metadataTemplate: string;
+  /**
+   * Write each distinct version schema once, as a named template in `<group>/_schemas.tpl`, and
+   * include it where a version uses it: the CEL kinds serve two or three versions with the same
+   * schema, and the namespaced kinds share their cluster kind's, so the chart (stored in the release
+   * Secret besides the rendered manifest) holds a fifth of the bytes.
+   */
+  sharedSchemas?: string;
+}
+
+/** The kyverno-ts chart: classic kinds, reports. */
+export const KYVERNO_TS_CRDS: CrdChart = {
+  dir: CRD_TEMPLATES,
+  crds: SERVED,
+  condition: (s) => `and .Values.crds.install .Values.crds.groups.${s.group}.${s.plural}`,
+  metadataTemplate: "kyverno-ts.crd.metadata",
+};
+
+/** The kyverno-ts-crds chart: the CEL policy kinds. */
+export const CEL_CRDS: CrdChart = {
+  dir: CEL_CRD_TEMPLATES,
+  crds: CEL_SERVED,
+  condition: (s) => `.Values.groups.${s.group}.${s.plural}`,
+  metadataTemplate: "kyverno-ts-crds.metadata",
+  sharedSchemas: "kyverno-ts-crds.schema",
+};
+
 interface CrdObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
-  spec: { group: string };
+  spec: { group: string; versions?: Array<{ schema?: unknown } & Record<string, unknown>> };
 }
+
+/** Named templates holding shared version schemas: template name by compact JSON of the schema. */
+type SchemaTemplates = Map<string, string>;
+
+/** Stands for an included schema in the JSON until it becomes an `include` action. */
+const schemaMark = (name: string): string => `\u0000include:${name}\u0000`;
 
 /** A Go template string literal (JSON string syntax is a subset Go accepts for plain text). */
 const goString = (s: string): string => JSON.stringify(s);
@@ -99,7 +163,12 @@ export function compactLines(value: unknown): string {
 }
 
 /** The chart template for one CRD. */
-export function crdTemplate(served: ServedCrd, text: string): { path: string; content: string } {
+export function crdTemplate(
+  served: ServedCrd,
+  text: string,
+  chart: CrdChart = KYVERNO_TS_CRDS,
+  schemas?: SchemaTemplates,
+): { path: string; content: string } {
   const crd = parse(text) as CrdObject;
   if (crd?.kind !== "CustomResourceDefinition" || typeof crd.metadata?.name !== "string")
     throw new Error(`${served.source}: not a CustomResourceDefinition`);
@@ -107,32 +176,65 @@ export function crdTemplate(served: ServedCrd, text: string): { path: string; co
   const annotations = Object.entries(metadata.annotations ?? {})
     .map(([k, v]) => `${goString(k)} ${goString(v)}`)
     .join(" ");
-  const spec = compactLines(rest).slice(1, -1);
+  if (schemas !== undefined && chart.sharedSchemas !== undefined && rest.spec.versions !== undefined) {
+    const prefix = chart.sharedSchemas;
+    rest.spec = {
+      ...rest.spec,
+      versions: rest.spec.versions.map((version) => {
+        if (version.schema === undefined) return version;
+        const json = compactLines(version.schema);
+        let name = schemas.get(json);
+        if (name === undefined) {
+          name = `${prefix}.${served.plural}`;
+          schemas.set(json, name);
+        }
+        return { ...version, schema: schemaMark(name) };
+      }),
+    };
+  }
+  const spec = compactLines(rest)
+    .slice(1, -1)
+    .replace(/"\\u0000include:([^"\\]+)\\u0000"/g, (_, name: string) => `{{ include ${goString(name)} . }}`);
   const meta =
-    `{{ include "kyverno-ts.crd.metadata" (dict "root" $ "name" ${goString(metadata.name)} ` +
+    `{{ include ${goString(chart.metadataTemplate)} (dict "root" $ "name" ${goString(metadata.name)} ` +
     `"labels" ${metadata.labels ? `(fromJson ${goString(JSON.stringify(metadata.labels))})` : "(dict)"} ` +
     `"annotations" (dict ${annotations})) }}`;
   const content =
     `{{- /* ${metadata.name}: Kyverno's CustomResourceDefinition (${UPSTREAM}, Apache-2.0), as compact JSON. ` +
     `Generated by scripts/charts/kyverno-ts-crds.ts from ${served.source}: do not edit. */ -}}\n` +
-    `{{- if and .Values.crds.install .Values.crds.groups.${served.group}.${served.plural} }}\n` +
+    `{{- if ${chart.condition(served)} }}\n` +
     `{${spec},"metadata":${meta}}\n` +
     "{{- end }}\n";
   return { path: join(crd.spec.group, `${served.plural}.yaml`), content };
 }
 
-/** Every template the script writes, by path under CRD_TEMPLATES. */
-export function renderCrdTemplates(source = CRD_SOURCE): Map<string, string> {
+/** Every template the script writes for `chart`, by path under its `dir`. */
+export function renderCrdTemplates(
+  source = CRD_SOURCE,
+  chart: CrdChart = KYVERNO_TS_CRDS,
+): Map<string, string> {
   const out = new Map<string, string>();
-  for (const served of SERVED) {
+  const schemas: SchemaTemplates = new Map();
+  let group = "";
+  for (const served of chart.crds) {
     const file = join(source, served.source);
-    const { path, content } = crdTemplate(served, readFileSync(file, "utf8"));
+    const { path, content } = crdTemplate(served, readFileSync(file, "utf8"), chart, schemas);
     out.set(path, content);
+    group = dirname(path);
   }
+  if (chart.sharedSchemas !== undefined && schemas.size > 0)
+    out.set(
+      join(group, "_schemas.tpl"),
+      `{{- /* The version schemas of ${group}'s CRDs, each once (${UPSTREAM}, Apache-2.0). Generated by ` +
+        "scripts/charts/kyverno-ts-crds.ts: do not edit. */ -}}\n" +
+        [...schemas]
+          .map(([json, name]) => `{{- define ${goString(name)} -}}\n${json}\n{{- end -}}\n`)
+          .join(""),
+    );
   return out;
 }
 
-/** Templates present on disk, by path under `dir`. */
+/** Generated templates present on disk (in group folders), by path under `dir`. */
 function existing(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   if (!existsSync(dir)) return out;
@@ -140,7 +242,7 @@ function existing(dir: string): Map<string, string> {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const full = join(d, entry.name);
       if (entry.isDirectory()) walk(full);
-      else out.set(relative(dir, full), readFileSync(full, "utf8"));
+      else if (d !== dir) out.set(relative(dir, full), readFileSync(full, "utf8"));
     }
   };
   walk(dir);
@@ -160,31 +262,38 @@ function main(argv: readonly string[]): number {
     process.stderr.write(`kyverno-ts-crds: ${CRD_SOURCE} not found (Kyverno's CRDs are read from there)\n`);
     return 2;
   }
-  let rendered: Map<string, string>;
-  try {
-    rendered = renderCrdTemplates();
-  } catch (error) {
-    process.stderr.write(`kyverno-ts-crds: ${(error as Error).message}\n`);
-    return 2;
+  let failed = false;
+  for (const chart of [KYVERNO_TS_CRDS, CEL_CRDS]) {
+    let rendered: Map<string, string>;
+    try {
+      rendered = renderCrdTemplates(CRD_SOURCE, chart);
+    } catch (error) {
+      process.stderr.write(`kyverno-ts-crds: ${(error as Error).message}\n`);
+      return 2;
+    }
+    const stale = staleTemplates(rendered, chart.dir);
+    if (check) {
+      for (const p of stale)
+        process.stderr.write(`kyverno-ts-crds: ${relative(ROOT, join(chart.dir, p))} is out of date\n`);
+      failed ||= stale.length > 0;
+      continue;
+    }
+    for (const group of new Set([...rendered.keys()].map((p) => dirname(p))))
+      rmSync(join(chart.dir, group), { recursive: true, force: true });
+    for (const p of stale.filter((path) => !rendered.has(path))) rmSync(join(chart.dir, p), { force: true });
+    let bytes = 0;
+    const crds = [...rendered.keys()].filter((p) => p.endsWith(".yaml")).length;
+    for (const [path, content] of rendered) {
+      const target = join(chart.dir, path);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, content);
+      bytes += Buffer.byteLength(content);
+    }
+    process.stdout.write(
+      `kyverno-ts-crds: ${crds} CRDs written to ${relative(ROOT, chart.dir)} (${(bytes / 1024).toFixed(0)} KiB)\n`,
+    );
   }
-  const stale = staleTemplates(rendered);
-  if (check) {
-    for (const p of stale)
-      process.stderr.write(`kyverno-ts-crds: ${join("templates/crds", p)} is out of date\n`);
-    return stale.length === 0 ? 0 : 1;
-  }
-  rmSync(CRD_TEMPLATES, { recursive: true, force: true });
-  let bytes = 0;
-  for (const [path, content] of rendered) {
-    const target = join(CRD_TEMPLATES, path);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, content);
-    bytes += Buffer.byteLength(content);
-  }
-  process.stdout.write(
-    `kyverno-ts-crds: ${rendered.size} CRDs written to ${relative(ROOT, CRD_TEMPLATES)} (${(bytes / 1024).toFixed(0)} KiB)\n`,
-  );
-  return 0;
+  return failed ? 1 : 0;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

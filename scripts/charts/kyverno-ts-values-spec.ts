@@ -231,7 +231,8 @@ export const VALUE_RULES: readonly ValueRule[] = [
   {
     path: "crds.groups.policies",
     status: "accepted",
-    reason: "CEL policy kinds are not served yet: no CRD is installed",
+    reason:
+      "the `policies.kyverno.io` CRDs are installed by the `kyverno-ts-crds` chart (a release of their own, installed first)",
   },
   { path: "crds.annotations", free: true },
   { path: "crds.customLabels", free: true },
