@@ -420,6 +420,39 @@ describe("GeneratingPolicy, DeletingPolicy and ImageValidatingPolicy", () => {
     ]);
   });
 
+  it("generates the items of a resource.List answer given to generator.Apply", () => {
+    const secrets = [
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "a", namespace: "default" } },
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "b", namespace: "default" } },
+    ];
+    const p = compile({
+      apiVersion: "policies.kyverno.io/v1",
+      kind: "GeneratingPolicy",
+      metadata: { name: "clone-all" },
+      spec: {
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["namespaces"] },
+          ],
+        },
+        variables: [{ name: "sources", expression: 'resource.List("v1", "secrets", "default")' }],
+        generate: [{ expression: "generator.Apply(object.metadata.name, [variables.sources])" }],
+      },
+    } as CelPolicy);
+    const ns = { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" } };
+    const rule = engine.generate(p, {
+      resource: ns,
+      contextLoader: {
+        kubeResource: () => ({ ok: true, value: { apiVersion: "v1", kind: "SecretList", items: secrets } }),
+      },
+    }).rules[0];
+    expect(rule?.status).toBe("pass");
+    expect(rule?.generated?.map((g) => g.object.metadata)).toEqual([
+      { name: "a", namespace: "team" },
+      { name: "b", namespace: "team" },
+    ]);
+  });
+
   it("tells which resources a DeletingPolicy deletes", () => {
     const p = compile({
       apiVersion: "policies.kyverno.io/v1alpha1",

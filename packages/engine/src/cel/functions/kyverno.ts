@@ -222,8 +222,16 @@ export function kyvernoFunctions(slot: SessionSlot): CelFunc[] {
       if (session?.generated === undefined)
         throw new Error("generator.Apply is only available in GeneratingPolicies");
       const list = isCelList(objects) ? [...objects] : [objects];
-      for (const item of list) {
-        const object = toJson(item);
+      // A `resource.List` answer (`{items: [...]}`) stands for its items, as upstream's generator reads lists.
+      const objectsOf = (value: JsonValue): JsonValue[] =>
+        value !== null &&
+        typeof value === "object" &&
+        !Array.isArray(value) &&
+        Array.isArray(value.items) &&
+        (value.kind === undefined || (typeof value.kind === "string" && value.kind.endsWith("List")))
+          ? value.items
+          : [value];
+      for (const object of list.flatMap((item) => objectsOf(toJson(item)))) {
         if (object === null || typeof object !== "object" || Array.isArray(object)) continue;
         const metadata = { ...((object.metadata as Record<string, JsonValue> | undefined) ?? {}) };
         if (namespace !== "") metadata.namespace = namespace;
