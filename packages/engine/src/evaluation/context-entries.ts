@@ -1,10 +1,7 @@
 import type { ContextEntry, JsonValue } from "@kyverno-ts/api";
 import type { ContextLoader, LoadResult } from "../engine-types.js";
-import { type JsonContext, withValue } from "./json-context.js";
+import { deferEntries } from "./deferred-context.js";
 import { evaluateExpression, type Scope, substitute } from "./variables.js";
-
-/** Outcome of loading a rule's context entries: the extended context or the first error. */
-export type ContextResult = { ok: true; ctx: JsonContext } | { ok: false; error: string };
 
 type Step = { ok: true; value: JsonValue | undefined } | { ok: false; error: string };
 
@@ -133,25 +130,18 @@ function loadEntry(scope: Scope, entry: ContextEntry, loader: ContextLoader, pat
 }
 
 /**
- * Evaluates context entries in order, each seeing the ones before it. Entries whose source has no
- * loader (as in the CLI, where values files supply them) are left unset; entries already present
- * in `preset` (names given by values) are not evaluated, so values override them.
+ * Declares context entries in a scope, loaded lazily as upstream (`deferred-context`): each is loaded
+ * on the first query that names it, seeing the ones before it. Entries whose source has no loader (as
+ * in the CLI, where values files supply them) stay unset; entries named in `preset` (names given by
+ * values) are not declared, so values override them.
  */
-export function loadContext(
+export function deferContext(
   scope: Scope,
   entries: readonly ContextEntry[] | undefined,
   loader: ContextLoader,
   preset: ReadonlySet<string>,
   basePath: string,
-): ContextResult {
-  let ctx = scope.ctx;
-  if (!entries) return { ok: true, ctx };
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as ContextEntry;
-    if (preset.has(entry.name)) continue;
-    const step = loadEntry({ ...scope, ctx }, entry, loader, `${basePath}/${i}`);
-    if (!step.ok) return { ok: false, error: step.error };
-    if (step.value !== undefined) ctx = withValue(ctx, entry.name, step.value);
-  }
-  return { ok: true, ctx };
+): Scope {
+  if (!entries || entries.length === 0) return scope;
+  return deferEntries(scope, entries, loader, preset, basePath, loadEntry);
 }

@@ -2,8 +2,9 @@
  * The step every rule type takes before its handler, and every foreach entry and mutate-existing
  * target before its own work: load the context entries, lay the per-rule values over them, then check
  * the preconditions. One implementation, so the messages for the same situation are the same
- * everywhere (upstream's: `failed to load context: …`, `failed to evaluate preconditions: …`,
- * `preconditions not met; <the failing condition's message>`).
+ * everywhere (upstream's: `failed to evaluate preconditions: …`, `preconditions not met; <the failing
+ * condition's message>`). Context entries are declared, not loaded: a query naming one loads it
+ * (`deferred-context`), so an entry nothing reaches cannot fail the rule.
  */
 import type { Conditions, ContextEntry, JsonValue } from "@kyverno-ts/api";
 import type { ContextLoader } from "../engine-types.js";
@@ -11,7 +12,7 @@ import { PRECONDITIONS_NOT_MET, substitutionErrorMessage } from "../response/mes
 import type { Outcome } from "../response/types.js";
 import type { ConditionPaths } from "./condition-paths.js";
 import { evaluateConditions, evaluateConditionsAt } from "./conditions.js";
-import { loadContext } from "./context-entries.js";
+import { deferContext } from "./context-entries.js";
 import { withValues } from "./json-context.js";
 import type { Scope } from "./variables.js";
 
@@ -49,15 +50,9 @@ export function prepare(
   paths: PreparePaths,
   values?: Record<string, JsonValue>,
 ): Prepared {
-  let ctx = scope.ctx;
-  if (entry.context !== undefined) {
-    const loaded = loadContext(scope, entry.context, loader, preset, paths.context);
-    if (!loaded.ok)
-      return { status: "error", message: substitutionErrorMessage("failed to load context", loaded.error) };
-    ctx = loaded.ctx;
-  }
-  ctx = withValues(ctx, values);
-  const s: Scope = ctx === scope.ctx ? scope : { ...scope, ctx };
+  const declared = deferContext(scope, entry.context, loader, preset, paths.context);
+  const ctx = withValues(declared.ctx, values);
+  const s: Scope = ctx === declared.ctx ? declared : { ...declared, ctx };
   if (entry.preconditions === undefined) return s;
   const pre =
     typeof paths.preconditions === "string"

@@ -2,6 +2,7 @@ import type { JsonValue } from "@kyverno-ts/api";
 import type { Budget } from "../budget/budget.js";
 import type { Jmespath } from "../jmespath/index.js";
 import { type ContextResolver, type SubstituteResult, substituteAllWith } from "../variables/substitute.js";
+import { contextFor, type DeferredView } from "./deferred-context.js";
 import type { JsonContext } from "./json-context.js";
 import type { EngineMemo } from "./memo.js";
 import { type SharedSearches, searchShared } from "./request-cache.js";
@@ -20,6 +21,8 @@ export interface Scope {
   readonly searches?: SharedSearches | undefined;
   /** The rule's evaluation budget (JMESPath steps, foreach elements, pattern nodes); unbounded when absent. */
   readonly budget?: Budget | undefined;
+  /** Context entries declared but not loaded yet: a query naming one loads it (`deferred-context`). */
+  readonly deferred?: DeferredView | undefined;
 }
 
 const PATTERN_FIELDS = new Set(["pattern", "anyPattern", "patchStrategicMerge"]);
@@ -60,12 +63,13 @@ function resolveIn(scope: Scope, mode: ResolveMode, expression: string, path: st
   let expr = expression;
   if (expr === "@") expr = pointerToJmespath(path);
   if (scope.isDelete) expr = expr.replaceAll("request.object", "request.oldObject");
-  const result = searchShared(scope.jp, scope.ctx, expr, scope.searches, scope.budget);
+  const at = contextFor(scope, expr);
+  const result = at.ok ? searchShared(scope.jp, at.ctx, expr, scope.searches, scope.budget) : at;
   if (!result.ok) {
     if (mode === "lenient") return { ok: true, value: "" };
     return { ok: false, error: `failed to resolve ${expression} at path ${path}: ${result.error}` };
   }
-  if (result.value === null && !definesRoot(scope.ctx, expr)) {
+  if (result.value === null && at.ok && !definesRoot(at.ctx, expr)) {
     // A null result is a value, unless the expression starts from a variable that does not exist
     // at all (an unloaded context entry, a typo): upstream reports that as unresolved.
     if (mode === "lenient") return { ok: true, value: "" };
@@ -108,6 +112,8 @@ export function substitute(
  */
 export function evaluateExpression(scope: Scope, expression: string): SubstituteResult {
   const expr = expression;
-  const r = searchShared(scope.jp, scope.ctx, expr, scope.searches, scope.budget);
+  const at = contextFor(scope, expr);
+  if (!at.ok) return { ok: false, error: `failed to evaluate ${expression}: ${at.error}` };
+  const r = searchShared(scope.jp, at.ctx, expr, scope.searches, scope.budget);
   return r.ok ? r : { ok: false, error: `failed to evaluate ${expression}: ${r.error}` };
 }

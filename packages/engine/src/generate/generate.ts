@@ -8,7 +8,7 @@ import type {
 } from "@kyverno-ts/api";
 import type { ContextLoader } from "../engine-types.js";
 import { evaluateConditions } from "../evaluation/conditions.js";
-import { loadContext } from "../evaluation/context-entries.js";
+import { deferContext } from "../evaluation/context-entries.js";
 import { evaluateExpression, type Scope, substitute } from "../evaluation/variables.js";
 import type { GeneratedResource, RuleStatus } from "../response/types.js";
 
@@ -156,9 +156,7 @@ function forEachTarget(
       ...scope,
       ctx: { ...scope.ctx, element, elementIndex: index, element0: element, elementIndex0: index },
     };
-    const ctx = loadContext(s, fe.context, loader, preset, `${path}/context`);
-    if (!ctx.ok) return ctx;
-    const s2 = { ...s, ctx: ctx.ctx };
+    const s2 = deferContext(s, fe.context, loader, preset, `${path}/context`);
     const pre = evaluateConditions(s2, fe.preconditions, `${path}/preconditions`, "lenient");
     if (!pre.ok) return pre;
     if (!pre.value) continue;
