@@ -15,6 +15,8 @@ const TLS = "kyverno-svc.kyverno.svc.kyverno-tls";
 const verbs = (list: string, rest: Omit<Access, "verb">): Access[] =>
   list.split(" ").map((verb) => ({ verb, ...rest }));
 const core = (resource: string, extra: Partial<Access> = {}) => ({ group: "", resource, ...extra });
+/** Events, written through events.k8s.io/v1 as upstream's recorder writes them. */
+const events = (extra: Partial<Access> = {}) => ({ group: "events.k8s.io", resource: "events", ...extra });
 const kyverno = (resource: string, extra: Partial<Access> = {}) => ({
   group: "kyverno.io",
   resource,
@@ -68,8 +70,8 @@ const ADMISSION_CALLS: Access[] = [
     name: "kyverno",
   }),
   // Kubernetes Events (packages/kube/src/events): created where the object lives, a series patched.
-  ...verbs("create patch", core("events", { namespace: "team-a", name: "web.1849a3f2c4b5d6e7" })),
-  ...verbs("create patch", core("events", { namespace: "default", name: "require-labels.1849a3f2c4b5d6e7" })),
+  ...verbs("create patch", events({ namespace: "team-a", name: "web.1849a3f2c4b5d6e7" })),
+  ...verbs("create patch", events({ namespace: "default", name: "require-labels.1849a3f2c4b5d6e7" })),
   // UpdateRequests of generate / mutate-existing rules (controllers/background/ur-intake.ts).
   ...verbs("create get", kyverno("updaterequests", { namespace: "kyverno", name: "ur-1" })),
   { verb: "update", ...kyverno("updaterequests/status", { namespace: "kyverno", name: "ur-1" }) },
@@ -95,6 +97,8 @@ const BACKGROUND_CALLS: Access[] = [
     namespace: "kyverno",
     name: "kyverno-background-controller",
   }),
+  // Events of generate and mutate-existing rules (on the policy, in default for a ClusterPolicy).
+  ...verbs("create patch", events({ namespace: "default", name: "add-quota.1849a3f2c4b5d6e7" })),
   // What generate rules write by default (upstream's coreClusterRole.extraResources).
   ...verbs("create update patch delete", {
     group: "networking.k8s.io",
@@ -154,7 +158,7 @@ const REPORTS_CALLS: Access[] = [
     namespace: "kyverno",
     name: "kyverno-reports-controller",
   }),
-  ...verbs("create patch", core("events", { namespace: "team-a", name: "web.1849a3f2c4b5d6e7" })),
+  ...verbs("create patch", events({ namespace: "team-a", name: "web.1849a3f2c4b5d6e7" })),
 ];
 
 const show = (a: Access): string =>
@@ -205,7 +209,9 @@ describe("RBAC of the controllers", { timeout: 60_000 }, () => {
       { verb: "list", ...kyverno("policyexceptions") },
       { verb: "update", ...kyverno("clusterpolicies", { name: "p" }) },
       { verb: "list", ...core("pods") },
-      ...verbs("get list watch delete", core("events", { namespace: "team-a", name: "web.1" })),
+      ...verbs("get list watch delete", events({ namespace: "team-a", name: "web.1" })),
+      // Events are written through events.k8s.io/v1 only.
+      ...verbs("create patch", core("events", { namespace: "team-a", name: "web.1" })),
     ]);
     expectDenied(objects, REPORTS, [
       { verb: "get", ...core("secrets", { namespace: "kyverno", name: `${TLS}-ca` }) },

@@ -1,9 +1,10 @@
 /**
- * What an event recorder is told, and the core/v1 `Event` object it writes for it. The object carries
- * the fields of an `events.k8s.io/v1` Event as kube-apiserver serves it through core/v1 (`eventTime`,
- * `series`, `action`, `related`, `reportingComponent`, `reportingInstance`), plus the legacy ones
- * `kubectl describe` and `kubectl get events` print (`source.component`, `count`, `firstTimestamp`,
- * `lastTimestamp`), so both kinds of clients see the same count.
+ * What an event recorder is told, and the `events.k8s.io/v1` `Event` it writes for it, as client-go's
+ * `tools/events` recorder (upstream Kyverno's) writes it: `regarding`, `related`, `note`, `action`,
+ * `eventTime`, `reportingController`, `reportingInstance`, and `series` once an occurrence repeats; no
+ * deprecated (legacy) fields, which the API rejects on create. kube-apiserver serves the same object
+ * through core/v1 (`involvedObject`, `message`, `series`), where `kubectl describe` and `kubectl get
+ * events` read it and show the series count.
  */
 import type { JsonObject, KubeObject } from "@kyverno-ts/api";
 
@@ -50,11 +51,6 @@ export interface EventSeries {
   count: number;
 }
 
-/** RFC 3339 with seconds (`metav1.Time`). */
-function time(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 /** RFC 3339 with microseconds (`metav1.MicroTime`). */
 function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/Z$/, "000Z");
@@ -79,26 +75,25 @@ export function eventName(regardingName: string, ms: number, sequence: number): 
   return `${regardingName.slice(0, 236)}.${nanos.toString(16)}`;
 }
 
-/** The core/v1 Event object of a series, as created. */
+/** The API Events are written to (upstream Kyverno's recorder writes there too). */
+export const EVENT_API_VERSION = "events.k8s.io/v1";
+
+/** The `events.k8s.io/v1` Event object of a series, as created. */
 export function eventObject(series: EventSeries, reportingInstance: string): KubeObject {
   const { record } = series;
   return {
-    apiVersion: "v1",
+    apiVersion: EVENT_API_VERSION,
     kind: "Event",
     metadata: { name: series.name, namespace: series.namespace },
-    involvedObject: reference(record.regarding),
+    regarding: reference(record.regarding),
     ...(record.related ? { related: reference(record.related) } : {}),
     reason: record.reason,
-    message: record.note.slice(0, MAX_NOTE_LENGTH),
+    note: record.note.slice(0, MAX_NOTE_LENGTH),
     type: record.type,
     action: record.action,
     eventTime: microTime(series.firstMs),
-    reportingComponent: record.reportingController,
+    reportingController: record.reportingController,
     reportingInstance,
-    source: { component: record.reportingController },
-    firstTimestamp: time(series.firstMs),
-    lastTimestamp: time(series.lastMs),
-    count: series.count,
     ...seriesFields(series),
   };
 }
@@ -109,9 +104,9 @@ function seriesFields(series: EventSeries): { series?: { count: number; lastObse
     : {};
 }
 
-/** The merge patch that brings an existing Event to the series' current count. */
+/** The merge patch that brings an existing Event to the series' current count (client-go patches `series`). */
 export function seriesPatch(series: EventSeries): JsonObject {
-  return { count: series.count, lastTimestamp: time(series.lastMs), ...seriesFields(series) };
+  return seriesFields(series);
 }
 
 /** The key under which occurrences aggregate: everything but the time. */

@@ -1,7 +1,7 @@
 /**
  * `createEventRecorder`: client-go's event recorder for controllers that must never wait on it. `record`
  * is synchronous and O(1): it drops omitted reasons, folds an occurrence identical to a recent one into
- * that Event's series (`count`, `series.count`, `lastTimestamp`; client-go's isomorphic-event cache and
+ * that Event's series (`series.count`, `series.lastObservedTime`; client-go's isomorphic-event cache and
  * EventCorrelator dedup), passes new Events through a per-source-and-object spam filter (client-go's
  * token bucket: 25, then one per 5 minutes) and a bounded queue (Kyverno's `--maxQueuedEvents`,
  * dropping and counting past it). Workers write the queue under a token bucket (Kyverno's
@@ -12,6 +12,7 @@ import type { KubeClient } from "../client/client.js";
 import { type Clock, sleep, systemClock } from "../clock/clock.js";
 import { createTokenBucket } from "../ratelimit/token-bucket.js";
 import {
+  EVENT_API_VERSION,
   type EventRecord,
   type EventSeries,
   eventName,
@@ -252,7 +253,7 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     const result = creating
       ? await client.create<KubeObject>(eventObject(entry, instanceOf(entry)), { signal: abort.signal })
       : await client.patch<KubeObject>(
-          { apiVersion: "v1", kind: "Event", name: entry.name, namespace: entry.namespace },
+          { apiVersion: EVENT_API_VERSION, kind: "Event", name: entry.name, namespace: entry.namespace },
           { type: "merge", patch: seriesPatch(entry) },
           { signal: abort.signal },
         );
