@@ -155,4 +155,137 @@ describe("policy events", () => {
         '--omitEvents: unknown event type "Violations" (accepted: PolicyViolation, PolicyApplied, PolicyError, PolicySkipped)',
     });
   });
+
+  it("mutate rules: PolicyApplied 'is successfully mutated' (Resource Mutated) when not omitted, errors as PolicyError", () => {
+    const mutated = response([rule({ type: "Mutation", status: "pass", message: "mutated Pod/web" })]);
+    const byDefault = setup();
+    byDefault.emitter.mutation([mutated], false);
+    expect(byDefault.events).toEqual([]);
+    const all = setup([]);
+    all.emitter.mutation([mutated], false);
+    all.emitter.mutation(
+      [response([rule({ type: "Mutation", status: "error", message: "variable x not found" })])],
+      false,
+    );
+    expect(all.events.map((e) => [e.type, e.reason, e.action, e.regarding.kind, e.note])).toEqual([
+      [
+        "Normal",
+        "PolicyApplied",
+        "Resource Mutated",
+        "ClusterPolicy",
+        "Pod team-a/web is successfully mutated",
+      ],
+      [
+        "Warning",
+        "PolicyError",
+        "Resource Passed",
+        "ClusterPolicy",
+        "Pod team-a/web: [check-team] error; variable x not found",
+      ],
+      [
+        "Warning",
+        "PolicyError",
+        "Resource Passed",
+        "Pod",
+        "policy require-labels/check-team error: variable x not found",
+      ],
+    ]);
+    expect(all.events[0]?.related).toEqual(POD);
+  });
+
+  it("a mutation that denied the request: the policy's Event only, blocked", () => {
+    const { events, emitter } = setup();
+    emitter.mutation([response([rule({ type: "Mutation", status: "fail", message: "patch failed" })])], true);
+    expect(events.map((e) => [e.regarding.kind, e.reason, e.action, e.note])).toEqual([
+      [
+        "ClusterPolicy",
+        "PolicyViolation",
+        "Resource Blocked",
+        "Pod team-a/web: [check-team] fail (blocked); patch failed",
+      ],
+    ]);
+  });
+
+  it("a warn result is no violation: the policy applied (upstream's IsSuccessful)", () => {
+    const { events, emitter } = setup([]);
+    emitter.scan(response([rule({ status: "warn" })]));
+    expect(events.map((e) => [e.reason, e.note])).toEqual([["PolicyApplied", "Pod team-a/web: pass"]]);
+  });
+
+  it("CEL kinds: the ValidatingPolicy or NamespacedValidatingPolicy is the policy side; a MutatingPolicy applied says pass", () => {
+    const events: EventRecord[] = [];
+    const cel = {
+      ValidatingPolicy: { apiVersion: "policies.kyverno.io/v1", metadata: { uid: "vpol-uid" } },
+      NamespacedValidatingPolicy: { apiVersion: "policies.kyverno.io/v1", metadata: { uid: "nvpol-uid" } },
+      MutatingPolicy: { apiVersion: "policies.kyverno.io/v1alpha1", metadata: { uid: "mpol-uid" } },
+    } as Record<string, { apiVersion: string; metadata: object }>;
+    const emitter = createPolicyEvents({
+      recorder: { record: (e) => events.push(e) },
+      omit: [],
+      policyRef: policyRefFrom((p) => cel[p.kind]),
+    });
+    const of = (policy: PolicyResponse["policy"], rules: RuleResponse[]): PolicyResponse => ({
+      ...response(rules),
+      policy,
+    });
+    emitter.admission(
+      [
+        of({ kind: "ValidatingPolicy", name: "require-team" }, [
+          rule({ name: "", message: "team is required" }),
+        ]),
+      ],
+      false,
+    );
+    emitter.scan(
+      of({ kind: "NamespacedValidatingPolicy", name: "local", namespace: "team-a" }, [
+        rule({ name: "", status: "error", message: "no such key: team" }),
+      ]),
+    );
+    emitter.mutation(
+      [
+        of({ kind: "MutatingPolicy", name: "add-team" }, [
+          rule({ name: "", type: "Mutation", status: "pass" }),
+        ]),
+      ],
+      false,
+    );
+    expect(events.map((e) => [e.reportingController, e.reason, e.regarding, e.note])).toEqual([
+      [
+        "kyverno-admission",
+        "PolicyViolation",
+        {
+          apiVersion: "policies.kyverno.io/v1",
+          kind: "ValidatingPolicy",
+          name: "require-team",
+          uid: "vpol-uid",
+        },
+        "Pod team-a/web: [] fail; team is required",
+      ],
+      ["kyverno-admission", "PolicyViolation", POD, "policy require-team/ fail: team is required"],
+      [
+        "kyverno-scan",
+        "PolicyError",
+        {
+          apiVersion: "policies.kyverno.io/v1",
+          kind: "NamespacedValidatingPolicy",
+          name: "local",
+          namespace: "team-a",
+          uid: "nvpol-uid",
+        },
+        "Pod team-a/web: [] error; no such key: team",
+      ],
+      ["kyverno-scan", "PolicyError", POD, "policy local/ error: no such key: team"],
+      [
+        "kyverno-admission",
+        "PolicyApplied",
+        {
+          apiVersion: "policies.kyverno.io/v1alpha1",
+          kind: "MutatingPolicy",
+          name: "add-team",
+          uid: "mpol-uid",
+        },
+        "Pod team-a/web: pass",
+      ],
+    ]);
+  });
 });

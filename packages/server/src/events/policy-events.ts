@@ -1,11 +1,14 @@
 /**
  * Kubernetes Events as upstream Kyverno emits them from policy responses (`pkg/event`,
- * `webhooks/utils/event.go`, the reports controller's `GenerateEvents`): a failing rule gives a
- * `PolicyViolation` (an `error` rule a `PolicyError`) on the policy, with the resource as related
- * object, and on the resource, with the policy as related object; a request the webhook blocks gives
- * the policy's Event only ("(blocked)", the resource does not exist). `PolicyApplied` (no rule failed)
- * and `PolicySkipped` (a rule a PolicyException exempted, on the policy and on the exception) are
- * omitted by default (`--omitEvents`). The message formats live here, in one place.
+ * `webhooks/utils/event.go`, the reports controller's `GenerateEvents`), for classic and CEL policies
+ * alike: a failing rule gives a `PolicyViolation` (an `error` rule a `PolicyError`) on the policy, with
+ * the resource as related object, and on the resource, with the policy as related object; a request
+ * the webhook blocks gives the policy's Event only ("(blocked)", the resource does not exist).
+ * `PolicyApplied` (no rule failed; a `warn` result is not a failure, as upstream's `IsSuccessful`) and
+ * `PolicySkipped` (a rule a PolicyException exempted, on the policy and on the exception) are omitted
+ * by default (`--omitEvents`). A classic policy whose rules only mutate says the resource "is
+ * successfully mutated" (action `Resource Mutated`); every other applied policy says `pass`. The
+ * message formats live here, in one place.
  */
 import type { PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
 import type { EventObjectRef, EventRecord } from "@kyverno-ts/kube";
@@ -17,17 +20,26 @@ export type EventReason = (typeof EVENT_REASONS)[number];
 /** Upstream's `--omitEvents` default (chart `features.omitEvents.eventTypes`). */
 export const DEFAULT_OMIT_EVENTS: readonly EventReason[] = ["PolicyApplied", "PolicySkipped"];
 
-/** `reportingComponent` of each emitting controller (upstream's event sources). */
+/** `reportingController` of each emitting controller (upstream's event sources). */
 export const EventSources = {
   admission: "kyverno-admission",
   /** Background scans (upstream's policy controller source). */
   scan: "kyverno-scan",
+  /** The background controller's generate rules and GeneratingPolicies. */
+  generate: "kyverno-generate",
+  /** The background controller's mutate-existing rules. */
+  mutateExisting: "kyverno-mutate",
+  cleanup: "kyverno-cleanup",
 } as const;
 
 /** Upstream's event actions. */
 export const EventActions = {
   passed: "Resource Passed",
   blocked: "Resource Blocked",
+  generated: "Resource Generated",
+  mutated: "Resource Mutated",
+  cleanedUp: "Resource Cleaned Up",
+  none: "None",
 } as const;
 
 /** The API version PolicyExceptions are referred to with. */
@@ -83,6 +95,10 @@ export const EventMessages = {
   applied(response: PolicyResponse): string {
     return `${resourceLabel(response.resource)}: pass`;
   },
+  /** On a classic policy whose rules only mutate: `Pod team-a/web is successfully mutated`. */
+  mutated(response: PolicyResponse): string {
+    return `${resourceLabel(response.resource)} is successfully mutated`;
+  },
   /** On the policy when an exception exempted a rule. */
   skippedPolicy(
     response: PolicyResponse,
@@ -115,15 +131,25 @@ export interface PolicyEventsOptions {
 /** Turns policy responses into Events; see the module comment for which. */
 export interface PolicyEvents {
   /**
-   * The Events of one admission request's validate responses. `blocked`: the request was denied, so
-   * only the policies' Events of the failing Enforce rules are emitted.
+   * The Events of one admission request's validate responses (classic policies, ValidatingPolicies).
+   * `blocked`: the request was denied, so only the policies' Events of the failing Enforce (Deny)
+   * rules are emitted.
    */
   admission(responses: readonly PolicyResponse[], blocked: boolean): void;
+  /**
+   * The Events of one admission request's mutate responses (classic policies, MutatingPolicies), as
+   * upstream's mutation webhook: failures and errors as for validate, `PolicyApplied` when a rule
+   * mutated. `blocked`: a failing rule denied the request.
+   */
+  mutation(responses: readonly PolicyResponse[], blocked: boolean): void;
   /** The Events of one policy's background scan of one resource. */
   scan(response: PolicyResponse): void;
 }
 
 const failing = (rule: RuleResponse): boolean => rule.status === "fail" || rule.status === "error";
+
+/** Classic policy kinds (upstream's `AsKyvernoPolicy`): only they say "is successfully mutated". */
+const CLASSIC_KINDS = new Set(["ClusterPolicy", "Policy"]);
 
 /** Creates the emitter. Builds no Event of an omitted reason. */
 export function createPolicyEvents(options: PolicyEventsOptions): PolicyEvents {
@@ -204,6 +230,20 @@ export function createPolicyEvents(options: PolicyEventsOptions): PolicyEvents {
     }
   };
 
+  const applied = (source: string, response: PolicyResponse): void => {
+    const mutateOnly =
+      CLASSIC_KINDS.has(response.policy.kind) && response.rules.every((r) => r.type === "Mutation");
+    recorder.record({
+      reportingController: source,
+      regarding: policyRef(response.policy),
+      related: resourceRef(response),
+      type: "Normal",
+      reason: "PolicyApplied",
+      action: mutateOnly ? EventActions.mutated : EventActions.passed,
+      note: mutateOnly ? EventMessages.mutated(response) : EventMessages.applied(response),
+    });
+  };
+
   const outcome = (source: string, response: PolicyResponse): void => {
     let failed = false;
     for (const rule of response.rules)
@@ -212,29 +252,32 @@ export function createPolicyEvents(options: PolicyEventsOptions): PolicyEvents {
         ruleEvents(source, response, rule, false);
       }
     skippedEvents(source, response);
-    if (failed || !emits("PolicyApplied") || !response.rules.some((r) => r.status === "pass")) return;
-    recorder.record({
-      reportingController: source,
-      regarding: policyRef(response.policy),
-      related: resourceRef(response),
-      type: "Normal",
-      reason: "PolicyApplied",
-      action: EventActions.passed,
-      note: EventMessages.applied(response),
-    });
+    if (failed || !emits("PolicyApplied")) return;
+    // A warn result is not a failure (upstream's IsSuccessful); rules all skipped apply nothing.
+    if (response.rules.some((r) => r.status === "pass" || r.status === "warn")) applied(source, response);
+  };
+
+  const blockedEvents = (responses: readonly PolicyResponse[]): void => {
+    for (const response of responses)
+      for (const rule of response.rules)
+        if (failing(rule) && rule.failureAction === "Enforce")
+          ruleEvents(EventSources.admission, response, rule, true);
   };
 
   return {
     admission(responses, blocked) {
-      for (const response of responses) {
-        if (!blocked) {
-          outcome(EventSources.admission, response);
-          continue;
-        }
-        for (const rule of response.rules)
-          if (failing(rule) && rule.failureAction === "Enforce")
-            ruleEvents(EventSources.admission, response, rule, true);
+      if (blocked) blockedEvents(responses);
+      else for (const response of responses) outcome(EventSources.admission, response);
+    },
+    mutation(responses, blocked) {
+      if (!blocked) {
+        for (const response of responses) outcome(EventSources.admission, response);
+        return;
       }
+      // A failing mutate rule of a Fail policy denied the request: the policy's Events, blocked.
+      for (const response of responses)
+        for (const rule of response.rules)
+          if (failing(rule)) ruleEvents(EventSources.admission, response, rule, true);
     },
     scan(response) {
       outcome(EventSources.scan, response);
