@@ -14,6 +14,13 @@ import type { Container, KeyToPath, Pod, Volume } from "./pod-types.js";
 /** Where the ServiceAccount token and CA are mounted, as in every Pod. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
+/**
+ * The ConfigMap kube-controller-manager publishes in every namespace, which the sandbox does not: the
+ * token volume the sandbox injects into Pods (`kube-api-access-…`) reads `ca.crt` from it, so the API
+ * server's CA stands in while it does not exist.
+ */
+const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
+
 /** The Pod's volumes on disk. */
 export interface PodVolumes {
   /** The mounts of one container (its volumeMounts, and the ServiceAccount directory). */
@@ -153,14 +160,16 @@ async function setUpVolume(
         writeItems(dir, data ?? {}, s.items, mode);
       } else if (source.configMap !== undefined) {
         const c = source.configMap;
-        const data = await readData(
-          ctx.client,
-          "ConfigMap",
-          namespace,
-          c.name,
-          c.optional === true,
-          volume.name,
-        );
+        const rootCa = c.name === ROOT_CA_CONFIGMAP;
+        const data =
+          (await readData(
+            ctx.client,
+            "ConfigMap",
+            namespace,
+            c.name,
+            c.optional === true || rootCa,
+            volume.name,
+          )) ?? (rootCa ? { "ca.crt": Buffer.from(ctx.access.caCertPem) } : undefined);
         writeItems(dir, data ?? {}, c.items, mode);
       } else if (source.downwardAPI !== undefined) {
         for (const item of source.downwardAPI.items ?? []) {

@@ -1,5 +1,7 @@
 /** POST on a collection: create (with `generateName`, dry run, admission and validation). */
 import type { JsonObject } from "@kyverno-ts/api";
+import { admitPodServiceAccount } from "../defaults/service-account-admission.js";
+import { toStoredForm } from "../defaults/stored-form.js";
 import { sendJson } from "../http/respond.js";
 import { ApiError, alreadyExists, forbidden, notFound } from "../http/status.js";
 import { metadataOf, metaString, toServedVersion, toStorageVersion } from "../objects/meta.js";
@@ -55,6 +57,14 @@ export async function createObject(
   if (resource.namespaced && namespace !== "") checkNamespace(env, request, namespace, name);
   let object = prepareCreate(resource, { ...body, metadata: { ...meta, name } }, env.newUid(), env.now());
   if (resource.custom) object = decodeCustomResource(resource, object, request);
+  if (resource.kind === "Pod" && resource.group === "") {
+    // kube-apiserver's built-in mutating plugins run before the webhooks.
+    admitPodServiceAccount(object, namespace, {
+      serviceAccount: (ns, n) => env.store.get("serviceaccounts", ns, n),
+      nameSuffix: env.nameSuffix,
+    });
+    object = toStoredForm(resource, object);
+  }
   const fixed = metadataOf(object);
   const admitted = await admit(env, request, {
     operation: "CREATE",
@@ -77,6 +87,8 @@ export async function createObject(
     if (resource.namespaced) metadataOf(object).namespace = namespace;
     if (fixed.generation === undefined) delete metadataOf(object).generation;
     else metadataOf(object).generation = fixed.generation;
+    // Webhook patches are decoded into the typed object again: defaults and omitted empties as above.
+    object = toStoredForm(resource, object);
   }
   validateObject(resource, object);
   env.checkWrite?.(request, object, undefined);

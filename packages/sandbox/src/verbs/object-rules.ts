@@ -1,9 +1,11 @@
 /**
  * What the server sets or keeps on writes, per kind: system metadata, status reset and status
- * subresource isolation, generation bumps, and the few defaults our components rely on.
+ * subresource isolation, generation bumps, the few defaults our components rely on, and the stored
+ * form of built-ins (`defaults/stored-form.ts`).
  */
 import { isDeepStrictEqual } from "node:util";
 import type { JsonObject } from "@kyverno-ts/api";
+import { toStoredForm } from "../defaults/stored-form.js";
 import { asObject, finalizersOf, metadataOf, metaString, timestamp } from "../objects/meta.js";
 import type { ResourceType } from "../registry/types.js";
 import { crdStatus } from "./crd-rules.js";
@@ -37,7 +39,7 @@ export function prepareCreate(
   const out: JsonObject = { ...object, metadata: meta };
   if (resource.subresources.includes("status")) resetStatus(resource, out);
   applyDefaults(resource, out);
-  return out;
+  return toStoredForm(resource, out);
 }
 
 function resetStatus(resource: ResourceType, object: JsonObject): void {
@@ -166,7 +168,7 @@ export function prepareUpdate(
     meta.generation = (typeof oldMeta.generation === "number" ? oldMeta.generation : 0) + 1;
   applyDefaults(resource, next);
   if (resource.kind === "CustomResourceDefinition" && subresource === "") next.status = crdStatus(next);
-  return next;
+  return toStoredForm(resource, next);
 }
 
 function generationChanged(resource: ResourceType, old: JsonObject, next: JsonObject): boolean {
