@@ -77,6 +77,18 @@ describe("Kyverno ConfigMap", () => {
     expect(isExcludedRequester(config, { username: "bob" }, undefined)).toBe(false);
   });
 
+  it("reads generateSuccessEvents as upstream (Go booleans, default false) and names a bad value", () => {
+    expect(parseKyvernoConfig({}).config.generateSuccessEvents).toBeUndefined();
+    expect(parseKyvernoConfig({ generateSuccessEvents: "true" }).config.generateSuccessEvents).toBe(true);
+    expect(
+      parseKyvernoConfig({ generateSuccessEvents: "False" }).config.generateSuccessEvents,
+    ).toBeUndefined();
+    expect(parseKyvernoConfig({ generateSuccessEvents: "yes" })).toMatchObject({
+      config: { resourceFilters: [] },
+      problems: ['generateSuccessEvents: "yes" is not a boolean (true or false); success events stay off'],
+    });
+  });
+
   it("reports a webhooks value that is not JSON", () => {
     const { config, problems } = parseKyvernoConfig({ webhooks: "[{" });
     expect(config.webhooks).toBeUndefined();

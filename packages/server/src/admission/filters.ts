@@ -27,6 +27,11 @@ export interface KyvernoConfig {
   excludeClusterRoles: readonly string[];
   /** The `webhooks` key (namespace/object selectors for the webhook configurations), parsed JSON. */
   webhooks?: unknown;
+  /**
+   * `generateSuccessEvents` (upstream's key, default false): the background controller's
+   * `PolicyApplied` Events of generate and mutate-existing rules.
+   */
+  generateSuccessEvents?: boolean;
 }
 
 /** Upstream Helm chart defaults of `resourceFilters` (minus the entries naming the chart's own objects). */
@@ -103,6 +108,15 @@ export function parseKyvernoConfig(data: Readonly<Record<string, string>>): {
     excludeRoles: list(data.excludeRoles),
     excludeClusterRoles: list(data.excludeClusterRoles),
   };
+  const success = data.generateSuccessEvents?.trim() ?? "";
+  if (success !== "") {
+    // Go's strconv.ParseBool, as upstream reads the key.
+    if (["1", "t", "T", "TRUE", "true", "True"].includes(success)) config.generateSuccessEvents = true;
+    else if (!["0", "f", "F", "FALSE", "false", "False"].includes(success))
+      problems.push(
+        `generateSuccessEvents: "${success}" is not a boolean (true or false); success events stay off`,
+      );
+  }
   if (data.webhooks !== undefined && data.webhooks.trim() !== "") {
     try {
       config.webhooks = JSON.parse(data.webhooks);
