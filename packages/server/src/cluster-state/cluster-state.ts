@@ -17,6 +17,7 @@ import { CEL_POLICY_API_VERSION, CEL_POLICY_KINDS, celPolicyObjectKey, createCel
 import { type ClusterListener, createChangeFanout } from "./changes.js";
 import { createKindResolver, type KindResolver } from "./kinds.js";
 import { createPolicyFeed } from "./policy-feed.js";
+import { createServedKinds } from "./served-kinds.js";
 
 /** Options of `createClusterState`. */
 export interface ClusterStateOptions {
@@ -37,9 +38,15 @@ export interface ClusterStateOptions {
   informerDelay?: (attempt: number) => number;
   /**
    * Where the `policies.kyverno.io` kinds are compiled; when given, each kind whose CRD the server
-   * serves is watched (and `start` waits for it), with the CEL PolicyExceptions when exceptions are on.
+   * serves is watched (and `start` waits for it), with the CEL PolicyExceptions when exceptions are on;
+   * a kind whose CRD is installed later is watched from then on (`synced` does not wait for it).
    */
   celPolicies?: CelPolicyStore;
+  /**
+   * Delays between looks at `policies.kyverno.io` kinds whose CRD is not installed yet (default
+   * `SERVED_KINDS_BACKOFF`: within about 15 s of the CRD they are watched, without a restart).
+   */
+  crdDelay?: (attempt: number) => number;
 }
 
 /** The shared cluster state; see `createClusterState`. */
@@ -146,34 +153,50 @@ export function createClusterState(options: ClusterStateOptions): ClusterState {
         emit: fanout.emit,
       })
     : undefined;
-  /** The CEL informers by kind, created at `start` for the kinds the server serves. */
+  /** The CEL informers by kind, created for the kinds the server serves (at `start` or when their CRD comes). */
   const celInformers = new Map<string, Informer<KubeObject>>();
-  const startCelInformers = async (): Promise<void> => {
-    if (celFeed === undefined) return;
-    const kinds: string[] = [...CEL_POLICY_KINDS];
-    if (options.exceptionNamespaces.length > 0) kinds.push("PolicyException");
-    for (const kind of kinds) {
-      const served = await client.resource(CEL_POLICY_API_VERSION, kind);
-      if (!served.ok && served.reason === "UnknownKind") {
-        logger.warn(
-          { kind, apiVersion: CEL_POLICY_API_VERSION },
-          "kind not served (CRD not installed): not watched",
-        );
-        continue;
-      }
-      const watched = informer(CEL_POLICY_API_VERSION, kind);
-      if (kind === "PolicyException") {
-        watched.on("add", celFeed.upsertException);
-        watched.on("update", celFeed.upsertException);
-        watched.on("delete", celFeed.removeException);
-      } else {
-        watched.on("add", celFeed.upsertPolicy);
-        watched.on("update", celFeed.upsertPolicy);
-        watched.on("delete", celFeed.removePolicy);
-      }
-      celInformers.set(kind, watched);
+  /** Those created at `start`, which `start` and `synced` wait for. */
+  const celAtStart: Informer<KubeObject>[] = [];
+  let stopping = false;
+  const watchCelKind = (kind: string, later: boolean): void => {
+    if (celFeed === undefined || stopping || celInformers.has(kind)) return;
+    const watched = informer(CEL_POLICY_API_VERSION, kind);
+    if (kind === "PolicyException") {
+      watched.on("add", celFeed.upsertException);
+      watched.on("update", celFeed.upsertException);
+      watched.on("delete", celFeed.removeException);
+    } else {
+      watched.on("add", celFeed.upsertPolicy);
+      watched.on("update", celFeed.upsertPolicy);
+      watched.on("delete", celFeed.removePolicy);
     }
-    await Promise.all([...celInformers.values()].map((i) => i.start()));
+    celInformers.set(kind, watched);
+    if (!later) {
+      celAtStart.push(watched);
+      return;
+    }
+    // A CRD installed after start: its policies come in as the informer lists them, each a change.
+    logger.info({ kind, apiVersion: CEL_POLICY_API_VERSION }, "CRD installed: watching the kind");
+    void watched.start();
+  };
+  const celKinds =
+    celFeed === undefined
+      ? undefined
+      : createServedKinds({
+          client,
+          apiVersion: CEL_POLICY_API_VERSION,
+          kinds: [
+            ...CEL_POLICY_KINDS,
+            ...(options.exceptionNamespaces.length > 0 ? ["PolicyException"] : []),
+          ],
+          logger,
+          onServed: watchCelKind,
+          ...(options.crdDelay === undefined ? {} : { delay: options.crdDelay }),
+        });
+  const startCelInformers = async (): Promise<void> => {
+    if (celKinds === undefined) return;
+    await celKinds.start();
+    await Promise.all(celAtStart.map((i) => i.start()));
   };
 
   const clusterPolicies = informer("kyverno.io/v1", "ClusterPolicy");
@@ -250,14 +273,15 @@ export function createClusterState(options: ClusterStateOptions): ClusterState {
       await Promise.all([...waitedFor.map((i) => i.start()), startCelInformers()]);
     },
     async stop() {
+      stopping = true;
+      celKinds?.stop();
       await Promise.all(
         [...waitedFor, ...celInformers.values(), ...(contextConfigMaps ? [contextConfigMaps] : [])].map((i) =>
           i.stop(),
         ),
       );
     },
-    synced: () =>
-      waitedFor.every((i) => i.hasSynced()) && [...celInformers.values()].every((i) => i.hasSynced()),
+    synced: () => waitedFor.every((i) => i.hasSynced()) && celAtStart.every((i) => i.hasSynced()),
     subscribe: fanout.subscribe,
     kinds: createKindResolver({ client }),
     config: () => config,
