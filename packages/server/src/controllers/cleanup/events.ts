@@ -1,14 +1,17 @@
 /**
- * The Events of cleanup policies, as upstream's `NewCleanupPolicyEvent`: regarding the policy,
- * related to the resource, reason `PolicyApplied` after a deletion and `PolicyError` (Warning) when
- * it failed, action `ResourceCleanedUp`, from `kyverno-cleanup`. Written by kube's event recorder
- * (non-blocking, aggregated, rate limited).
+ * The Events of cleanup policies, as upstream's `NewCleanupPolicyEvent` and `NewDeletingPolicyEvent`:
+ * regarding the policy, related to the resource, from `kyverno-cleanup`; after a deletion reason
+ * `PolicyApplied` (Normal), action `Resource Cleaned Up`, "successfully cleaned up the target
+ * resource Kind/namespace/name" ("successfully deleted …" for a DeletingPolicy); when it failed
+ * `PolicyError` (Warning), action `None`, "failed to clean up …: <error>" ("failed to delete …").
+ * Written by kube's event recorder (non-blocking, aggregated, rate limited).
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { EventObjectRef, EventRecorder } from "@kyverno-ts/kube";
+import { EventActions, EventSources } from "../../events/policy-events.js";
 
 /** The reporting controller of the events. */
-export const CLEANUP_EVENT_SOURCE = "kyverno-cleanup";
+export const CLEANUP_EVENT_SOURCE = EventSources.cleanup;
 
 /** Records the controller's events. */
 export interface CleanupEvents {
@@ -24,9 +27,17 @@ const refOf = (o: KubeObject): EventObjectRef => ({
   ...(typeof o.metadata?.uid === "string" ? { uid: o.metadata.uid } : {}),
 });
 
-/** Upstream's message of a cleanup event. */
-export function cleanupEventMessage(resource: KubeObject, error: string | undefined): string {
+/** Upstream's message of a cleanup event (`deleting`: the policy is a DeletingPolicy). */
+export function cleanupEventMessage(
+  resource: KubeObject,
+  error: string | undefined,
+  deleting = false,
+): string {
   const id = `${resource.kind}/${resource.metadata?.namespace ?? ""}/${resource.metadata?.name ?? ""}`;
+  if (deleting)
+    return error === undefined
+      ? `successfully deleted the target resource ${id}`
+      : `failed to delete the target resource ${id}: ${error}`;
   return error === undefined
     ? `successfully cleaned up the target resource ${id}`
     : `failed to clean up the target resource ${id}: ${error}`;
@@ -42,8 +53,8 @@ export function createCleanupEvents(recorder: Pick<EventRecorder, "record">): Cl
         related: refOf(resource),
         type: error === undefined ? "Normal" : "Warning",
         reason: error === undefined ? "PolicyApplied" : "PolicyError",
-        action: "ResourceCleanedUp",
-        note: cleanupEventMessage(resource, error),
+        action: error === undefined ? EventActions.cleanedUp : EventActions.none,
+        note: cleanupEventMessage(resource, error, policy.kind?.endsWith("DeletingPolicy") === true),
       });
     },
   };
