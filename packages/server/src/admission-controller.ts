@@ -228,6 +228,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.sink ? { sink: options.sink } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
+    ...(options.background ? { background: options.background } : {}),
     onEvaluated: (policy, response, seconds, review) => {
       const labels = celExecutionLabels(policy, response, review);
       if (labels !== undefined) metrics.celPolicyExecution(labels, seconds);

@@ -189,3 +189,66 @@ describe("CEL policy metrics", () => {
     );
   });
 });
+
+describe("GeneratingPolicies at admission", () => {
+  const GPOL_FAIL: CelWebhookRoute = { type: "generate", failurePolicy: "Fail" };
+  const gpol = (kind: string, namespace?: string, sync = false) =>
+    celPolicy({
+      apiVersion: "policies.kyverno.io/v1",
+      kind,
+      metadata: { name: "companion", ...(namespace ? { namespace } : {}) },
+      spec: {
+        ...(sync ? { evaluation: { synchronize: { enabled: true } } } : {}),
+        matchConstraints: podRules,
+        matchConditions: [{ name: "web", expression: "object.metadata.name.startsWith('web')" }],
+        generate: [{ expression: "generator.Apply(object.metadata.namespace, [])" }],
+      },
+    });
+
+  function generating(...policies: CelPolicy[]) {
+    const engine = createCelEngine();
+    const store = createCelPolicyStore({ engine });
+    for (const p of policies) store.set(p);
+    const offered: Array<() => readonly unknown[]> = [];
+    const handler = createCelAdmissionHandler({
+      engine,
+      store,
+      clock: fakeClock(),
+      logger: recordingLogger(),
+      config: defaultKyvernoConfig,
+      background: { offer: (thunk) => offered.push(thunk) },
+    });
+    const call = (object = pod({ name: "web", namespace: "shop" }), dryRun = false) => {
+      const reply = handler.handleBody(GPOL_FAIL, JSON.stringify(review({ object, dryRun })));
+      return (reply.body as { response: { allowed: boolean } }).response;
+    };
+    return { call, offered };
+  }
+
+  it("are served on /gpol, admit, and hand a cel-generate UpdateRequest intent to the background controller", () => {
+    expect(parseCelWebhookPath("/gpol/fail")).toEqual(GPOL_FAIL);
+    const { call, offered } = generating(
+      gpol("GeneratingPolicy"),
+      gpol("NamespacedGeneratingPolicy", "shop"),
+    );
+    expect(call().allowed).toBe(true);
+    expect(offered).toHaveLength(1);
+    expect(offered[0]?.()).toMatchObject([
+      {
+        requestType: "cel-generate",
+        policy: "companion",
+        trigger: { kind: "Pod", namespace: "shop", name: "web" },
+        deleteDownstream: false,
+      },
+      { requestType: "cel-generate", policy: "shop/companion" },
+    ]);
+  });
+
+  it("hands nothing over for a dry run, nor intents for a trigger the policy does not match", () => {
+    const { call, offered } = generating(gpol("GeneratingPolicy"));
+    call(pod({ name: "web", namespace: "shop" }), true);
+    expect(offered).toHaveLength(0);
+    call(pod({ name: "db", namespace: "shop" }));
+    expect(offered[0]?.()).toEqual([]);
+  });
+});

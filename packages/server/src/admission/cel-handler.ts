@@ -1,10 +1,11 @@
 /**
- * The webhooks of the CEL policies (`/vpol/...`, `/mpol/...`, `/ivpol/...`, as upstream): one
+ * The webhooks of the CEL policies (`/vpol/...`, `/mpol/...`, `/ivpol/...`, `/gpol/...`, as upstream): one
  * AdmissionReview in, one answer out, without throwing. ValidatingPolicies act on their results by
  * `validationActions` (Deny blocks, Warn warns, Audit only reports), an evaluation error follows the
  * policy's `failurePolicy`, MutatingPolicies patch in order (each sees the object as the ones before
  * it left it), and an ImageValidatingPolicy answers `error` (image verification is not implemented):
- * it blocks under `failurePolicy: Fail` and warns under `Ignore`, never a silent pass.
+ * it blocks under `failurePolicy: Fail` and warns under `Ignore`, never a silent pass. GeneratingPolicies
+ * admit and hand their work to the background controller (`cel-generate` UpdateRequests).
  */
 import type { JsonValue, KubeObject } from "@kyverno-ts/api";
 import type {
@@ -19,6 +20,8 @@ import type { Logger } from "../logger.js";
 import type { CelExecutionLabels } from "../metrics/metrics.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../policycache/cel-policy-store.js";
 import type { FailurePolicy } from "../policycache/policy-cache.js";
+import type { BackgroundSink } from "./background.js";
+import { celGenerateIntents } from "./cel-generate.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import { engineRequest, type RequestSubject, type ResourceKindOf, requestSubject } from "./request.js";
 import type { AdmissionResultSink } from "./results.js";
@@ -35,20 +38,26 @@ import {
 
 /** Which CEL webhook a request came in on. */
 export interface CelWebhookRoute {
-  type: Extract<CelPolicyType, "validate" | "mutate" | "imageValidate">;
+  type: Extract<CelPolicyType, "validate" | "mutate" | "imageValidate" | "generate">;
   failurePolicy: FailurePolicy;
   /** A fine-grained webhook serves one policy (its own timeout); every policy of the type otherwise. */
   policy?: string;
 }
 
 /** Upstream's path prefix of each CEL webhook type. */
-export const CEL_WEBHOOK_PATHS = { validate: "/vpol", mutate: "/mpol", imageValidate: "/ivpol" } as const;
+export const CEL_WEBHOOK_PATHS = {
+  validate: "/vpol",
+  mutate: "/mpol",
+  imageValidate: "/ivpol",
+  generate: "/gpol",
+} as const;
 
 /** Upstream's webhook name prefix of each CEL webhook type. */
 export const CEL_WEBHOOK_NAMES = {
   validate: "vpol.validate.kyverno.svc",
   mutate: "mpol.mutate.kyverno.svc",
   imageValidate: "ivpol.validate.kyverno.svc",
+  generate: "gpol.validate.kyverno.svc",
 } as const;
 
 /** The path of a CEL webhook: `/vpol/fail`, or `/vpol/fail/finegrained/<policy>`. */
@@ -59,9 +68,10 @@ export function celWebhookPath(route: CelWebhookRoute): string {
 
 /** Parses a CEL webhook path; undefined for other paths. */
 export function parseCelWebhookPath(path: string): CelWebhookRoute | undefined {
-  const m = /^\/(vpol|mpol|ivpol)\/(fail|ignore)(?:\/finegrained\/([^/]+))?$/.exec(path);
+  const m = /^\/(vpol|mpol|ivpol|gpol)\/(fail|ignore)(?:\/finegrained\/([^/]+))?$/.exec(path);
   if (m === null) return undefined;
-  const type = m[1] === "vpol" ? "validate" : m[1] === "mpol" ? "mutate" : "imageValidate";
+  const types = { vpol: "validate", mpol: "mutate", ivpol: "imageValidate", gpol: "generate" } as const;
+  const type = types[m[1] as keyof typeof types];
   const failurePolicy = m[2] === "fail" ? "Fail" : "Ignore";
   return m[3] === undefined ? { type, failurePolicy } : { type, failurePolicy, policy: m[3] };
 }
@@ -108,6 +118,8 @@ export interface CelAdmissionHandlerOptions {
   sink?: AdmissionResultSink;
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   resourceKind?: ResourceKindOf;
+  /** Receives the GeneratingPolicies' work of admitted requests (the UpdateRequest intake). */
+  background?: BackgroundSink;
   /** Records each policy evaluation (`kyverno_*_policy_execution_duration_seconds`). */
   onEvaluated?: (
     policy: CachedCelPolicy,
@@ -266,6 +278,13 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
       const base = engineRequest(review, subject, undefined, [], options.resourceKind);
       const labels = subject.namespace ? options.namespaceLabels?.(subject.namespace) : undefined;
       if (labels) base.namespaceLabels = labels;
+      if (route.type === "generate") {
+        const sink = options.background;
+        // Evaluated after the answer went out, as generate rules are.
+        if (sink !== undefined && request.dryRun !== true && !request.subResource)
+          sink.offer(() => celGenerateIntents(engine, policies, review, subject, base));
+        return allow(request.uid);
+      }
       const requestFor = (current: KubeObject): EngineRequest =>
         current === subject.object ? base : { ...base, resource: current };
       if (route.type === "mutate") {

@@ -108,12 +108,11 @@ const names = (e: CelPolicyException | undefined, policy: CelPolicy): boolean =>
   (e?.spec.policyRefs ?? []).some((r) => r.name === policy.metadata.name && r.kind === policy.kind);
 
 /**
- * Why a compiled policy of a kind admission does not serve is not ready: GeneratingPolicies are the
- * background controller's work, and it does not process the CEL kinds yet; a MutatingPolicy mutating
- * existing resources likewise. DeletingPolicies are ready: the cleanup controller runs them.
+ * Why a compiled policy of a kind admission does not serve is not ready: a MutatingPolicy mutating
+ * existing resources is not processed yet. DeletingPolicies are ready (the cleanup controller runs
+ * them), GeneratingPolicies too (the background controller processes their UpdateRequests).
  */
 const NOT_PROCESSED: Partial<Record<CelPolicyType | "mutateExisting", string>> = {
-  generate: "GeneratingPolicy is not processed by kyverno-ts yet: no controller generates its resources",
   mutateExisting:
     "MutatingPolicy with evaluation.mutateExisting is not processed by kyverno-ts yet: no controller mutates existing resources",
 };

@@ -187,7 +187,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   }
   const celHandler = options.celHandler;
   if (celHandler !== undefined)
-    for (const prefix of ["/vpol", "/mpol", "/ivpol"]) {
+    for (const prefix of ["/vpol", "/mpol", "/ivpol", "/gpol"]) {
       app.post(`${prefix}/*`, (request, reply) => {
         const route = parseCelWebhookPath(request.url.split("?")[0] ?? "");
         if (route === undefined) return reply.code(404).send("not found");

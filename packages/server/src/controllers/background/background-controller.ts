@@ -8,7 +8,7 @@
  * and writes are idempotent (a generated object that exists is compared, not created twice).
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import type { Engine } from "@kyverno-ts/engine";
+import { createCelEngine, type Engine } from "@kyverno-ts/engine";
 import {
   createInformer,
   createLeaderElector,
@@ -18,11 +18,14 @@ import {
   type LeaderElector,
   type WorkQueue,
 } from "@kyverno-ts/kube";
-import type { ServerClock } from "../../clock.js";
+import { engineClock, type ServerClock } from "../../clock.js";
 import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
+import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { createPolicyCache, type PolicyCache } from "../../policycache/policy-cache.js";
+import { processCelGenerate } from "./cel-generate.js";
+import { createCelGenerating } from "./cel-generating.js";
 import { createDownstreamWatch } from "./downstream-watch.js";
 import { BACKGROUND_CONTROLLER_NAME, type BackgroundMetrics } from "./metrics.js";
 import { createPolicyEvents } from "./policy-events.js";
@@ -74,6 +77,12 @@ export interface BackgroundController {
 export function createBackgroundController(options: BackgroundControllerOptions): BackgroundController {
   const { client, engine, namespace, logger, clock, metrics } = options;
   const cache = createPolicyCache({ engine });
+  // GeneratingPolicies (`cel-generate` UpdateRequests): compiled by a CEL engine of their own.
+  const celEngine = createCelEngine({
+    clock: engineClock(clock),
+    namespaceLabels: (ns) => state.namespaceLabels(ns),
+  });
+  const celPolicies = createCelPolicyStore({ engine: celEngine });
   const state = createClusterState({
     client,
     cache,
@@ -115,6 +124,15 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     resync: (key) => downstream.resync(key),
     exists: (key) => state.policyObject(key) !== undefined,
   });
+  const celGenerating = createCelGenerating({
+    client,
+    store: celPolicies,
+    engine: celEngine,
+    logger,
+    intents: intake,
+    isLeader: () => leading,
+    namespaceLabels: (ns) => state.namespaceLabels(ns),
+  });
   state.subscribe((change) => {
     if (change.type !== "policy") return;
     downstream.policyChanged();
@@ -130,6 +148,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     namespaceLabels: (ns: string) => state.namespaceLabels(ns),
     user: options.user,
   };
+  const celDeps = { ...deps, celEngine, celPolicies, generatedKinds: celGenerating.kinds };
   const ref = (name: string) => ({ apiVersion: UR_API_VERSION, kind: UR_KIND, namespace, name });
 
   const finish = async (ur: UpdateRequest, outcome: ProcessOutcome): Promise<void> => {
@@ -156,7 +175,10 @@ export function createBackgroundController(options: BackgroundControllerOptions)
       return undefined;
     }
     const started = clock.monotonic();
-    const outcome = await processUpdateRequest(deps, ur, signal);
+    const outcome =
+      ur.spec.requestType === "cel-generate"
+        ? await processCelGenerate(celDeps, ur, signal)
+        : await processUpdateRequest(deps, ur, signal);
     metrics?.processed(ur.spec.requestType, outcome.state, (clock.monotonic() - started) / 1000);
     if (outcome.state !== "Failed") {
       await finish(ur, outcome);
@@ -210,6 +232,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
       if (ur !== undefined) q.add(ur.metadata.name);
     }
     void policyEvents.leaderStarted();
+    void celGenerating.leaderStarted();
     signal.addEventListener("abort", () => void stopLeading(), { once: true });
   };
   const stopLeading = async (): Promise<void> => {
@@ -229,7 +252,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     cache,
     state,
     async start() {
-      await Promise.all([state.start(), requests.start()]);
+      await Promise.all([state.start(), requests.start(), celGenerating.start()]);
       downstream.policyChanged();
       if (options.leaderElection === false) {
         startLeading(new AbortController().signal);
@@ -257,9 +280,9 @@ export function createBackgroundController(options: BackgroundControllerOptions)
       if (elector) await elector.release();
       else await stopLeading();
       await intake.stop();
-      await Promise.all([downstream.stop(), state.stop(), requests.stop()]);
+      await Promise.all([downstream.stop(), celGenerating.stop(), state.stop(), requests.stop()]);
     },
     isLeader: () => leading,
-    synced: () => state.synced() && requests.hasSynced(),
+    synced: () => state.synced() && requests.hasSynced() && celGenerating.synced(),
   };
 }

@@ -45,7 +45,7 @@ export interface ProcessorDeps {
 /** Attempts at a mutate-existing write that keeps meeting a newer version of its target. */
 const CONFLICT_ATTEMPTS = 5;
 
-function failed(f: DownstreamFailure, user: string, verb: string): ProcessOutcome {
+export function failed(f: DownstreamFailure, user: string, verb: string): ProcessOutcome {
   if (f.failure.reason === "Forbidden")
     return {
       state: "Failed",
@@ -60,7 +60,7 @@ function failed(f: DownstreamFailure, user: string, verb: string): ProcessOutcom
  * may not have stored the object it admitted yet, so a CREATE's trigger is looked for again (retried
  * with backoff) before the UpdateRequest is skipped.
  */
-function triggerMissing(ur: UpdateRequest): ProcessOutcome {
+export function triggerMissing(ur: UpdateRequest): ProcessOutcome {
   const created = ur.spec.context?.admissionRequestInfo?.operation === "CREATE";
   if (created && (ur.status?.retryCount ?? 0) < 2)
     return { state: "Failed", forbidden: false, message: "the trigger resource is not stored yet" };
@@ -78,7 +78,7 @@ function downstreamSelector(policy: string, rule: string, triggerUid: string): s
 }
 
 /** The trigger as it is now; undefined when it is gone. */
-async function readTrigger(
+export async function readTrigger(
   client: KubeClient,
   t: TriggerRef,
   signal: AbortSignal,
@@ -95,7 +95,7 @@ async function readTrigger(
   return { ok: false, object: `${t.kind} ${t.namespace}/${t.name}`, failure: got };
 }
 
-function engineRequest(deps: ProcessorDeps, ur: UpdateRequest, trigger: KubeObject): EngineRequest {
+export function engineRequest(deps: ProcessorDeps, ur: UpdateRequest, trigger: KubeObject): EngineRequest {
   const ctx = ur.spec.context ?? {};
   const operation = ctx.admissionRequestInfo?.operation;
   const labels = trigger.metadata?.namespace ? deps.namespaceLabels(trigger.metadata.namespace) : undefined;

@@ -1,6 +1,7 @@
 /**
  * What generate and mutate-existing rules read besides context entries: clone sources
- * (`getResource`), cloneList sources and targets (`listResources`). The engine evaluates synchronously,
+ * (`getResource`), cloneList sources and targets (`listResources`), and CEL's `resource.Get` /
+ * `resource.List` (`kubeResource`, by plural resource name). The engine evaluates synchronously,
  * so as the scan context does for ConfigMaps and API calls, reads happen in rounds: the evaluation runs
  * with the loader answering from what was fetched, what it asked for and did not get is fetched, and
  * the evaluation runs again (at most `maxRounds` times). One `ResourceData` serves one UpdateRequest:
@@ -8,7 +9,7 @@
  */
 import type { JsonValue, LabelSelector } from "@kyverno-ts/api";
 import type { ContextLoader, LoadResult } from "@kyverno-ts/engine";
-import { builtinApiVersions, type KubeClient } from "@kyverno-ts/kube";
+import { builtinApiVersions, builtinKindOf, type KubeClient } from "@kyverno-ts/kube";
 import type { ScanContext } from "../../external-data/scan-context.js";
 
 /** A loader and the round-trip evaluation around it. */
@@ -19,7 +20,15 @@ export interface ResourceData {
 
 type Read =
   | { type: "get"; apiVersion: string; kind: string; namespace: string; name: string }
-  | { type: "list"; apiVersion: string; kind: string; namespace: string; selector: string };
+  | { type: "list"; apiVersion: string; kind: string; namespace: string; selector: string }
+  | {
+      type: "resource";
+      apiVersion: string;
+      resource: string;
+      namespace: string;
+      name?: string;
+      selector: string;
+    };
 
 /** `matchLabels` / `matchExpressions` as a label selector string; undefined when it cannot be one. */
 export function selectorString(selector: LabelSelector | undefined): string {
@@ -46,7 +55,26 @@ export function splitKind(spelling: string): { apiVersion: string; kind: string 
 const keyOf = (r: Read): string =>
   r.type === "get"
     ? `get\u0000${r.apiVersion}\u0000${r.kind}\u0000${r.namespace}\u0000${r.name}`
-    : `list\u0000${r.apiVersion}\u0000${r.kind}\u0000${r.namespace}\u0000${r.selector}`;
+    : r.type === "list"
+      ? `list\u0000${r.apiVersion}\u0000${r.kind}\u0000${r.namespace}\u0000${r.selector}`
+      : `resource\u0000${r.apiVersion}\u0000${r.resource}\u0000${r.namespace}\u0000${r.name ?? ""}\u0000${r.selector}`;
+
+/** The kind of a plural resource name: built-in, or from the server's discovery. */
+export async function kindOfResource(
+  client: KubeClient,
+  apiVersion: string,
+  resource: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  const builtin = builtinKindOf(group, resource);
+  if (builtin !== undefined) return builtin;
+  const cached = client.cachedKind(apiVersion, resource);
+  if (cached !== undefined) return cached;
+  // Discovering the group-version (any kind name) fills the cache `cachedKind` reads.
+  await client.resource(apiVersion, "", signal);
+  return client.cachedKind(apiVersion, resource);
+}
 
 /** Creates the data of one UpdateRequest over a scan context (which answers the context entries). */
 export function createResourceData(options: {
@@ -65,7 +93,27 @@ export function createResourceData(options: {
     missing.set(key, read);
     return { ok: false, error: "not loaded yet" };
   };
+  const fetchResource = async (
+    read: Extract<Read, { type: "resource" }>,
+    signal: AbortSignal,
+  ): Promise<LoadResult> => {
+    const kind = await kindOfResource(client, read.apiVersion, read.resource, signal);
+    if (kind === undefined)
+      return { ok: false, error: `the server does not serve ${read.resource} in ${read.apiVersion}` };
+    if (read.name !== undefined)
+      return fetch(
+        { type: "get", apiVersion: read.apiVersion, kind, namespace: read.namespace, name: read.name },
+        signal,
+      );
+    const items = await fetch(
+      { type: "list", apiVersion: read.apiVersion, kind, namespace: read.namespace, selector: read.selector },
+      signal,
+    );
+    if (!items.ok) return items;
+    return { ok: true, value: { apiVersion: read.apiVersion, kind: `${kind}List`, items: items.value } };
+  };
   const fetch = async (read: Read, signal: AbortSignal): Promise<LoadResult> => {
+    if (read.type === "resource") return fetchResource(read, signal);
     if (read.type === "get") {
       const ref = { apiVersion: read.apiVersion, kind: read.kind, name: read.name };
       const got = await client.get(read.namespace ? { ...ref, namespace: read.namespace } : ref, { signal });
@@ -84,6 +132,23 @@ export function createResourceData(options: {
   };
   const loader: ContextLoader = {
     ...scan.loader,
+    kubeResource(call) {
+      if (call.verb === "post")
+        return (
+          scan.loader.kubeResource?.(call) ?? { ok: false, error: "resource.Post is not available here" }
+        );
+      const selector = Object.entries(call.labels ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(",");
+      return ask({
+        type: "resource",
+        apiVersion: call.apiVersion,
+        resource: call.resource,
+        namespace: call.namespace,
+        ...(call.verb === "get" ? { name: call.name ?? "" } : {}),
+        selector,
+      });
+    },
     getResource: (apiVersion, kind, namespace, name) =>
       ask({ type: "get", apiVersion, kind, namespace, name }),
     listResources(kinds, namespace, selector) {

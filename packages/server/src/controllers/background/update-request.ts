@@ -13,8 +13,11 @@ import type { UserInfo } from "@kyverno-ts/engine";
 export const UR_API_VERSION = "kyverno.io/v2";
 export const UR_KIND = "UpdateRequest";
 
-/** `spec.requestType`: a generate or a mutate-existing request. */
-export type RequestType = "generate" | "mutate";
+/**
+ * `spec.requestType`: a generate or a mutate-existing request of a ClusterPolicy / Policy, or
+ * (upstream's `cel-generate`) of a GeneratingPolicy / NamespacedGeneratingPolicy.
+ */
+export type RequestType = "generate" | "mutate" | "cel-generate";
 
 /** `status.state`, upstream's four values. */
 export type UpdateRequestState = "Pending" | "Completed" | "Failed" | "Skip";
@@ -40,7 +43,10 @@ export interface RuleContext {
 /** `spec` of an UpdateRequest. */
 export interface UpdateRequestSpec {
   requestType: RequestType;
-  /** The policy's cache key: `name` of a ClusterPolicy, `namespace/name` of a Policy. */
+  /**
+   * The policy's cache key: `name` of a ClusterPolicy or GeneratingPolicy, `namespace/name` of a
+   * Policy or NamespacedGeneratingPolicy (the request type tells which).
+   */
   policy: string;
   /** The first rule (upstream's deprecated single-rule field, kept for `kubectl get ur`'s columns). */
   rule: string;
@@ -162,7 +168,8 @@ export function asUpdateRequest(object: KubeObject | undefined): UpdateRequest |
   if (object === undefined || object.kind !== UR_KIND) return undefined;
   const spec = object.spec as Partial<UpdateRequestSpec> | undefined;
   if (spec === undefined || typeof spec.policy !== "string") return undefined;
-  if (spec.requestType !== "generate" && spec.requestType !== "mutate") return undefined;
+  if (spec.requestType !== "generate" && spec.requestType !== "mutate" && spec.requestType !== "cel-generate")
+    return undefined;
   return object as unknown as UpdateRequest;
 }
 
@@ -170,4 +177,32 @@ export function asUpdateRequest(object: KubeObject | undefined): UpdateRequest |
 export function rulesOf(ur: UpdateRequest): RuleContext[] {
   if (ur.spec.ruleContext !== undefined && ur.spec.ruleContext.length > 0) return ur.spec.ruleContext;
   return [{ rule: ur.spec.rule, trigger: ur.spec.resource, deleteDownstream: ur.spec.deleteDownstream }];
+}
+
+/** A GeneratingPolicy's evaluation settings (`spec.evaluation`), with upstream's defaults (all off). */
+export interface GeneratingSettings {
+  synchronize: boolean;
+  orphanDownstreamOnPolicyDelete: boolean;
+  generateExisting: boolean;
+}
+
+/** Reads `spec.evaluation` of a GeneratingPolicy / NamespacedGeneratingPolicy. */
+export function generatingSettings(policy: { spec?: unknown }): GeneratingSettings {
+  const evaluation = (policy.spec as { evaluation?: Record<string, { enabled?: boolean } | undefined> })
+    ?.evaluation;
+  return {
+    synchronize: evaluation?.synchronize?.enabled ?? false,
+    orphanDownstreamOnPolicyDelete: evaluation?.orphanDownstreamOnPolicyDelete?.enabled ?? false,
+    generateExisting: evaluation?.generateExisting?.enabled ?? false,
+  };
+}
+
+/** `spec.policy` of a `cel-generate` UpdateRequest: `name`, or `namespace/name` when namespaced. */
+export function celGeneratePolicyRef(policy: { name: string; namespace: string | undefined }): string {
+  return policy.namespace === undefined ? policy.name : `${policy.namespace}/${policy.name}`;
+}
+
+/** The CEL policy store key (`celPolicyKey`) of a `cel-generate` UpdateRequest's `spec.policy`. */
+export function celGeneratePolicyKey(ref: string): string {
+  return ref.includes("/") ? `NamespacedGeneratingPolicy/${ref}` : `GeneratingPolicy/${ref}`;
 }

@@ -113,3 +113,30 @@ describe("CEL webhooks", () => {
     ]);
   });
 });
+
+describe("GeneratingPolicy webhooks", () => {
+  it("registers gpol.validate.kyverno.svc-* on /gpol, with DELETE for a synchronized policy", () => {
+    const generate = [{ expression: "generator.Apply('a', [])" }];
+    const { validating } = webhooksOf(
+      celPolicy("GeneratingPolicy", "ns", {
+        evaluation: { synchronize: { enabled: true } },
+        matchConstraints: rules(["namespaces"], "", ["CREATE"]),
+        generate,
+      }),
+      celPolicy("GeneratingPolicy", "cm", {
+        matchConstraints: rules(["configmaps"], "", ["CREATE"]),
+        generate,
+      }),
+    );
+    expect(validating).toMatchObject([
+      {
+        name: "gpol.validate.kyverno.svc-fail",
+        clientConfig: { url: "https://127.0.0.1:9443/gpol/fail" },
+        rules: [
+          { resources: ["configmaps"], operations: ["CREATE"] },
+          { resources: ["namespaces"], operations: ["CREATE", "DELETE"] },
+        ],
+      },
+    ]);
+  });
+});

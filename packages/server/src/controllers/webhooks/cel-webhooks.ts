@@ -2,13 +2,15 @@
  * The webhooks of the CEL policies, as upstream registers them in the resource configurations:
  * `vpol.validate.kyverno.svc-fail` / `-ignore` (ValidatingPolicies, path `/vpol/fail` / `/vpol/ignore`),
  * `ivpol.validate.kyverno.svc-*` (ImageValidatingPolicies) and `mpol.mutate.kyverno.svc-*`
- * (MutatingPolicies), their rules the policies' `matchConstraints.resourceRules` (with the Pod
+ * (MutatingPolicies), `gpol.validate.kyverno.svc-*` (GeneratingPolicies, with DELETE for synchronized
+ * ones: a deleted trigger takes its downstream along), their rules the policies' `matchConstraints.resourceRules` (with the Pod
  * controllers autogen adds), and a fine-grained webhook (`…-fail-finegrained-<policy>`, path
  * `/vpol/fail/finegrained/<policy>`) for a policy with its own `webhookConfiguration.timeoutSeconds`.
  */
 import type { ResourceRule } from "@kyverno-ts/api";
 import { CEL_WEBHOOK_NAMES, type CelWebhookRoute, celWebhookPath } from "../../admission/cel-handler.js";
 import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
+import { generatingSettings } from "../background/update-request.js";
 import type { LabelSelectorJson, WebhookJson, WebhookRuleJson } from "./webhook-configs.js";
 
 /** What the CEL webhooks are built from besides the policies. */
@@ -50,8 +52,20 @@ export function celWebhookRules(rules: readonly ResourceRule[]): WebhookRuleJson
 const TYPES: ReadonlyArray<{ type: CelWebhookRoute["type"]; mutating: boolean }> = [
   { type: "validate", mutating: false },
   { type: "imageValidate", mutating: false },
+  { type: "generate", mutating: false },
   { type: "mutate", mutating: true },
 ];
+
+/** The resource rules a policy's webhook needs: a synchronized GeneratingPolicy also sees DELETE. */
+function webhookResourceRules(p: CachedCelPolicy): readonly ResourceRule[] {
+  const rules = p.compiled.resourceRules;
+  if (p.compiled.type !== "generate" || !generatingSettings(p.policy).synchronize) return rules;
+  return rules.map((r) =>
+    !r.operations?.length || r.operations.includes("*") || r.operations.includes("DELETE")
+      ? r
+      : { ...r, operations: [...r.operations, "DELETE"] },
+  );
+}
 
 /** The CEL webhooks of each configuration, in a fixed order. */
 export function celWebhooks(
@@ -72,7 +86,7 @@ export function celWebhooks(
     const hook: WebhookJson = {
       name,
       clientConfig: inputs.clientConfig(celWebhookPath(route)),
-      rules: celWebhookRules(group.flatMap((p) => p.compiled.resourceRules)),
+      rules: celWebhookRules(group.flatMap(webhookResourceRules)),
       failurePolicy: route.failurePolicy,
       matchPolicy: "Equivalent",
       namespaceSelector: inputs.namespaceSelector,

@@ -1,0 +1,276 @@
+/**
+ * What GeneratingPolicy changes ask of the background controller (leader only), as upstream:
+ * - `evaluation.generateExisting`: the existing triggers the policy matches get UpdateRequests when it
+ *   is created or changed (and when a new leader starts);
+ * - a synchronized policy changed: its downstream is processed again (the policy's form changed);
+ * - a synchronized policy deleted: its downstream is deleted, unless `orphanDownstreamOnPolicyDelete`
+ *   (clones are kept: their lifecycle follows their source);
+ * - a synchronized policy's downstream deleted or changed by someone else: processed again (restored).
+ * The downstream kinds are the ones the policy was seen generating (`GeneratedKinds`): they are
+ * watched (selected by the `generate.kyverno.io/policy-name` label) from the first generation on.
+ * The two GeneratingPolicy kinds are watched here (when their CRDs are installed), compiled into the
+ * controller's CEL policy store.
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import type { CelEngine } from "@kyverno-ts/engine";
+import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
+import { CEL_POLICY_API_VERSION, createCelFeed } from "../../cluster-state/cel-feed.js";
+import type { Logger } from "../../logger.js";
+import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
+import { celPolicySelector, createGeneratedKinds, type GeneratedKinds } from "./cel-generate.js";
+import { deleteDownstream, GenerateLabels } from "./downstream.js";
+import { type IntentSink, triggerOfLabels } from "./downstream-watch.js";
+import { kindOfResource } from "./resource-data.js";
+import type { KindRef } from "./rule-kinds.js";
+import { celGeneratePolicyRef, generatingSettings } from "./update-request.js";
+
+/** The reactions; see the module comment. */
+export interface CelGenerating {
+  /** The kinds each policy generated (the processor adds to it). */
+  readonly kinds: GeneratedKinds;
+  /** Starts the GeneratingPolicy informers; resolves once they have listed. */
+  start(): Promise<void>;
+  synced(): boolean;
+  /** A GeneratingPolicy was loaded, changed, failed to load or went (its store key). */
+  changed(key: string): Promise<void>;
+  leaderStarted(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const isGenerating = (key: string): boolean =>
+  key.startsWith("GeneratingPolicy/") || key.startsWith("NamespacedGeneratingPolicy/");
+
+/** The store key of the GeneratingPolicy a downstream object's labels name (none for generate rules). */
+function policyKeyOfLabels(labels: Record<string, string>): string | undefined {
+  const name = labels[GenerateLabels.policyName];
+  if (!name || labels[GenerateLabels.ruleName] !== undefined) return undefined;
+  const ns = labels[GenerateLabels.policyNamespace];
+  return ns ? `NamespacedGeneratingPolicy/${ns}/${name}` : `GeneratingPolicy/${name}`;
+}
+
+/** Whether two versions of an object differ only in server-managed metadata and status. */
+function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
+  if (b === undefined) return false;
+  const strip = (o: KubeObject) => {
+    const { metadata, status: _s, ...rest } = o;
+    return JSON.stringify({
+      ...rest,
+      labels: metadata?.labels ?? {},
+      annotations: metadata?.annotations ?? {},
+    });
+  };
+  return strip(a) === strip(b);
+}
+
+/** Options of `createCelGenerating`. */
+export interface CelGeneratingOptions {
+  client: KubeClient;
+  store: CelPolicyStore;
+  engine: CelEngine;
+  logger: Logger;
+  intents: IntentSink;
+  isLeader: () => boolean;
+  namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+}
+
+/** Creates the reactions (no informer runs before a policy generated something). */
+export function createCelGenerating(options: CelGeneratingOptions): CelGenerating {
+  const { client, store, engine, logger, intents } = options;
+  const known = new Map<string, CachedCelPolicy>();
+  const informers = new Map<string, Informer<KubeObject>>();
+  let stopped = false;
+  const policyInformers: Informer<KubeObject>[] = [];
+  let revision = 0;
+
+  const regenerate = (labels: Record<string, string>): boolean => {
+    const key = policyKeyOfLabels(labels);
+    const trigger = triggerOfLabels(labels);
+    const policy = key === undefined ? undefined : store.get(key);
+    if (policy === undefined || trigger === undefined || !generatingSettings(policy.policy).synchronize)
+      return false;
+    return intents.add({
+      requestType: "cel-generate",
+      policy: celGeneratePolicyRef(policy.compiled),
+      trigger,
+      rules: [policy.compiled.name],
+      deleteDownstream: false,
+      synchronize: true,
+    });
+  };
+
+  const watch = (kind: KindRef): void => {
+    const id = `${kind.apiVersion}/${kind.kind}`;
+    if (stopped || informers.has(id)) return;
+    const informer = createInformer<KubeObject>({
+      client,
+      ...kind,
+      labelSelector: GenerateLabels.policyName,
+    });
+    informer.on("update", (o, old) => {
+      if (!sameContent(o, old)) regenerate(o.metadata?.labels ?? {});
+    });
+    informer.on("delete", (o) => regenerate(o.metadata?.labels ?? {}));
+    informer.on("error", (e) => {
+      if (e.source !== "handler") logger.warn({ watch: id, reason: e.failure.reason }, "cannot watch");
+    });
+    informers.set(id, informer);
+    void informer.start();
+  };
+  const kinds = createGeneratedKinds(watch);
+
+  /** UpdateRequests for the existing triggers of a `generateExisting` policy. */
+  const applyToExisting = async (policy: CachedCelPolicy): Promise<void> => {
+    let offered = 0;
+    for (const rule of policy.compiled.resourceRules) {
+      for (const group of rule.apiGroups ?? [""])
+        for (const version of rule.apiVersions ?? [])
+          for (const resource of rule.resources ?? []) {
+            const apiVersion = group ? `${group}/${version}` : version;
+            const where = { policy: policy.key, apiVersion, resource };
+            if ([group, version, resource].some((s) => s.includes("*") || s.includes("/"))) {
+              logger.warn(where, "existing resources of this resource rule cannot be listed");
+              continue;
+            }
+            const kind = await kindOfResource(client, apiVersion, resource, new AbortController().signal);
+            if (kind === undefined) {
+              logger.warn(where, "existing triggers not listed: the server does not serve this resource");
+              continue;
+            }
+            const namespace = policy.compiled.namespace;
+            const listed = await client.list<KubeObject>({
+              apiVersion,
+              kind,
+              ...(namespace ? { namespace } : {}),
+            });
+            if (!listed.ok) {
+              logger.error({ ...where, message: listed.message }, "cannot list existing triggers");
+              continue;
+            }
+            for (const resource of listed.value.items) {
+              const ns = resource.metadata?.namespace ?? "";
+              const labels = ns ? options.namespaceLabels(ns) : undefined;
+              const rule = engine.generate(policy.compiled, {
+                resource,
+                operation: "CREATE",
+                ...(labels ? { namespaceLabels: labels } : {}),
+              }).rules[0];
+              if (rule === undefined || (rule.status !== "pass" && rule.status !== "error")) continue;
+              const added = intents.add({
+                requestType: "cel-generate",
+                policy: celGeneratePolicyRef(policy.compiled),
+                rules: [policy.compiled.name],
+                deleteDownstream: false,
+                trigger: {
+                  apiVersion: resource.apiVersion ?? apiVersion,
+                  kind: resource.kind ?? kind,
+                  namespace: ns,
+                  name: resource.metadata?.name ?? "",
+                  uid: String(resource.metadata?.uid ?? ""),
+                },
+              });
+              if (added) offered++;
+            }
+          }
+    }
+    logger.info({ policy: policy.key, updateRequests: offered }, "policy applied to existing resources");
+  };
+
+  /** Deletes the downstream of a deleted synchronized policy (unless it orphans it). */
+  const deleteAll = async (policy: CachedCelPolicy): Promise<void> => {
+    const gone = await deleteDownstream(
+      client,
+      kinds.of(policy.key),
+      // Clones follow their source, not the policy: they are kept (upstream's synchronization table).
+      [...celPolicySelector(policy.compiled), `!${GenerateLabels.sourceKind}`].join(","),
+      new AbortController().signal,
+    );
+    if (gone.ok)
+      logger.info({ policy: policy.key, deleted: gone.deleted }, "downstream of a deleted policy deleted");
+    else
+      logger.error(
+        { policy: policy.key, object: gone.object, message: gone.failure.message },
+        "cannot delete the downstream of a deleted policy",
+      );
+  };
+
+  const resync = (key: string): number => {
+    let n = 0;
+    for (const informer of informers.values())
+      for (const o of informer.list()) {
+        const labels = o.metadata?.labels ?? {};
+        if (policyKeyOfLabels(labels) === key && regenerate(labels)) n++;
+      }
+    return n;
+  };
+
+  const changed = async (key: string): Promise<void> => {
+    if (!isGenerating(key)) return;
+    const before = known.get(key);
+    const after = store.get(key);
+    if (after === undefined) known.delete(key);
+    else known.set(key, after);
+    if (!options.isLeader()) return;
+    try {
+      if (after === undefined) {
+        // Deleted (a policy that no longer compiles keeps its status and its downstream).
+        if (before === undefined || store.status(key) !== undefined) return;
+        const settings = generatingSettings(before.policy);
+        if (settings.synchronize && !settings.orphanDownstreamOnPolicyDelete) await deleteAll(before);
+        kinds.forget(key);
+        return;
+      }
+      if (generatingSettings(after.policy).generateExisting) await applyToExisting(after);
+      if (before !== undefined && generatingSettings(after.policy).synchronize) resync(key);
+    } catch (error) {
+      logger.error({ policy: key, err: error }, "cannot apply a GeneratingPolicy change");
+    }
+  };
+  const feed = createCelFeed({
+    store,
+    logger,
+    // CEL PolicyExceptions naming GeneratingPolicies are not watched by this controller.
+    acceptsExceptionsFrom: () => false,
+    nextRevision: () => ++revision,
+    emit: (change) => {
+      if (change.type === "celPolicy") void changed(change.key);
+    },
+  });
+
+  return {
+    kinds,
+    changed,
+    async start() {
+      for (const kind of ["GeneratingPolicy", "NamespacedGeneratingPolicy"]) {
+        const served = await client.resource(CEL_POLICY_API_VERSION, kind);
+        if (!served.ok && served.reason === "UnknownKind") {
+          logger.warn(
+            { kind, apiVersion: CEL_POLICY_API_VERSION },
+            "kind not served (CRD not installed): not watched",
+          );
+          continue;
+        }
+        const informer = createInformer<KubeObject>({ client, apiVersion: CEL_POLICY_API_VERSION, kind });
+        informer.on("add", feed.upsertPolicy);
+        informer.on("update", feed.upsertPolicy);
+        informer.on("delete", feed.removePolicy);
+        policyInformers.push(informer);
+      }
+      await Promise.all(policyInformers.map((i) => i.start()));
+    },
+    synced: () => policyInformers.every((i) => i.hasSynced()),
+    async leaderStarted() {
+      for (const policy of store.policies()) {
+        if (!options.isLeader()) return;
+        if (policy.compiled.type !== "generate" || !generatingSettings(policy.policy).generateExisting)
+          continue;
+        await applyToExisting(policy).catch((error: unknown) =>
+          logger.error({ policy: policy.key, err: error }, "cannot apply a policy to existing resources"),
+        );
+      }
+    },
+    async stop() {
+      stopped = true;
+      await Promise.all([...informers.values(), ...policyInformers].map((i) => i.stop()));
+    },
+  };
+}
