@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: {
       "@kyverno-ts/api": pkg("api"),
+      "@kyverno-ts/k8s": pkg("k8s"),
       "@kyverno-ts/engine": pkg("engine"),
       "@kyverno-ts/sandbox": pkg("sandbox"),
       "@kyverno-ts/kube": pkg("kube"),

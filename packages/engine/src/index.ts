@@ -39,7 +39,7 @@ export { parseImage } from "./images/images.js";
 export type { Jmespath, JmespathOptions, JmespathResult } from "./jmespath/index.js";
 export { createJmespath } from "./jmespath/index.js";
 export type { KindSelector } from "./match/index.js";
-export { matchLabelSelector, parseKindSelector } from "./match/index.js";
+export { parseKindSelector } from "./match/index.js";
 export { applyJson6902, applyStrategicMerge, diffJson6902, parseJson6902 } from "./mutate/index.js";
 export {
   policyReportResults,

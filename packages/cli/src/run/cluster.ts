@@ -1,5 +1,6 @@
 import type { JsonValue, KubeObject, LabelSelector } from "@kyverno-ts/api";
-import { type ContextLoader, type LoadResult, matchLabelSelector, matchWildcard } from "@kyverno-ts/engine";
+import { type ContextLoader, type LoadResult, matchWildcard } from "@kyverno-ts/engine";
+import { matchLabelSelector } from "@kyverno-ts/k8s";
 import { ClusterMessages } from "../output/messages.js";
 
 /**

@@ -7,9 +7,9 @@
  */
 import type { CelValue } from "@bufbuild/cel";
 import type { AdmissionPolicyBinding, JsonValue } from "@kyverno-ts/api";
+import { matchLabelSelector } from "@kyverno-ts/k8s";
 import { toCelValue } from "../cel/values.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
-import { matchLabelSelector } from "../match/index.js";
 import { matchesConstraints, matchesNarrowing } from "./match.js";
 import { requestTarget } from "./request.js";
 import { pluralOf } from "./resources.js";

@@ -1,11 +1,11 @@
 /**
  * `matchConstraints` of the CEL policy kinds and of Kubernetes' admission policies, as the API
  * server's matcher evaluates them: resource rules (group, version, resource with subresource,
- * operation, scope, names), exclude rules, namespace and object selectors. Label selectors are the
- * engine's shared `matchLabelSelector`.
+ * operation, scope, names), exclude rules, namespace and object selectors. Label selectors are
+ * Kubernetes' (no Kyverno wildcards).
  */
 import type { KubeObject, LabelSelector, MatchConstraints, ResourceRule } from "@kyverno-ts/api";
-import { matchLabelSelector } from "../match/index.js";
+import { matchLabelSelector } from "@kyverno-ts/k8s";
 import type { RequestTarget } from "./request.js";
 
 function anyOf(values: readonly string[] | undefined, value: string): boolean {

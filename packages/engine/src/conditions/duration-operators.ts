@@ -2,8 +2,9 @@
  * The deprecated `Duration*` operators: both sides must be Go durations (`"1h30m"`) or numbers of
  * seconds; the plain ordering operators handle durations too and should be preferred.
  */
+
 import type { JsonValue } from "@kyverno-ts/api";
-import { parseDurationExact } from "../quantity/index.js";
+import { parseDurationExact } from "@kyverno-ts/k8s";
 import { compareBig, secondsToNanos } from "./duration-pair.js";
 import { type OrderingOperator, satisfies } from "./numeric.js";
 

@@ -3,8 +3,9 @@
  * `Equals` and the numeric operators: at least one side must be a Go duration string (`"90s"`; a bare
  * `"0"` does not count), and the other side may be a duration string or a number of seconds.
  */
+
 import type { JsonValue } from "@kyverno-ts/api";
-import { parseDurationExact } from "../quantity/index.js";
+import { parseDurationExact } from "@kyverno-ts/k8s";
 
 const NS_PER_SECOND = 1_000_000_000n;
 

@@ -1,5 +1,5 @@
 import type { FailureAction, FailureActionOverride } from "@kyverno-ts/api";
-import { matchLabelSelector } from "../match/index.js";
+import { matchWildcardSelector } from "../match/index.js";
 import { matchWildcard } from "../wildcard/wildcard.js";
 
 /**
@@ -17,7 +17,7 @@ export function effectiveFailureAction(
   for (const o of overrides) {
     const byName = o.namespaces?.some((n) => matchWildcard(n, namespace)) ?? false;
     const bySelector = o.namespaceSelector
-      ? matchLabelSelector(o.namespaceSelector, namespaceLabels ?? {})
+      ? matchWildcardSelector(o.namespaceSelector, namespaceLabels ?? {})
       : false;
     if (byName || bySelector) return o.action;
   }

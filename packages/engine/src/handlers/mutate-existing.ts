@@ -4,10 +4,11 @@
  * trigger as `request.object` and each target as `target`.
  */
 import type { JsonValue, KubeObject, TargetSelector } from "@kyverno-ts/api";
+import { jsonEqual } from "@kyverno-ts/k8s";
 import { withValue } from "../evaluation/json-context.js";
 import { ended, prepare } from "../evaluation/prepare.js";
 import { substitute } from "../evaluation/variables.js";
-import { diffJson6902, jsonEqual } from "../mutate/index.js";
+import { diffJson6902 } from "../mutate/index.js";
 import type { PolicyEvalEnv } from "../pipeline/env.js";
 import type { HandlerOutcome, RuleHandler } from "../pipeline/handler.js";
 import type { TargetPatch } from "../response/types.js";

@@ -4,7 +4,8 @@
  * the patched resource and the RFC 6902 patch from the original (what the webhook returns).
  */
 import type { JsonValue, KubeObject } from "@kyverno-ts/api";
-import { diffJson6902, jsonEqual } from "../mutate/index.js";
+import { jsonEqual } from "@kyverno-ts/k8s";
+import { diffJson6902 } from "../mutate/index.js";
 import type { RuleHandler } from "../pipeline/handler.js";
 import { applyMutation } from "./mutate-apply.js";
 

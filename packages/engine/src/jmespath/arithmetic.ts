@@ -7,14 +7,14 @@
  * quantity|duration × scalar → same kind; quantity ÷ quantity and duration ÷ duration → number;
  * quantity|duration ÷ scalar → same kind; modulo needs operands of one kind.
  */
+
 import type { JsonValue } from "@kyverno-ts/api";
+import { formatDuration, parseDurationExact } from "@kyverno-ts/k8s";
 import {
   addQuantities,
   divideQuantities,
-  formatDuration,
   formatQuantity,
   multiplyQuantities,
-  parseDurationExact,
   parseQuantity,
   type Quantity,
   quantityFromBigInt,

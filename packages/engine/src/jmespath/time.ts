@@ -2,8 +2,9 @@
  * Kyverno's time functions. Times are RFC 3339 strings (or Go layouts for time_parse/time_since);
  * "now" comes from the injected clock and is rendered in UTC (Kyverno runs with TZ=UTC).
  */
+
 import type { JsonValue } from "@kyverno-ts/api";
-import { formatDuration, parseDurationExact } from "../quantity/index.js";
+import { formatDuration, parseDurationExact } from "@kyverno-ts/k8s";
 import { arg, type FunctionContext, type FunctionDef } from "./context.js";
 import { functionError } from "./errors.js";
 import { parseGoTime, parseRFC3339 } from "./goparse.js";

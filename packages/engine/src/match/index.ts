@@ -11,6 +11,6 @@ export {
 export { matchesMatchResources, matchesRule } from "./match.js";
 export type { MatchRequest } from "./request.js";
 export { matchesResourceFilter } from "./resource-filter.js";
-export { matchLabelSelector } from "./selector.js";
+export { matchWildcardSelector } from "./selector.js";
 export type { RequestUser } from "./subjects.js";
 export { matchRoles, matchSubjects } from "./subjects.js";

@@ -2,7 +2,7 @@ import type { KubeObject, ResourceDescription, ResourceFilter } from "@kyverno-t
 import { matchWildcard } from "../wildcard/wildcard.js";
 import { type KindListParser, matchKinds, parseKindList } from "./kind.js";
 import type { MatchRequest } from "./request.js";
-import { matchLabelSelector } from "./selector.js";
+import { matchWildcardSelector } from "./selector.js";
 import { matchRoles, matchSubjects } from "./subjects.js";
 
 /**
@@ -40,11 +40,12 @@ function matchesDescription(rd: ResourceDescription, req: MatchRequest, parse: K
   if (rd.annotations !== undefined && !matchAnnotations(rd.annotations, obj.metadata?.annotations ?? {})) {
     return false;
   }
-  if (rd.selector !== undefined && !matchLabelSelector(rd.selector, obj.metadata?.labels ?? {})) return false;
+  if (rd.selector !== undefined && !matchWildcardSelector(rd.selector, obj.metadata?.labels ?? {}))
+    return false;
   if (rd.namespaceSelector !== undefined) {
     // Upstream: a namespace selector never selects a Namespace itself.
     if (obj.kind === "Namespace") return false;
-    if (!matchLabelSelector(rd.namespaceSelector, req.namespaceLabels ?? {})) return false;
+    if (!matchWildcardSelector(rd.namespaceSelector, req.namespaceLabels ?? {})) return false;
   }
   return true;
 }

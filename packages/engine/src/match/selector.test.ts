@@ -1,10 +1,10 @@
 import type { LabelSelector } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { matchLabelSelector } from "./selector.js";
+import { matchWildcardSelector } from "./selector.js";
 
 const labels = { app: "nginx", tier: "frontend", "app.kubernetes.io/name": "shop" };
 
-describe("matchLabelSelector", () => {
+describe("matchWildcardSelector", () => {
   it.each<[string, LabelSelector, Record<string, string>, boolean]>([
     ["empty selector selects everything", {}, labels, true],
     ["empty selector selects no labels", {}, {}, true],
@@ -74,6 +74,6 @@ describe("matchLabelSelector", () => {
       false,
     ],
   ])("%s", (_name, selector, input, expected) => {
-    expect(matchLabelSelector(selector, input)).toBe(expected);
+    expect(matchWildcardSelector(selector, input)).toBe(expected);
   });
 });

@@ -11,15 +11,22 @@
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
 import {
+  fieldSchema,
+  isObject,
+  itemSchema,
+  jsonEqual,
+  listStrategy,
+  MergeError,
+  mergeValue,
+  type PatchSchema,
+} from "@kyverno-ts/k8s";
+import {
   type AnchorKind,
   type CompiledPattern,
   compilePattern,
   parseAnchor,
   validateCompiled,
 } from "../pattern/index.js";
-import { isObject, jsonEqual } from "./json.js";
-import { MergeError, mergeValue } from "./merge.js";
-import { fieldSchema, itemSchema, listStrategy, type PatchSchema } from "./patch-schema.js";
 
 /** The overlay without anchors (`undefined` when nothing is left), or why it does not apply. */
 export type Preprocessed =

@@ -8,10 +8,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
+import { isObject } from "@kyverno-ts/k8s";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { applyJson6902, applyStrategicMerge, diffJson6902, parseJson6902 } from "./index.js";
-import { isObject } from "./json.js";
 
 const ROOT = fileURLToPath(new URL("../../../../../shared/conformance/kyverno-policies/", import.meta.url));
 

@@ -1,7 +1,6 @@
 /** RFC 6902 diff between two documents: the patch an admission webhook returns for a mutation. */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
-import { isObject, jsonEqual } from "./json.js";
-import { appendPointer } from "./json-pointer.js";
+import { appendPointer, isObject, jsonEqual } from "@kyverno-ts/k8s";
 
 /**
  * The RFC 6902 operations that turn `before` into `after`. Maps are compared key by key (changed keys

@@ -1,12 +1,7 @@
 /** `patchStrategicMerge`: Kyverno's anchors resolved against the resource, then a strategic merge. */
 import type { JsonValue } from "@kyverno-ts/api";
+import { isObject, MergeError, mergeValue, type PatchResult, schemaForKind } from "@kyverno-ts/k8s";
 import { type AnchorPatterns, preprocessMap } from "./anchors.js";
-import { isObject } from "./json.js";
-import { MergeError, mergeValue } from "./merge.js";
-import { schemaForKind } from "./patch-schema.js";
-
-/** The patched resource, or why the patch could not be applied. */
-export type PatchResult = { ok: true; value: JsonValue } | { ok: false; error: string };
 
 /** The resource, unchanged, because a conditional or global anchor did not hold; `reason` says which. */
 export type SkippedPatch = { ok: true; value: JsonValue; skipped: true; reason: string };

@@ -3,8 +3,10 @@
  * Kyverno's `pattern.Validate`. Strings carry the pattern language: `|` (or), `&` (and), the operators
  * of `string-operator.ts`, wildcards, and duration → quantity → string comparison.
  */
+
 import type { JsonValue } from "@kyverno-ts/api";
-import { compareQuantities, parseDurationExact, parseQuantity, type Quantity } from "../quantity/index.js";
+import { parseDurationExact } from "@kyverno-ts/k8s";
+import { compareQuantities, parseQuantity, type Quantity } from "../quantity/index.js";
 import { hasWildcard, matchWildcard } from "../wildcard/wildcard.js";
 import { formatGoExponent, formatGoFixed, parseGoFloat, parseGoInt } from "./go-strconv.js";
 import { operatorOf, rangeEndpoints, type StringOperator } from "./string-operator.js";

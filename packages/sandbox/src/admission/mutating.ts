@@ -3,7 +3,7 @@
  * reinvocation round): webhooks run one after another, each seeing the previous patch result.
  */
 import type { JsonValue } from "@kyverno-ts/api";
-import { applyJson6902 } from "@kyverno-ts/engine";
+import { applyJsonPatch } from "@kyverno-ts/k8s";
 import { callWebhook } from "./call.js";
 import type { WebhookSpec } from "./config.js";
 import { addAnnotation, addWarning, type DispatchContext, requestDone } from "./context.js";
@@ -67,10 +67,7 @@ function applyPatch(
       error: { type: "calling", webhook: hook.name, reason: callingReason.unsupportedPatchType(patchType) },
     };
   }
-  const applied = applyJson6902(object, ops as JsonValue[], {
-    allowMissingPathOnRemove: false,
-    ensurePathExistsOnAdd: false,
-  });
+  const applied = applyJsonPatch(object, ops as JsonValue[]);
   if (!applied.ok) return statusError(internalError(applied.error));
   const value = applied.value;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {

@@ -3,7 +3,7 @@
  * predicates/object), with label selector parsing errors reported as upstream does.
  */
 import type { JsonValue, LabelSelector } from "@kyverno-ts/api";
-import { matchLabelSelector } from "@kyverno-ts/engine";
+import { matchLabelSelector } from "@kyverno-ts/k8s";
 import { internalError } from "./errors.js";
 import type { AdmissionAttributes, StatusError } from "./types.js";
 

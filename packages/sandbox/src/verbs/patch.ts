@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
-import { applyJson6902, applyStrategicMerge } from "@kyverno-ts/engine";
+import { applyJsonPatch, applyStrategicMergePatch } from "@kyverno-ts/k8s";
 import { mediaType } from "../http/body.js";
 import { sendJson } from "../http/respond.js";
 import { ApiError, badRequest, unsupportedMediaType } from "../http/status.js";
@@ -51,10 +51,7 @@ function patchObject(type: string, object: JsonObject, patch: JsonValue): JsonVa
     case JSON_PATCH: {
       if (!Array.isArray(patch))
         throw badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
-      const result = applyJson6902(object, patch, {
-        allowMissingPathOnRemove: false,
-        ensurePathExistsOnAdd: false,
-      });
+      const result = applyJsonPatch(object, patch);
       if (!result.ok) throw new ApiError(422, "Invalid", result.error);
       return result.value;
     }
@@ -63,7 +60,7 @@ function patchObject(type: string, object: JsonObject, patch: JsonValue): JsonVa
       return applyMergePatch(object, patch);
     default: {
       if (asObject(patch) === undefined) throw badRequest("the patch is not a JSON object");
-      const result = applyStrategicMerge(object, patch);
+      const result = applyStrategicMergePatch(object, patch);
       if (!result.ok) throw badRequest(result.error);
       return result.value;
     }

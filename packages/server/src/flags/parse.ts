@@ -3,7 +3,7 @@
  * booleans as `--flag` or `--flag=false`; a repeated flag keeps its last value (except repeatable
  * ones). Values are checked against their type here, so the accessors of `ParsedFlags` cannot fail.
  */
-import { parseGoDuration } from "../controllers/reports/duration.js";
+import { parseDurationMs } from "@kyverno-ts/k8s";
 import { type ControllerName, FLAGS, type FlagSpec, flagsOf } from "./catalog.js";
 
 /** Flags as given on a command line, with typed accessors that fall back to the environment and defaults. */
@@ -42,6 +42,12 @@ export function parseGoBool(text: string): boolean | undefined {
   return TRUE.has(text) ? true : FALSE.has(text) ? false : undefined;
 }
 
+/** A duration flag's value in milliseconds (Go's syntax); negative durations are rejected (no flag takes one). */
+function flagDurationMs(value: string): number | undefined {
+  const ms = parseDurationMs(value.trim());
+  return ms === undefined || ms < 0 ? undefined : ms;
+}
+
 function validValue(spec: FlagSpec, value: string): boolean {
   switch (spec.type) {
     case "bool":
@@ -51,7 +57,7 @@ function validValue(spec: FlagSpec, value: string): boolean {
     case "float":
       return value.trim() !== "" && Number.isFinite(Number(value));
     case "duration":
-      return parseGoDuration(value) !== undefined;
+      return flagDurationMs(value) !== undefined;
     default:
       return true;
   }
@@ -60,7 +66,7 @@ function validValue(spec: FlagSpec, value: string): boolean {
 /** Whether `value` means the same as `other` for the flag's type (`--renewBefore=360h` is `360h0m0s`). */
 function sameValue(spec: FlagSpec, value: string, other: string): boolean {
   if (spec.type === "bool") return parseGoBool(value) === parseGoBool(other);
-  if (spec.type === "duration") return parseGoDuration(value) === parseGoDuration(other);
+  if (spec.type === "duration") return flagDurationMs(value) === flagDurationMs(other);
   if (spec.type === "int" || spec.type === "float") return Number(value) === Number(other);
   return value === other;
 }
@@ -158,7 +164,7 @@ function parsedFlags(
     bool: (name) => parseGoBool(string(name)) === true,
     int: (name) => Number.parseInt(string(name), 10),
     float: (name) => Number(string(name)),
-    durationMs: (name) => parseGoDuration(string(name)) ?? 0,
+    durationMs: (name) => flagDurationMs(string(name)) ?? 0,
     list: (name) => [...(values.get(specOf(name).name) ?? [])],
     warnings: () =>
       accepted.flatMap((spec) => {

@@ -1,6 +1,7 @@
 /**
  * The webhook's `keepalive` key: how the loader reads it, and the heartbeat options built from it.
  */
+import { parseDurationMs } from "@kyverno-ts/k8s";
 import type { Section } from "../../config/read.js";
 import type { KeepaliveOptions } from "../webhook/webhook.js";
 import { TargetConfigError } from "./errors.js";
@@ -47,28 +48,12 @@ export function keepaliveOptions(
   };
 }
 
-/** Parses a Go duration ("30s", "1m30s", "500ms", "0") or a number of milliseconds; undefined if invalid. */
+/** Parses a Go duration ("30s", "1m30s", "500ms", "0") or a number of milliseconds; undefined if invalid or negative. */
 export function parseDuration(value: string | number | undefined): number | undefined {
   if (value === undefined) return 0;
   if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : undefined;
   const v = value.trim();
-  if (v === "" || v === "0") return 0;
-  const unit: Record<string, number> = {
-    ns: 1e-6,
-    us: 1e-3,
-    µs: 1e-3,
-    ms: 1,
-    s: 1000,
-    m: 60_000,
-    h: 3_600_000,
-  };
-  let total = 0;
-  let rest = v;
-  while (rest.length > 0) {
-    const m = /^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/.exec(rest);
-    if (m === null) return undefined;
-    total += Number(m[1]) * (unit[m[2] ?? ""] ?? 0);
-    rest = rest.slice(m[0].length);
-  }
-  return total;
+  if (v === "") return 0;
+  const ms = parseDurationMs(v);
+  return ms === undefined || ms < 0 ? undefined : ms;
 }

@@ -6,8 +6,8 @@
  * runs). croner computes the next run of a cron expression; `@every` is a constant delay. The next
  * run is always strictly after the time given, in whole seconds, as upstream's `Next`.
  */
+import { parseDurationMs } from "@kyverno-ts/k8s";
 import { Cron } from "croner";
-import { parseSignedGoDuration } from "./go-duration.js";
 
 /** A parsed schedule: the next run strictly after a time (epoch ms). */
 export interface CleanupSchedule {
@@ -88,7 +88,7 @@ export function parseSchedule(expression: string): ScheduleParse {
   }
   if (spec.startsWith("@every ")) {
     const text = spec.slice("@every ".length).trim();
-    const ms = parseSignedGoDuration(text);
+    const ms = parseDurationMs(text);
     if (ms === undefined)
       return { ok: false, message: `failed to parse duration ${spec}: time: invalid duration "${text}"` };
     // robfig: delays under a second round up to one; sub-second parts are truncated.

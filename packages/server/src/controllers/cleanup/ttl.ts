@@ -1,10 +1,10 @@
+import { parseDurationMs } from "@kyverno-ts/k8s";
 /**
  * The `cleanup.kyverno.io/ttl` label, read as upstream's TTL controller reads it: a Go duration
  * counted from the object's `creationTimestamp` (`5s`, `1h30m`), or an absolute time in UTC written
  * without colons (labels cannot hold them): `2006-01-02T150405Z` or `2006-01-02`. Anything else is
  * an error for the caller to report; it is never guessed.
  */
-import { parseSignedGoDuration } from "./go-duration.js";
 
 /** The TTL label. */
 export const TTL_LABEL = "cleanup.kyverno.io/ttl";
@@ -42,7 +42,7 @@ export function ttlValueProblem(value: string): string {
 
 /** When an object labelled `value` and created at `creationMs` is to be deleted. */
 export function ttlDeletionTime(value: string, creationMs: number): TtlParse {
-  const duration = parseSignedGoDuration(value);
+  const duration = parseDurationMs(value);
   if (duration !== undefined) return { ok: true, deleteAtMs: creationMs + duration };
   const dt = DATE_TIME.exec(value) ?? DATE.exec(value);
   if (dt !== null) {

@@ -1,13 +1,15 @@
 /**
- * Kubernetes strategic merge of an anchor-free patch into a resource, as kustomize's kyaml merge
- * (which upstream Kyverno runs) does it: maps merge recursively, `null` deletes, lists with a merge key
- * merge element by element (matched elements stay in place, new ones are prepended in patch order),
- * lists of scalars with a merge strategy are unions, every other list is replaced.
+ * Kubernetes strategic merge of an anchor-free patch into a resource, in one of two styles. As
+ * kustomize's kyaml merge (which upstream Kyverno runs) does it: maps merge recursively, `null` deletes,
+ * lists with a merge key merge element by element (matched elements stay in place, new ones are
+ * prepended in patch order), lists of scalars with a merge strategy are unions, every other list is
+ * replaced; a merged map left empty is dropped. As kube-apiserver (apimachinery's strategicpatch) does
+ * it: the same, but new elements and scalars are appended after the original ones and empty maps stay.
  * Directives: `$patch: replace | delete | merge`, `$deleteFromPrimitiveList/<field>`, `$retainKeys`;
  * `$setElementOrder/<field>` is accepted and ignored.
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
-import { isObject, jsonEqual, jsonTypeName } from "./json.js";
+import { isObject, jsonEqual, jsonTypeName } from "../json/json.js";
 import { fieldSchema, itemSchema, listStrategy, type PatchSchema } from "./patch-schema.js";
 
 /** A patch that cannot be merged (type clash, missing merge key, unknown directive). */
@@ -17,6 +19,9 @@ export class MergeError {
 
 /** The merged value; `undefined` when the patch deletes it. */
 export type Merged = JsonValue | undefined | MergeError;
+
+/** Whose strategic merge: kustomize's kyaml (Kyverno's mutate rules) or kube-apiserver's (PATCH). */
+export type MergeStyle = "kustomize" | "apiserver";
 
 const DIRECTIVE = "$patch";
 const RETAIN_KEYS = "$retainKeys";
@@ -32,9 +37,10 @@ export function mergeValue(
   patch: JsonValue,
   schema: PatchSchema,
   path: string,
+  style: MergeStyle = "kustomize",
 ): Merged {
-  if (isObject(patch)) return mergeMap(original, patch, schema, path);
-  if (Array.isArray(patch)) return mergeList(original, patch, schema, path);
+  if (isObject(patch)) return mergeMap(original, patch, schema, path, style);
+  if (Array.isArray(patch)) return mergeList(original, patch, schema, path, style);
   if (original !== undefined && original !== null && typeof original === "object") {
     return clash(original, patch, path);
   }
@@ -52,6 +58,7 @@ function mergeMap(
   patch: JsonObject,
   schema: PatchSchema,
   path: string,
+  style: MergeStyle,
 ): Merged {
   if (original !== undefined && original !== null && !isObject(original)) return clash(original, patch, path);
   const base: JsonObject = isObject(original) ? original : {};
@@ -59,7 +66,7 @@ function mergeMap(
   if (directive === "delete") return undefined;
   if (directive === "replace") {
     const { [DIRECTIVE]: _, ...rest } = patch;
-    return mergeMap(undefined, rest, schema, path);
+    return mergeMap(undefined, rest, schema, path, style);
   }
   if (directive !== undefined && directive !== "merge") {
     return new MergeError(`unknown $patch directive ${JSON.stringify(directive)} at ${path || "/"}`);
@@ -80,10 +87,11 @@ function mergeMap(
       delete result[key];
       continue;
     }
-    const merged = mergeValue(result[key], value, fieldSchema(schema, key), `${path}/${key}`);
+    const merged = mergeValue(result[key], value, fieldSchema(schema, key), `${path}/${key}`, style);
     if (merged instanceof MergeError) return merged;
     if (merged === undefined) delete result[key];
-    else if (!Object.hasOwn(base, key) && isEmptyMap(merged) && !isEmptyMap(value)) continue;
+    else if (style === "kustomize" && !Object.hasOwn(base, key) && isEmptyMap(merged) && !isEmptyMap(value))
+      continue;
     else result[key] = merged;
   }
   const retain = patch[RETAIN_KEYS];
@@ -98,6 +106,7 @@ function mergeList(
   patch: JsonValue[],
   schema: PatchSchema,
   path: string,
+  style: MergeStyle,
 ): Merged {
   if (original !== undefined && original !== null && !Array.isArray(original))
     return clash(original, patch, path);
@@ -108,19 +117,24 @@ function mergeList(
   const elements = patch.filter(
     (e) => !(isObject(e) && e[DIRECTIVE] === "replace" && Object.keys(e).length === 1),
   );
-  if (strategy.kind === "primitives") return mergePrimitives(replace ? [] : base, elements);
-  return mergeKeyed(replace ? [] : base, elements, strategy.key, itemSchema(schema), path);
+  if (strategy.kind === "primitives") return mergePrimitives(replace ? [] : base, elements, style);
+  return mergeKeyed(replace ? [] : base, elements, strategy.key, itemSchema(schema), path, style);
 }
 
-/** A set union: new values first (in patch order), then the original values in their order. */
-function mergePrimitives(base: JsonValue[], patch: JsonValue[]): JsonValue[] {
+/** The original elements and the new ones (in patch order): kyaml puts the new ones first. */
+function joined(base: JsonValue[], added: JsonValue[], style: MergeStyle): JsonValue[] {
+  return style === "kustomize" ? [...added, ...base] : [...base, ...added];
+}
+
+/** A set union of the original values (in their order) and the new values (in patch order). */
+function mergePrimitives(base: JsonValue[], patch: JsonValue[], style: MergeStyle): JsonValue[] {
   const added: JsonValue[] = [];
   for (const value of patch) {
     if (value === null) continue;
     if (base.some((b) => jsonEqual(b, value)) || added.some((a) => jsonEqual(a, value))) continue;
     added.push(value);
   }
-  return [...added, ...base];
+  return joined(base, added, style);
 }
 
 function mergeKeyed(
@@ -129,6 +143,7 @@ function mergeKeyed(
   key: string,
   items: PatchSchema,
   path: string,
+  style: MergeStyle,
 ): Merged {
   const result = [...base];
   const added: JsonValue[] = [];
@@ -151,15 +166,16 @@ function mergeKeyed(
       element,
       items,
       `${path}/${index < 0 ? "-" : index}`,
+      style,
     );
     if (merged instanceof MergeError) return merged;
-    const gone = merged === undefined || isEmptyMap(merged);
+    const gone = merged === undefined || (style === "kustomize" && isEmptyMap(merged));
     if (index < 0) {
       if (!gone) added.push(merged);
     } else if (gone) list.splice(index, 1);
     else list[index] = merged;
   }
-  return [...added, ...result];
+  return joined(result, added, style);
 }
 
 function isEmptyMap(value: JsonValue): boolean {

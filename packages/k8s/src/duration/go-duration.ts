@@ -40,6 +40,15 @@ export function parseDuration(input: string): number | undefined {
   return ns === undefined ? undefined : Number(ns);
 }
 
+/**
+ * As {@link parseDuration} but in milliseconds (fractions kept: `1500us` is 1.5), for flags, schedules
+ * and TTLs. The sign is kept; callers that take no negative duration check for it.
+ */
+export function parseDurationMs(input: string): number | undefined {
+  const ns = parseDurationExact(input);
+  return ns === undefined ? undefined : Number(ns) / 1e6;
+}
+
 /** As {@link parseDuration} but exact, as a bigint number of nanoseconds. */
 export function parseDurationExact(input: string): bigint | undefined {
   let s = input;

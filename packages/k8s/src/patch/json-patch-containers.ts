@@ -4,7 +4,7 @@
  * place on a private copy of the document and return an error message, or `undefined` on success.
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
-import { isObject, jsonTypeName } from "./json.js";
+import { isObject, jsonTypeName } from "../json/json.js";
 
 /** A map or a list: what a JSON pointer can step into. */
 export type Container = JsonObject | JsonValue[];

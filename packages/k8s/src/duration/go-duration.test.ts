@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration, parseDurationExact } from "./index.js";
+import { formatDuration, parseDuration, parseDurationExact, parseDurationMs } from "./go-duration.js";
 
 describe("parseDuration", () => {
   it.each([
@@ -49,5 +49,24 @@ describe("formatDuration", () => {
     for (const text of ["1h2m3.004005006s", "-3m0.1s", "999ms", "72h0m0s"]) {
       expect(formatDuration(parseDurationExact(text) ?? 0n)).toBe(text);
     }
+  });
+});
+
+describe("parseDurationMs", () => {
+  it("reads Go durations into milliseconds, sign included", () => {
+    expect(parseDurationMs("1h")).toBe(3_600_000);
+    expect(parseDurationMs("1h30m")).toBe(5_400_000);
+    expect(parseDurationMs("1.5h")).toBe(5_400_000);
+    expect(parseDurationMs("90s")).toBe(90_000);
+    expect(parseDurationMs("300ms")).toBe(300);
+    expect(parseDurationMs("2h45m30.5s")).toBe(9_930_500);
+    expect(parseDurationMs("1500us")).toBe(1.5);
+    expect(parseDurationMs("0")).toBe(0);
+    expect(parseDurationMs("-2m")).toBe(-120_000);
+    expect(parseDurationMs("+5s")).toBe(5_000);
+  });
+  it("rejects what Go rejects", () => {
+    for (const bad of ["", "1", "h", "1d", "1h-5m", "1 h", " 5s", "5s ", "abc", "--1s"])
+      expect(parseDurationMs(bad)).toBeUndefined();
   });
 });
