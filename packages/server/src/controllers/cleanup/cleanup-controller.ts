@@ -16,6 +16,7 @@ import {
 } from "@kyverno-ts/kube";
 import { engineClock, type ServerClock } from "../../clock.js";
 import { createKindResolver } from "../../cluster-state/kinds.js";
+import { createServedKinds } from "../../cluster-state/served-kinds.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import { createCertRenewer } from "../certificates/cert-renewer.js";
@@ -130,8 +131,23 @@ export async function startCleanupController(options: CleanupControllerOptions):
     name: "deleting-controller",
     run: (policy, s) => runDeletingPolicy({ client, cel, metrics, events, logger }, policy, s),
   });
-  /** DeletingPolicies run when their CRDs are installed (checked at start). */
+  /** DeletingPolicies run once both their CRDs are installed: at start, or later (no restart). */
   let deletingServed = false;
+  let term: AbortSignal | undefined;
+  const deletingKinds = createServedKinds({
+    client,
+    clock,
+    apiVersion: DELETING_API_VERSION,
+    kinds: DELETING_KINDS,
+    logger,
+    onServed: (_kind, later) => {
+      if (!later || deletingServed || deletingKinds.missing().length > 0) return;
+      deletingServed = true;
+      logger.info({ kinds: DELETING_KINDS }, "CRDs installed: running DeletingPolicies");
+      void deleting.start();
+      if (term !== undefined && !term.aborted) deleting.lead(term);
+    },
+  });
   const ttl = createTtlController({
     client,
     clock,
@@ -244,7 +260,6 @@ export async function startCleanupController(options: CleanupControllerOptions):
     s.addEventListener("abort", off, { once: true });
   };
 
-  let term: AbortSignal | undefined;
   const lead = (s: AbortSignal): void => {
     term = s;
     logger.info(
@@ -259,6 +274,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
   let elector: LeaderElector | undefined;
   let closing: Promise<void> | undefined;
   const stopAll = async (): Promise<void> => {
+    deletingKinds.stop();
     if (elector) await elector.release();
     await server?.close();
     await Promise.allSettled([policies.stop(), deleting.stop(), ttl.stop(), namespaces.stop(), tls.stop()]);
@@ -270,16 +286,8 @@ export async function startCleanupController(options: CleanupControllerOptions):
   };
 
   try {
-    const served = await Promise.all(
-      DELETING_KINDS.map((kind) => client.resource(DELETING_API_VERSION, kind)),
-    );
-    const missing = served.find((r) => !r.ok);
-    deletingServed = missing === undefined;
-    if (missing !== undefined && !missing.ok)
-      logger.warn(
-        { reason: missing.reason, message: missing.message },
-        "DeletingPolicies are not run: their CRDs are not served",
-      );
+    await deletingKinds.start();
+    deletingServed = deletingKinds.missing().length === 0;
     await Promise.race([
       Promise.all([
         policies.start(),
