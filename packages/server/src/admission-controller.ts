@@ -5,7 +5,7 @@
  * its cache from informers and starts serving (`serveAdmission`) once the certificate is known.
  */
 import { readFileSync } from "node:fs";
-import type { Policy, PolicyException } from "@kyverno-ts/api";
+import type { CelPolicy, Policy, PolicyException } from "@kyverno-ts/api";
 import {
   type CelEngine,
   createCelEngine,
@@ -34,7 +34,7 @@ import type { ScanContext } from "./external-data/scan-context.js";
 import type { Logger } from "./logger.js";
 import type { MetricsConfig } from "./metrics/config.js";
 import { type AdmissionMetrics, createAdmissionMetrics } from "./metrics/metrics.js";
-import { type CelPolicyStore, createCelPolicyStore } from "./policycache/cel-policy-store.js";
+import { type CelPolicyStore, celPolicyKey, createCelPolicyStore } from "./policycache/cel-policy-store.js";
 import {
   acceptedExceptionNamespaces,
   EXCEPTIONS_DISABLED,
@@ -138,6 +138,8 @@ export interface AdmissionServers {
 export interface AdmissionControllerOptions extends AdmissionCoreOptions {
   policies: readonly Policy[];
   exceptions: readonly PolicyException[];
+  /** `policies.kyverno.io` policies, compiled into the CEL store (standalone mode). */
+  celPolicies?: readonly CelPolicy[];
   tls: TlsMaterial;
   host?: string;
   /** Webhook HTTPS port (0 picks a free one). */
@@ -299,6 +301,20 @@ export async function startAdmissionController(
   const statuses = new Map<string, PolicyStatus>();
   for (const policy of options.policies) statuses.set(policyKey(policy), core.cache.set(policy));
   core.cache.setExceptions(options.exceptions);
+  for (const policy of options.celPolicies ?? []) {
+    const status = core.celPolicies.set(policy);
+    const key = celPolicyKey({
+      kind: policy.kind,
+      name: policy.metadata.name,
+      namespace: policy.metadata.namespace,
+    });
+    statuses.set(key, {
+      ready: status.ready,
+      message: status.message,
+      autogenRules: [],
+      issues: status.issues,
+    });
+  }
   const servers = await serveAdmission(core, {
     tls: options.tls,
     clock: options.clock,

@@ -107,6 +107,50 @@ describe("kyverno-ts admission", () => {
     expect(JSON.parse(answer).response.status.message).toContain("disallow-privileged:\n  privileged: ");
   });
 
+  it("serves ValidatingPolicies from the same directory on /vpol in standalone mode", async () => {
+    const dir = policyDir({
+      "vpol.yaml": `apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata: {name: no-privileged}
+spec:
+  validationActions: [Deny]
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  validations:
+  - expression: "!object.spec.containers.exists(c, c.?securityContext.?privileged.orValue(false))"
+    message: privileged containers are not allowed
+`,
+    });
+    const stdout = buffer();
+    const stderr = buffer();
+    const controller = new AbortController();
+    let answer = "";
+    const code = await runAdmissionCommand({
+      args: ["--policies", dir, "--standalone", "--port", "0", "--metrics-port", "0", "--host", "127.0.0.1"],
+      stdout,
+      stderr,
+      logger: recordingLogger(),
+      signal: controller.signal,
+      onReady: (ready) => {
+        post(ready, "/vpol/fail", JSON.stringify(review({ object: pod({ privileged: true }) })))
+          .then((text) => {
+            answer = text;
+          })
+          .finally(() => controller.abort());
+      },
+    });
+    expect(code).toBe(0);
+    expect(stderr.text).toBe("");
+    expect(stdout.text).toContain(
+      "0 policies (0 rules), 0 exceptions (ignored: --enablePolicyException is off), 1 CEL policies",
+    );
+    expect(JSON.parse(answer).response).toMatchObject({
+      allowed: false,
+      status: { message: "Policy no-privileged failed: privileged containers are not allowed" },
+    });
+  });
+
   it("ignores PolicyExceptions unless --enablePolicyException, and then takes them only from --exceptionNamespace", async () => {
     const exceptionIn = (namespace: string) => `apiVersion: kyverno.io/v2
 kind: PolicyException

@@ -168,6 +168,7 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
     controller = await startAdmissionController({
       policies: loaded.policies,
       exceptions: loaded.exceptions,
+      celPolicies: loaded.celPolicies,
       config: config.config,
       ...(metricsConfig ? { metricsConfig: metricsConfig.config } : {}),
       tls: tls.tls,
@@ -194,8 +195,10 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
   const bundle = caBundle(tls.caCertPem);
   stdout.write(
     `kyverno-ts admission (standalone): ${controller.cache.policies().length} policies (${rules} rules), ` +
-      `${loaded.exceptions.length} exceptions${args.policyExceptions.enabled ? "" : " (ignored: --enablePolicyException is off)"}\n` +
-      `webhooks: https://${args.host}:${controller.port} (/validate/fail /validate/ignore /mutate/fail /mutate/ignore /policyvalidate /exceptionvalidate)\n` +
+      `${loaded.exceptions.length} exceptions${args.policyExceptions.enabled ? "" : " (ignored: --enablePolicyException is off)"}` +
+      `${loaded.celPolicies.length > 0 ? `, ${loaded.celPolicies.length} CEL policies` : ""}\n` +
+      `webhooks: https://${args.host}:${controller.port} (/validate/fail /validate/ignore /mutate/fail /mutate/ignore /policyvalidate /exceptionvalidate` +
+      `${loaded.celPolicies.length > 0 ? " /vpol/fail /vpol/ignore /mpol/fail /mpol/ignore" : ""})\n` +
       `metrics: http://${args.host}:${controller.metricsPort}/metrics\n` +
       `caBundle: ${bundle}\n`,
   );

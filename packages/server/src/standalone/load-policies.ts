@@ -2,8 +2,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  type CelPolicy,
   classifyDocument,
   formatLoadError,
+  loadCelPolicy,
   loadPolicy,
   loadPolicyException,
   type Policy,
@@ -15,6 +17,8 @@ import {
 export interface LoadedPolicies {
   policies: Policy[];
   exceptions: PolicyException[];
+  /** `policies.kyverno.io` policies (ValidatingPolicy, MutatingPolicy…), served on the CEL webhooks. */
+  celPolicies: CelPolicy[];
   /** Errors, one line each (`file:line (document n): path: message`); policies with errors are left out. */
   problems: string[];
   /** Warnings (deprecated forms), one line each. */
@@ -37,11 +41,11 @@ export function policyFiles(path: string): string[] {
 }
 
 /**
- * Loads every ClusterPolicy, Policy and PolicyException found under the given paths; other documents
+ * Loads every ClusterPolicy, Policy, PolicyException and CEL policy found under the given paths; other documents
  * are ignored. Never throws for bad content: unreadable files and invalid documents become `problems`.
  */
 export function loadPolicyFiles(paths: readonly string[]): LoadedPolicies {
-  const out: LoadedPolicies = { policies: [], exceptions: [], problems: [], warnings: [] };
+  const out: LoadedPolicies = { policies: [], exceptions: [], celPolicies: [], problems: [], warnings: [] };
   for (const root of paths) {
     let files: string[];
     try {
@@ -64,6 +68,12 @@ export function loadPolicyFiles(paths: readonly string[]): LoadedPolicies {
       for (const doc of parsed.documents) {
         const where = { file, document: doc.document, locate: doc.locate };
         const cls = classifyDocument(doc.value);
+        if (cls === "CelPolicy") {
+          const cel = loadCelPolicy(doc.value, where);
+          if (cel.ok) out.celPolicies.push(cel.value);
+          else out.problems.push(...cel.errors.map(formatLoadError));
+          continue;
+        }
         const loaded =
           cls === "ClusterPolicy" || cls === "Policy"
             ? loadPolicy(doc.value, where)
