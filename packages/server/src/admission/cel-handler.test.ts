@@ -219,7 +219,9 @@ describe("GeneratingPolicies at admission", () => {
       background: { offer: (thunk) => offered.push(thunk) },
     });
     const call = (object = pod({ name: "web", namespace: "shop" }), dryRun = false) => {
-      const reply = handler.handleBody(GPOL_FAIL, JSON.stringify(review({ object, dryRun })));
+      // With matchConditions the policies have a webhook of their own (`/gpol/fail/finegrained/companion`).
+      const route: CelWebhookRoute = { ...GPOL_FAIL, policy: "companion" };
+      const reply = handler.handleBody(route, JSON.stringify(review({ object, dryRun })));
       return (reply.body as { response: { allowed: boolean } }).response;
     };
     return { call, offered };

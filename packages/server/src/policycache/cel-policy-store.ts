@@ -21,6 +21,11 @@ export interface CachedCelPolicy {
   readonly actions: ReadonlySet<ValidationAction>;
   /** `webhookConfiguration.timeoutSeconds`, when set. */
   readonly timeoutSeconds: number | undefined;
+  /**
+   * Whether the policy has a webhook of its own (`…-finegrained-<policy>`), as upstream registers one
+   * for a policy with `webhookConfiguration.timeoutSeconds` or `matchConditions`.
+   */
+  readonly fineGrained: boolean;
   /** `reinvocationPolicy` of a MutatingPolicy (default `Never`). */
   readonly reinvocation: "Never" | "IfNeeded";
 }
@@ -58,7 +63,7 @@ export interface CelPolicyQuery {
   failurePolicy?: FailurePolicy;
   /**
    * Only the policy with this name (a fine-grained webhook); when undefined, every policy without a
-   * fine-grained webhook of its own (no `webhookConfiguration.timeoutSeconds`).
+   * fine-grained webhook of its own (no `webhookConfiguration.timeoutSeconds`, no `matchConditions`).
    */
   name?: string;
 }
@@ -80,6 +85,7 @@ interface SpecView {
   validationActions?: ValidationAction[];
   webhookConfiguration?: { timeoutSeconds?: number };
   reinvocationPolicy?: "Never" | "IfNeeded";
+  matchConditions?: unknown[];
 }
 
 /**
@@ -153,6 +159,8 @@ export function createCelPolicyStore(options: CelPolicyStoreOptions): CelPolicyS
         failurePolicy: spec.failurePolicy ?? "Fail",
         actions: new Set(actions ? (spec.validationActions ?? ["Deny"]) : []),
         timeoutSeconds: spec.webhookConfiguration?.timeoutSeconds,
+        fineGrained:
+          spec.webhookConfiguration?.timeoutSeconds !== undefined || (spec.matchConditions?.length ?? 0) > 0,
         reinvocation: spec.reinvocationPolicy ?? "Never",
       });
       const unsupported =
@@ -219,8 +227,8 @@ export function createCelPolicyStore(options: CelPolicyStoreOptions): CelPolicyS
           p.compiled.admission &&
           (p.compiled.namespace === undefined || p.compiled.namespace === query.namespace) &&
           (query.failurePolicy === undefined || p.failurePolicy === query.failurePolicy) &&
-          // A policy with its own timeout has its own (fine-grained) webhook.
-          (query.name === undefined ? p.timeoutSeconds === undefined : p.compiled.name === query.name),
+          // A policy with its own timeout or match conditions has its own (fine-grained) webhook.
+          (query.name === undefined ? !p.fineGrained : p.compiled.name === query.name),
       );
     },
   };

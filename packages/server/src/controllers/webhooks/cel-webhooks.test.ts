@@ -2,7 +2,7 @@ import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { createCelEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
 import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
-import { celWebhookRules, celWebhooks } from "./cel-webhooks.js";
+import { andSelectors, celWebhookRules, celWebhooks, webhookCondition } from "./cel-webhooks.js";
 
 function celPolicy(kind: string, name: string, spec: Record<string, unknown>): CelPolicy {
   const loaded = loadCelPolicy(
@@ -138,5 +138,100 @@ describe("GeneratingPolicy webhooks", () => {
         ],
       },
     ]);
+  });
+
+  it("registers a policy with matchConditions on a webhook of its own carrying its conditions, match policy and selectors", () => {
+    const configured = {
+      ...inputs,
+      namespaceSelector: {
+        matchExpressions: [
+          { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] },
+        ],
+      },
+    };
+    const store = createCelPolicyStore({ engine: createCelEngine() });
+    store.set(
+      celPolicy("ValidatingPolicy", "team-services", {
+        matchConstraints: {
+          ...rules(["services"]),
+          matchPolicy: "Exact",
+          namespaceSelector: { matchLabels: { team: "a" } },
+          objectSelector: { matchExpressions: [{ key: "skip", operator: "DoesNotExist" }] },
+        },
+        matchConditions: [
+          { name: "not-kubelet", expression: "!('system:nodes' in request.userInfo.groups)" },
+          { name: "namespace-label", expression: "namespaceObject.metadata.name != 'x'" },
+        ],
+        validations,
+      }),
+    );
+    store.set(
+      celPolicy("ValidatingPolicy", "plain", { matchConstraints: rules(["configmaps"]), validations }),
+    );
+    const { validating } = celWebhooks(store.policies(), configured);
+    expect(validating.map((w) => w.name)).toEqual([
+      "vpol.validate.kyverno.svc-fail",
+      "vpol.validate.kyverno.svc-fail-finegrained-team-services",
+    ]);
+    const [shared, own] = validating;
+    expect(shared?.rules.flatMap((r) => r.resources)).toEqual(["configmaps"]);
+    expect(shared?.matchConditions).toBeUndefined();
+    expect(shared?.namespaceSelector).toEqual(configured.namespaceSelector);
+    expect(own).toMatchObject({
+      clientConfig: { url: "https://127.0.0.1:9443/vpol/fail/finegrained/team-services" },
+      rules: [{ resources: ["services"] }],
+      timeoutSeconds: 10,
+      matchPolicy: "Exact",
+      // The condition over namespaceObject is the engine's: the API server cannot bind it.
+      matchConditions: [{ name: "not-kubelet", expression: "!('system:nodes' in request.userInfo.groups)" }],
+      namespaceSelector: {
+        matchLabels: { team: "a" },
+        matchExpressions: [
+          { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] },
+        ],
+      },
+      objectSelector: { matchExpressions: [{ key: "skip", operator: "DoesNotExist" }] },
+    });
+    // Admission on the shared path no longer evaluates it; its own path does.
+    expect(store.select({ type: "validate", namespace: "a" }).map((p) => p.compiled.name)).toEqual(["plain"]);
+    expect(store.select({ type: "validate", namespace: "a", name: "team-services" })).toHaveLength(1);
+  });
+
+  it("lets requests for the Pod controllers autogen added through a policy's match conditions (the engine checks the variants')", () => {
+    const { validating } = webhooksOf(
+      celPolicy("ValidatingPolicy", "pods", {
+        matchConstraints: rules(["pods"]),
+        matchConditions: [{ name: "labelled", expression: "has(object.metadata.labels)" }],
+        validations,
+      }),
+    );
+    expect(validating.map((w) => w.name)).toEqual(["vpol.validate.kyverno.svc-fail-finegrained-pods"]);
+    expect(validating[0]?.matchConditions).toEqual([
+      {
+        name: "labelled",
+        expression:
+          "request.resource.resource in ['cronjobs', 'daemonsets', 'deployments', 'jobs', 'replicasets', 'statefulsets'] || (has(object.metadata.labels))",
+      },
+    ]);
+  });
+
+  it("keeps only conditions the API server can evaluate", () => {
+    expect(webhookCondition("object.spec.containers.all(c, c.image.startsWith('registry/'))")).toBe(true);
+    expect(webhookCondition("request.userInfo.username != 'admin'")).toBe(true);
+    expect(webhookCondition("object.metadata.name != 'variables.x'")).toBe(true);
+    expect(webhookCondition("variables.enabled")).toBe(false);
+    expect(webhookCondition("namespaceObject.metadata.labels.team == 'a'")).toBe(false);
+    expect(webhookCondition("resource.Get('v1', 'configmaps', 'a', 'b').data.x == 'y'")).toBe(false);
+  });
+
+  it("ANDs the configured selector with the policy's; conflicting labels select nothing", () => {
+    expect(andSelectors({ matchLabels: { a: "1" } }, { matchLabels: { b: "2" } })).toEqual({
+      matchLabels: { a: "1", b: "2" },
+    });
+    expect(andSelectors({ matchLabels: { a: "1" } }, { matchLabels: { a: "2" } })).toEqual({
+      matchLabels: { a: "1" },
+      matchExpressions: [{ key: "a", operator: "In", values: ["2"] }],
+    });
+    expect(andSelectors({}, {})).toEqual({});
   });
 });

@@ -5,9 +5,12 @@
  * (MutatingPolicies), `gpol.validate.kyverno.svc-*` (GeneratingPolicies, with DELETE for synchronized
  * ones: a deleted trigger takes its downstream along), their rules the policies' `matchConstraints.resourceRules` (with the Pod
  * controllers autogen adds), and a fine-grained webhook (`…-fail-finegrained-<policy>`, path
- * `/vpol/fail/finegrained/<policy>`) for a policy with its own `webhookConfiguration.timeoutSeconds`.
+ * `/vpol/fail/finegrained/<policy>`) for a policy with its own `webhookConfiguration.timeoutSeconds`
+ * or `matchConditions`: it carries the policy's `matchConditions`, `matchConstraints.matchPolicy`
+ * and its namespace and object selectors (ANDed with the configured ones), so the API server does
+ * not call for requests the policy would skip anyway. See `fineGrainedScope`.
  */
-import type { ResourceRule } from "@kyverno-ts/api";
+import type { LabelSelector, MatchConstraints, NamedExpression, ResourceRule } from "@kyverno-ts/api";
 import { CEL_WEBHOOK_NAMES, type CelWebhookRoute, celWebhookPath } from "../../admission/cel-handler.js";
 import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
 import { generatingSettings } from "../background/update-request.js";
@@ -47,6 +50,84 @@ export function celWebhookRules(rules: readonly ResourceRule[]): WebhookRuleJson
       }
   }
   return [...merged.keys()].sort().map((k) => merged.get(k) as WebhookRuleJson);
+}
+
+/**
+ * Roots a webhook's `matchConditions` cannot use (the API server knows only `object`, `oldObject`,
+ * `request` and `authorizer`, with Kubernetes' libraries): a policy condition naming one is left to
+ * the engine, since the API server would refuse the whole webhook configuration. Dropping a
+ * condition only widens what the webhook sends (conditions are ANDed); the engine still applies it.
+ */
+const ENGINE_ONLY =
+  /(?<![\w.])(namespaceObject|variables|params|resource|http|globalContext|image|images|imageData|x509|json|yaml|time|user)\b/;
+
+/** Whether a condition names only what a webhook's matchConditions bind (string literals aside). */
+export function webhookCondition(expression: string): boolean {
+  const code = expression.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, "''");
+  return !ENGINE_ONLY.test(code);
+}
+
+/** A label selector as webhook JSON (`{}` selects everything). */
+function selectorJson(selector: LabelSelector | undefined): LabelSelectorJson {
+  const out: LabelSelectorJson = {};
+  if (selector?.matchLabels && Object.keys(selector.matchLabels).length > 0)
+    out.matchLabels = { ...selector.matchLabels };
+  if (selector?.matchExpressions && selector.matchExpressions.length > 0)
+    out.matchExpressions = selector.matchExpressions.map((e) => ({
+      key: e.key,
+      operator: e.operator,
+      ...(e.values === undefined ? {} : { values: [...e.values] }),
+    }));
+  return out;
+}
+
+/**
+ * Both selectors at once (a label selector ANDs its terms): the configured one's terms, then the
+ * policy's. Labels both name with different values become expressions, which then select nothing,
+ * as the two selectors together do.
+ */
+export function andSelectors(a: LabelSelectorJson, b: LabelSelectorJson): LabelSelectorJson {
+  const labels: Record<string, string> = { ...a.matchLabels };
+  const expressions = [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])];
+  for (const [key, value] of Object.entries(b.matchLabels ?? {})) {
+    if (labels[key] === undefined || labels[key] === value) labels[key] = value;
+    else expressions.push({ key, operator: "In", values: [value] });
+  }
+  return {
+    ...(Object.keys(labels).length > 0 ? { matchLabels: labels } : {}),
+    ...(expressions.length > 0 ? { matchExpressions: expressions } : {}),
+  };
+}
+
+/** The resources (plurals) autogen added to a policy's webhook rules (the Pod controllers). */
+function autogenResources(p: CachedCelPolicy, own: readonly ResourceRule[]): string[] {
+  const mine = new Set(own.flatMap((r) => r.resources ?? []));
+  return [...new Set(p.compiled.resourceRules.flatMap((r) => r.resources ?? []))]
+    .filter((r) => !mine.has(r))
+    .sort();
+}
+
+/** What a policy's own webhook narrows: conditions, match policy and selectors. */
+export function fineGrainedScope(
+  p: CachedCelPolicy,
+  inputs: Pick<CelWebhookInputs, "namespaceSelector" | "objectSelector">,
+): Pick<WebhookJson, "matchConditions" | "matchPolicy" | "namespaceSelector" | "objectSelector"> {
+  const spec = p.policy.spec as { matchConstraints?: MatchConstraints; matchConditions?: NamedExpression[] };
+  const constraints = spec.matchConstraints ?? {};
+  // Autogen variants evaluate their own (rewritten) conditions in the engine: for the Pod
+  // controllers autogen added, the webhook lets the request through.
+  const added = autogenResources(p, constraints.resourceRules ?? []);
+  const guard =
+    added.length === 0 ? "" : `request.resource.resource in [${added.map((r) => `'${r}'`).join(", ")}] || `;
+  const conditions = (spec.matchConditions ?? [])
+    .filter((c) => webhookCondition(c.expression))
+    .map((c) => ({ name: c.name, expression: guard === "" ? c.expression : `${guard}(${c.expression})` }));
+  return {
+    ...(conditions.length > 0 ? { matchConditions: conditions } : {}),
+    matchPolicy: constraints.matchPolicy ?? "Equivalent",
+    namespaceSelector: andSelectors(inputs.namespaceSelector, selectorJson(constraints.namespaceSelector)),
+    objectSelector: andSelectors(inputs.objectSelector, selectorJson(constraints.objectSelector)),
+  };
 }
 
 const TYPES: ReadonlyArray<{ type: CelWebhookRoute["type"]; mutating: boolean }> = [
@@ -95,6 +176,8 @@ export function celWebhooks(
       timeoutSeconds: inputs.clampTimeout(timeoutSeconds),
       admissionReviewVersions: ["v1"],
     };
+    const [only] = group;
+    if (route.policy !== undefined && only !== undefined) Object.assign(hook, fineGrainedScope(only, inputs));
     if (mutatingHook)
       hook.reinvocationPolicy = group.some((p) => p.reinvocation === "IfNeeded") ? "IfNeeded" : "Never";
     return hook;
@@ -103,13 +186,18 @@ export function celWebhooks(
     const out = isMutating ? mutating : validating;
     for (const failurePolicy of ["Fail", "Ignore"] as const) {
       const group = admitted.filter((p) => p.compiled.type === type && p.failurePolicy === failurePolicy);
-      const shared = group.filter((p) => p.timeoutSeconds === undefined);
+      const shared = group.filter((p) => !p.fineGrained);
       if (shared.length > 0)
         out.push(webhook({ type, failurePolicy }, shared, inputs.defaultTimeoutSeconds, isMutating));
       for (const p of group)
-        if (p.timeoutSeconds !== undefined)
+        if (p.fineGrained)
           out.push(
-            webhook({ type, failurePolicy, policy: p.compiled.name }, [p], p.timeoutSeconds, isMutating),
+            webhook(
+              { type, failurePolicy, policy: p.compiled.name },
+              [p],
+              p.timeoutSeconds ?? inputs.defaultTimeoutSeconds,
+              isMutating,
+            ),
           );
     }
   }

@@ -59,13 +59,15 @@ export interface WebhookJson {
   clientConfig: ClientConfigJson;
   rules: WebhookRuleJson[];
   failurePolicy: FailurePolicy;
-  matchPolicy: "Equivalent";
+  matchPolicy: "Equivalent" | "Exact";
   namespaceSelector: LabelSelectorJson;
   objectSelector: LabelSelectorJson;
   sideEffects: "None" | "NoneOnDryRun";
   timeoutSeconds: number;
   admissionReviewVersions: string[];
   reinvocationPolicy?: "IfNeeded" | "Never";
+  /** CEL conditions the API server checks before calling (a CEL policy's own webhook). */
+  matchConditions?: Array<{ name: string; expression: string }>;
 }
 
 /** A Validating- or MutatingWebhookConfiguration. */
