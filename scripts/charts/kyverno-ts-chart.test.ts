@@ -100,6 +100,9 @@ describe("default values", { timeout: 60_000 }, () => {
       "background",
       "--metricsPort=8000",
       "--metricsConfigMap=kyverno-metrics",
+      // generateSuccessEvents of the success Events; upstream's default omitted Event types.
+      "--configMap=kyverno",
+      "--omitEvents=PolicyApplied,PolicySkipped",
     ]);
     // Named in its permission failures, as the admission controller's auth check expects it.
     expect(background.env).toContainEqual({ name: "KYVERNO_SERVICEACCOUNT_NAME", value: BACKGROUND });

@@ -262,16 +262,9 @@ export const VALUE_RULES: readonly ValueRule[] = [
   },
   { path: "config.defaultRegistry", status: "accepted", reason: "image references are not rewritten yet" },
   {
-    path: "config.generateSuccessEvents",
-    status: "accepted",
-    reason:
-      "PolicyApplied Events are emitted unless --omitEvents (features.omitEvents.eventTypes) names them",
-  },
-  {
     path: "config.successEventActions",
     status: "accepted",
-    reason:
-      "PolicyApplied Events are emitted unless --omitEvents (features.omitEvents.eventTypes) names them",
+    reason: "success Events are not filtered by action; --omitEvents (and generateSuccessEvents) decide",
   },
   {
     path: "config.maxContextSize",

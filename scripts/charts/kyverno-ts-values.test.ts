@@ -92,13 +92,12 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
     // The background controller is deployed: its values are acted upon, not listed.
     expect(notes).not.toContain("- backgroundController");
     expect(notes).toContain("background controller: 2 replica(s)");
-    expect(notes).toContain(
-      "- config.generateSuccessEvents: PolicyApplied Events are emitted unless --omitEvents (features.omitEvents.eventTypes) names them",
-    );
-    // Acted upon: --omitEvents of both controllers.
+    // Acted upon: the background controller reads generateSuccessEvents from the ConfigMap.
+    expect(notes).not.toContain("- config.generateSuccessEvents");
+    // Acted upon: --omitEvents of the admission, reports and background controllers.
     expect(notes).not.toContain("- features.omitEvents");
     const rendered = dryRunRelease([file]).manifest as string;
-    expect(rendered.match(/- --omitEvents=PolicyViolation\n/g)).toHaveLength(2);
+    expect(rendered.match(/- --omitEvents=PolicyViolation\n/g)).toHaveLength(3);
     expect(notes).toContain("- config.webhookLabels:");
     const plain = (dryRunRelease().info as { notes: string }).notes;
     expect(plain).not.toContain("does not act on yet");

@@ -17,6 +17,7 @@ import {
   backgroundConfigProblems,
   createBackgroundMetrics,
 } from "../controllers/background/metrics.js";
+import { type EventSettings, eventSettings, startClusterEvents } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
 import type { Logger, LogLevel } from "../logger.js";
 import { loadMetricsConfig } from "../metrics/configmap.js";
@@ -50,6 +51,11 @@ Options:
   --serviceAccountName <name>      this controller's ServiceAccount, named in permission failures (default: KYVERNO_SERVICEACCOUNT_NAME or kyverno-background-controller)
   --metricsConfigMap <name>        metrics ConfigMap, read at start (default: METRICS_CONFIG or kyverno-metrics)
   --identity <name>                this replica's identity (default: POD_NAME or the host name)
+  --configMap <name>               Kyverno's ConfigMap, watched: generateSuccessEvents (default: INIT_CONFIG or kyverno)
+  --omitEvents <types>             Event types not emitted (default PolicyApplied,PolicySkipped; "" emits all)
+  --maxQueuedEvents <n>            Event writes waiting at most (default 1000)
+  --eventsRateLimitQPS <n>         Event writes per second (default 1000)
+  --eventsRateLimitBurst <n>       Event writes above the rate at once (default 2000)
   --log-level <level>              debug, info (default), warn, error or silent
 
 Upstream's other flags of the background controller are accepted; each one given prints a warning
@@ -68,6 +74,10 @@ export interface BackgroundArgs {
   serviceAccount: string;
   metricsConfigMapName: string;
   identity: string;
+  /** Kyverno's ConfigMap (`--configMap`, upstream's INIT_CONFIG): `generateSuccessEvents`. */
+  configMapName: string;
+  /** `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
+  events: EventSettings;
   logLevel: LogLevel;
   help: boolean;
   /** One line per given upstream flag this controller accepts without acting on it. */
@@ -103,6 +113,13 @@ export function parseBackgroundArgs(
     return { ok: false, message: `--log-level must be one of ${LEVELS.join(", ")}` };
   const namespace = f.string("namespace");
   const kubeconfig = f.optional("kubeconfig");
+  const events = eventSettings({
+    omitEvents: f.string("omitEvents"),
+    maxQueuedEvents: f.int("maxQueuedEvents"),
+    eventsRateLimitQPS: f.float("eventsRateLimitQPS"),
+    eventsRateLimitBurst: f.int("eventsRateLimitBurst"),
+  });
+  if (!events.ok) return events;
   return {
     ok: true,
     args: {
@@ -118,6 +135,8 @@ export function parseBackgroundArgs(
       serviceAccount: `system:serviceaccount:${namespace}:${f.string("serviceAccountName")}`,
       metricsConfigMapName: f.string("metricsConfigMap"),
       identity: f.optional("identity") || hostname(),
+      configMapName: f.string("configMap"),
+      events: events.settings,
       logLevel: logLevel as LogLevel,
       help: f.help,
       warnings: f.warnings(),
@@ -181,6 +200,17 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
   ])
     logger.warn({ problem }, "metrics configuration");
   metrics = createBackgroundMetrics({ version: serverVersion(), config: metricsConfig.config });
+  // Events of processed UpdateRequests, through a client of their own (only the leader processes).
+  const events = startClusterEvents({
+    kube: {
+      ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
+      onQuery: (e) => metrics?.clientQuery(e),
+    },
+    identity: args.identity,
+    settings: args.events,
+    clock,
+    logger,
+  });
   const controller = createBackgroundController({
     client,
     engine: createEngine({ clock: engineClock(clock), exceptionNamespaces: args.exceptionNamespaces }),
@@ -192,6 +222,12 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
     clock,
     logger,
     metrics,
+    kyvernoConfigMap: { namespace: args.namespace, name: args.configMapName },
+    events: (state) =>
+      events.backgroundEvents({
+        generateSuccessEvents: () => state.config().generateSuccessEvents === true,
+        policyObject: state.policyObject,
+      }),
   });
   let started = false;
   const server = createMetricsServer({ metrics, ready: () => started && controller.synced() });
@@ -221,6 +257,7 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
   } finally {
     stop.dispose();
     await controller.stop();
+    await events.stop();
     await server.close();
     client.close();
   }

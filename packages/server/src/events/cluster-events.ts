@@ -14,6 +14,11 @@ import {
 } from "@kyverno-ts/kube";
 import type { Logger } from "../logger.js";
 import {
+  type BackgroundEvents,
+  type BackgroundEventsOptions,
+  createBackgroundEvents,
+} from "./background-events.js";
+import {
   createPolicyEvents,
   DEFAULT_OMIT_EVENTS,
   type EventReason,
@@ -89,6 +94,8 @@ export interface ClusterEventsOptions {
 export interface ClusterEvents {
   /** The policy Events of a controller; `lookup` finds a policy in its cache (for apiVersion and uid). */
   policyEvents(lookup: PolicyLookup): PolicyEvents;
+  /** The background controller's Events (generate and mutate-existing). */
+  backgroundEvents(options: Omit<BackgroundEventsOptions, "recorder" | "omit">): BackgroundEvents;
   stats(): EventRecorderStats;
   /** Writes what is queued (at most 5 s), then closes the client. */
   stop(): Promise<void>;
@@ -111,6 +118,7 @@ export function startClusterEvents(options: ClusterEventsOptions): ClusterEvents
   return {
     policyEvents: (lookup) =>
       createPolicyEvents({ recorder, omit: settings.omit, policyRef: policyRefFrom(lookup) }),
+    backgroundEvents: (opts) => createBackgroundEvents({ ...opts, recorder, omit: settings.omit }),
     stats: () => recorder.stats(),
     async stop() {
       await recorder.stop();

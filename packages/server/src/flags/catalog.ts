@@ -46,6 +46,7 @@ export interface FlagSpec {
 
 const ALL: readonly ControllerName[] = ["admission", "background", "cleanup", "reports"];
 const A: readonly ControllerName[] = ["admission"];
+const AB: readonly ControllerName[] = ["admission", "background"];
 const R: readonly ControllerName[] = ["reports"];
 const AR: readonly ControllerName[] = ["admission", "reports"];
 const AC: readonly ControllerName[] = ["admission", "cleanup"];
@@ -63,7 +64,7 @@ const OTEL = "there is no OpenTelemetry export: metrics are served for Prometheu
 const TRACING = "there is no tracing (OpenTelemetry) yet";
 const REGISTRY = "image registries are not accessed yet (no verifyImages or image registry context)";
 const SIGSTORE = "image signatures are not verified yet (no verifyImages)";
-const EVENTS = "only the admission and reports controllers emit Kubernetes Events";
+const EVENTS = "the cleanup controller writes its few Events with the default limits";
 const PROFILING = "there is no Go pprof server; profile with Node's --cpu-prof or --inspect";
 const NOT_BUILT = "this controller does not implement it yet";
 
@@ -99,8 +100,8 @@ const UPSTREAM: readonly FlagSpec[] = [
   upstream({ name: "enableReporting", type: "string", default: "validate,mutate,mutateExisting,generate,imageVerify", controllers: ALL, help: "Comma-separated rule types whose results are reported.", implemented: NONE, reason: "the per-rule-type switches are not implemented", inert: "validate,mutate,mutateExisting,generate,imageVerify" }),
   upstream({ name: "enableTracing", type: "bool", default: "false", controllers: ALL, help: "Set to enable exposing traces.", implemented: NONE, reason: TRACING, inert: "false" }),
   upstream({ name: "enableTuf", type: "bool", default: "false", controllers: AR, help: "Enable TUF for private sigstore deployments.", implemented: NONE, reason: SIGSTORE, inert: "false" }),
-  upstream({ name: "eventsRateLimitBurst", type: "int", default: "2000", controllers: ALL, help: "Maximum burst of Event writes to the API server.", implemented: AR, reason: EVENTS, inert: "2000", value: "<n>" }),
-  upstream({ name: "eventsRateLimitQPS", type: "float", default: "1000", controllers: ALL, help: "Maximum Event writes per second to the API server.", implemented: AR, reason: EVENTS, inert: "1000", value: "<n>" }),
+  upstream({ name: "eventsRateLimitBurst", type: "int", default: "2000", controllers: ALL, help: "Maximum burst of Event writes to the API server.", implemented: ABR, reason: EVENTS, inert: "2000", value: "<n>" }),
+  upstream({ name: "eventsRateLimitQPS", type: "float", default: "1000", controllers: ALL, help: "Maximum Event writes per second to the API server.", implemented: ABR, reason: EVENTS, inert: "1000", value: "<n>" }),
   upstream({ name: "exceptionNamespace", type: "string", default: "", controllers: ABR, help: "The only namespace PolicyExceptions are accepted from (\"*\" or empty: all).", implemented: ABR, value: "<ns>" }),
   upstream({ name: "forceFailurePolicyIgnore", type: "bool", default: "false", controllers: A, help: "Set failurePolicy Ignore on every webhook.", implemented: NONE, reason: "webhooks keep the failurePolicy of their policies", inert: "false" }),
   upstream({ name: "generateMutatingAdmissionPolicy", type: "bool", default: "false", controllers: A, help: "Generate MutatingAdmissionPolicies from eligible policies.", implemented: NONE, reason: "MutatingAdmissionPolicies are not generated yet", inert: "false" }),
@@ -125,11 +126,11 @@ const UPSTREAM: readonly FlagSpec[] = [
   upstream({ name: "maxAuditCapacity", type: "int", default: "1000", controllers: A, help: "Maximum audit requests queued.", implemented: NONE, reason: "audit rules are evaluated with the request; there is no audit queue", inert: "1000" }),
   upstream({ name: "maxAuditWorkers", type: "int", default: "8", controllers: A, help: "Maximum workers processing audit policies.", implemented: NONE, reason: "audit rules are evaluated with the request; there is no audit worker pool", inert: "8" }),
   upstream({ name: "maxBackgroundReports", type: "int", default: "10000", controllers: ["background", "reports"], help: "Maximum ephemeral reports of background policies before no new ones are created.", implemented: NONE, reason: "background scans write PolicyReports directly, without ephemeral reports", inert: "10000" }),
-  upstream({ name: "maxQueuedEvents", type: "int", default: "1000", controllers: ABR, help: "Upper limit of Events queued internally.", implemented: AR, reason: EVENTS, inert: "1000", value: "<n>" }),
+  upstream({ name: "maxQueuedEvents", type: "int", default: "1000", controllers: ABR, help: "Upper limit of Events queued internally.", implemented: ABR, value: "<n>" }),
   upstream({ name: "metricsHost", type: "string", default: "", controllers: ALL, help: "Address the metrics are served on (hostNetwork only).", implemented: NONE, reason: "metrics listen on every address (the admission controller: --host)", inert: "" }),
   upstream({ name: "metricsPort", type: "int", default: "8000", controllers: ALL, help: "Port the Prometheus metrics are served on (plain HTTP; 0 picks a free port).", implemented: ALL, aliases: ["metrics-port"], value: "<port>" }),
   upstream({ name: "mutatingAdmissionPolicyReports", type: "bool", default: "false", controllers: R, help: "Report on MutatingAdmissionPolicies.", implemented: NONE, reason: "MutatingAdmissionPolicies are not reported yet", inert: "false" }),
-  upstream({ name: "omitEvents", type: "string", default: "PolicyApplied,PolicySkipped", controllers: ABR, help: "Comma-separated Event types not emitted (PolicyViolation, PolicyApplied, PolicyError, PolicySkipped).", implemented: AR, reason: EVENTS, inert: "PolicyApplied,PolicySkipped", value: "<types>" }),
+  upstream({ name: "omitEvents", type: "string", default: "PolicyApplied,PolicySkipped", controllers: ABR, help: "Comma-separated Event types not emitted (PolicyViolation, PolicyApplied, PolicyError, PolicySkipped).", implemented: ABR, value: "<types>" }),
   upstream({ name: "one_output", type: "bool", default: "false", controllers: ALL, help: "If true, only write logs to their native severity level.", implemented: NONE, reason: KLOG, inert: "false" }),
   upstream({ name: "openreportsEnabled", type: "bool", default: "false", controllers: R, help: "Use openreports.io/v1alpha1 for the reports.", implemented: NONE, reason: "reports are wgpolicyk8s.io/v1alpha2 PolicyReports", inert: "false" }),
   upstream({ name: "otelCollector", type: "string", default: "opentelemetrycollector.kyverno.svc.cluster.local", controllers: ALL, help: "OpenTelemetry collector address.", implemented: NONE, reason: OTEL }),
@@ -179,7 +180,7 @@ const OWN: readonly FlagSpec[] = [
   own({ name: "san", type: "string", default: "", controllers: A, help: "Extra DNS name or IP of the serving certificate (repeatable).", implemented: A, repeatable: true, value: "<name>" }),
   own({ name: "namespace", type: "string", default: "kyverno", env: "KYVERNO_NAMESPACE", controllers: ALL, help: "Kyverno's namespace (Secrets, ConfigMaps, Leases).", implemented: ALL, value: "<ns>" }),
   own({ name: "serviceName", type: "string", default: "kyverno-svc", env: "KYVERNO_SVC", controllers: AC, help: "The webhook Service (cleanup: default kyverno-cleanup-controller).", implemented: AC, value: "<name>" }),
-  own({ name: "configMap", type: "string", default: "kyverno", env: "INIT_CONFIG", controllers: A, help: "Kyverno's ConfigMap (watched).", implemented: A, value: "<name>" }),
+  own({ name: "configMap", type: "string", default: "kyverno", env: "INIT_CONFIG", controllers: AB, help: "Kyverno's ConfigMap (watched).", implemented: AB, value: "<name>" }),
   own({ name: "metricsConfigMap", type: "string", default: "kyverno-metrics", env: "METRICS_CONFIG", controllers: ALL, help: "The metrics ConfigMap, read at start.", implemented: ALL, value: "<name>" }),
   own({ name: "url-override", type: "string", default: "", controllers: A, help: "Outside the cluster: the https:// base URL the webhooks call.", implemented: A, value: "<url>" }),
   own({ name: "leaderElection", type: "bool", default: "true", controllers: A, help: "Elect a leader on the \"kyverno\" Lease (false: this replica leads alone).", implemented: A }),

@@ -20,9 +20,10 @@ import {
 } from "@kyverno-ts/kube";
 import { engineClock, type ServerClock } from "../../clock.js";
 import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
+import { type BackgroundEvents, policyKindOf } from "../../events/background-events.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
-import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
+import { celPolicyKey, createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { createPolicyCache, type PolicyCache } from "../../policycache/policy-cache.js";
 import { processCelGenerate } from "./cel-generate.js";
 import { createCelGenerating } from "./cel-generating.js";
@@ -32,6 +33,12 @@ import { createPolicyEvents } from "./policy-events.js";
 import { type ProcessOutcome, processUpdateRequest } from "./process.js";
 import { asUpdateRequest, type UpdateRequest, UR_API_VERSION, UR_KIND } from "./update-request.js";
 import { createUpdateRequestIntake, type UpdateRequestIntake } from "./ur-intake.js";
+
+/** `namespace/name` or `name` (a cache key) as its parts. */
+const splitPolicyKey = (key: string): { name: string; namespace?: string } => {
+  const slash = key.indexOf("/");
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+};
 
 /** The Lease replicas elect a leader on. */
 export const BACKGROUND_LEASE_NAME = "kyverno-background-controller";
@@ -59,6 +66,13 @@ export interface BackgroundControllerOptions {
   clock: ServerClock;
   logger: Logger;
   metrics?: BackgroundMetrics;
+  /** Kyverno's ConfigMap (watched; its `generateSuccessEvents` gates the success Events). */
+  kyvernoConfigMap?: { namespace: string; name: string };
+  /** Kubernetes Events of processed UpdateRequests; the controller's state gives the config and policies. */
+  events?: (state: {
+    config: () => { generateSuccessEvents?: boolean };
+    policyObject: (request: { requestType: string; policy: string }) => KubeObject | undefined;
+  }) => BackgroundEvents;
 }
 
 /** A running background controller. */
@@ -89,6 +103,14 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     logger,
     exceptionNamespaces: options.exceptionNamespaces,
     cachedConfigMaps: true,
+    ...(options.kyvernoConfigMap ? { kyvernoConfigMap: options.kyvernoConfigMap } : {}),
+  });
+  const events = options.events?.({
+    config: () => state.config(),
+    policyObject: (spec) =>
+      (spec.requestType === "cel-generate"
+        ? celPolicies.get(celPolicyKey({ kind: policyKindOf(spec), ...splitPolicyKey(spec.policy) }))?.policy
+        : cache.get(spec.policy)?.policy) as KubeObject | undefined,
   });
   const scan = createScanContext({
     client,
@@ -180,6 +202,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
         ? await processCelGenerate(celDeps, ur, signal)
         : await processUpdateRequest(deps, ur, signal);
     metrics?.processed(ur.spec.requestType, outcome.state, (clock.monotonic() - started) / 1000);
+    events?.processed(ur.spec, outcome);
     if (outcome.state !== "Failed") {
       await finish(ur, outcome);
       return undefined;

@@ -215,7 +215,7 @@ async function processMutate(
       exceptions: deps.cache.exceptionsFor(policy),
     };
     const response = await data.evaluate(() => deps.engine.mutateExisting(policy.compiled, request), signal);
-    let patched = 0;
+    const patched: KubeObject[] = [];
     let conflict = false;
     for (const rule of response.rules) {
       if (!wanted.has(rule.name)) continue;
@@ -224,7 +224,7 @@ async function processMutate(
       for (const t of rule.patchedTargets ?? []) {
         // The patched form carries the target's resourceVersion: a newer target is a 409, evaluated again.
         const written = await deps.client.update(t.patched as unknown as KubeObject, { signal });
-        if (written.ok) patched++;
+        if (written.ok) patched.push(t.target);
         else if (isConflict(written)) conflict = true;
         else
           return failed(
@@ -234,7 +234,9 @@ async function processMutate(
           );
       }
     }
-    if (!conflict) return { state: "Completed", message: `${patched} target(s) mutated`, generated: [] };
+    // `generated`: what the rules wrote (here the mutated targets, for the success Events).
+    if (!conflict)
+      return { state: "Completed", message: `${patched.length} target(s) mutated`, generated: patched };
     if (attempt >= CONFLICT_ATTEMPTS)
       return {
         state: "Failed",
