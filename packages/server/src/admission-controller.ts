@@ -231,6 +231,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
     ...(options.background ? { background: options.background } : {}),
+    ...(options.events ? { events: options.events } : {}),
     onEvaluated: (policy, response, seconds, review) => {
       const labels = celExecutionLabels(policy, response, review);
       if (labels !== undefined) metrics.celPolicyExecution(labels, seconds);

@@ -16,6 +16,7 @@ import type {
   RuleResponse,
 } from "@kyverno-ts/engine";
 import type { ServerClock } from "../clock.js";
+import type { PolicyEvents } from "../events/policy-events.js";
 import type { Logger } from "../logger.js";
 import type { CelExecutionLabels } from "../metrics/metrics.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../policycache/cel-policy-store.js";
@@ -120,6 +121,8 @@ export interface CelAdmissionHandlerOptions {
   resourceKind?: ResourceKindOf;
   /** Receives the GeneratingPolicies' work of admitted requests (the UpdateRequest intake). */
   background?: BackgroundSink;
+  /** Kubernetes Events of ValidatingPolicy and MutatingPolicy results (as the classic handler's). */
+  events?: PolicyEvents;
   /** Records each policy evaluation (`kyverno_*_policy_execution_duration_seconds`). */
   onEvaluated?: (
     policy: CachedCelPolicy,
@@ -215,8 +218,14 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
         if (policy.actions.has("Warn")) warnings.push(message);
       }
     }
-    if (blocked.length > 0) return deny(request.uid, blocked.join("; "));
     const responses = evaluated.map((e) => e.response).filter((r) => r.rules.length > 0);
+    if (blocked.length > 0) {
+      // The policies' Events of the rules that blocked (Deny): the resource does not exist.
+      options.events?.admission(responses, true);
+      return deny(request.uid, blocked.join("; "));
+    }
+    if (request.dryRun !== true && request.operation !== "DELETE" && responses.length > 0)
+      options.events?.admission(responses, false);
     if (request.dryRun !== true && request.operation !== "DELETE" && responses.length > 0) {
       const object = subject.object;
       options.sink?.offer({
@@ -245,10 +254,17 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
       for (const rule of response.rules) {
         if (rule.status !== "error" && rule.status !== "fail") continue;
         const message = celPolicyMessage(policy, rule);
-        if (policy.failurePolicy === "Fail") return deny(request.uid, message);
+        if (policy.failurePolicy === "Fail") {
+          options.events?.mutation([response], true);
+          return deny(request.uid, message);
+        }
         warnings.push(message);
       }
       patch.push(...(response.patch ?? []));
+    }
+    if (request.dryRun !== true) {
+      const responses = evaluated.map((e) => e.response).filter((r) => r.rules.length > 0);
+      if (responses.length > 0) options.events?.mutation(responses, false);
     }
     return allowWithPatch(request.uid, patch, warnings);
   }

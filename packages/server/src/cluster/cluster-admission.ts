@@ -43,6 +43,7 @@ import { createScanContext } from "../external-data/scan-context.js";
 import type { Logger } from "../logger.js";
 import { loadMetricsConfig } from "../metrics/configmap.js";
 import { admissionConfigProblems } from "../metrics/metrics.js";
+import { celPolicyKey } from "../policycache/cel-policy-store.js";
 import {
   acceptedExceptionNamespaces,
   EXCEPTIONS_DISABLED,
@@ -203,7 +204,15 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     clock,
     logger,
     sink: results,
-    ...(events ? { events: events.policyEvents((p) => core?.cache.get(policyRefKey(p))?.policy) } : {}),
+    ...(events
+      ? {
+          events: events.policyEvents((p) =>
+            p.kind === "ClusterPolicy" || p.kind === "Policy"
+              ? core?.cache.get(policyRefKey(p))?.policy
+              : core?.celPolicies.get(celPolicyKey(p))?.policy,
+          ),
+        }
+      : {}),
     // Each request that reads ConfigMaps or API calls loads them afresh, within its deadline.
     externalData: (timeoutMs) =>
       createScanContext({
