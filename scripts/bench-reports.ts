@@ -6,7 +6,8 @@
 // CPU time and peak RSS (from /proc), against floors measured in the same run: listing and parsing the
 // same resources, creating as many small objects with as many concurrent writers, and the RSS of a
 // process that only loads the server's modules (with the same V8 flags the command runs with).
-// Usage: node scripts/bench-reports.ts [--pods 10000] [--deployments 2000] [--workers 2] [--qps 0]
+// Usage: node scripts/bench-reports.ts [--pods 10000] [--deployments 2000] [--workers 2] [--qps 0] [--cpu-prof DIR]
+//   [--expensive N] (N more Pods of 300/400 containers and a nested-foreach policy near/over the engine's budget)
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +25,11 @@ const SETS = ["pod-security/baseline", "pod-security/restricted", "best-practice
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+function stringFlag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
 }
 
 async function serve() {
@@ -48,6 +54,12 @@ async function serve() {
   };
   const loaded = policies();
   const objects = resources(flag("pods", 10_000), flag("deployments", 2000));
+  const hostile = flag("expensive", 0);
+  if (hostile > 0) {
+    must(await setup.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "hostile" } }));
+    loaded.push(nestedForeachPolicy());
+    for (let i = 0; i < hostile; i++) objects.push(hostilePod(i));
+  }
   for (let n = 0; n < 20; n++)
     must(await setup.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }));
   must(await setup.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kyverno" } }));
@@ -89,6 +101,51 @@ function policies() {
     }
   }
   return out;
+}
+
+/**
+ * A background policy whose rule is a nested foreach over a Pod's containers (n² elements): near the
+ * engine's foreach budget (100,000 elements) for a Pod of 300 containers, over it for 400.
+ */
+function nestedForeachPolicy() {
+  const deny = { conditions: { any: [{ key: "{{ element.name }}", operator: "Equals", value: "nope" }] } };
+  return {
+    apiVersion: "kyverno.io/v1",
+    kind: "ClusterPolicy",
+    metadata: { name: "nested-foreach" },
+    spec: {
+      background: true,
+      validationFailureAction: "Audit",
+      rules: [
+        {
+          name: "nested-foreach",
+          match: { any: [{ resources: { kinds: ["Pod"], namespaces: ["hostile"] } }] },
+          validate: {
+            foreach: [
+              {
+                list: "request.object.spec.containers",
+                foreach: [{ list: "request.object.spec.containers", deny }],
+              },
+            ],
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** A Pod of 300 containers (even i) or 400 (odd i) in namespace `hostile`. */
+function hostilePod(i: number) {
+  const containers = Array.from({ length: i % 2 === 0 ? 300 : 400 }, (_, c) => ({
+    name: `c${c}`,
+    image: "nginx:1.27",
+  }));
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `hostile-${i}`, namespace: "hostile" },
+    spec: { containers },
+  };
 }
 
 function prng(seed: number) {
@@ -203,9 +260,14 @@ interface ScanRun {
   scanMs: number;
   done: Record<string, number>;
   cpuSeconds: number;
+  /** CPU seconds spent before leading (module loading, informer lists) and after it, until the scan was done. */
+  cpuAtLeading: number;
   peakRss: number;
   startRss: number;
   metrics: string;
+  /** Slowest `/health/liveness` answer while the scan ran (probed every 50 ms), and how many answered. */
+  livenessMaxMs: number;
+  livenessProbes: number;
   /** The command line the process runs as at the end (after any re-execution). */
   cmdline: string[];
 }
@@ -213,9 +275,12 @@ interface ScanRun {
 /** Starts `kyverno-ts reports` as a user does and waits for its first full scan to be done. */
 async function runCommand(kubeconfigPath: string, workers: number, qps: number): Promise<ScanRun> {
   const start = performance.now();
+  // --cpu-prof DIR: the controller writes a V8 CPU profile there when it stops.
+  const profileDir = stringFlag("cpu-prof");
   const child = spawn(
     process.execPath,
     [
+      ...(profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]),
       CLI,
       "reports",
       "--loggingFormat=json",
@@ -233,12 +298,15 @@ async function runCommand(kubeconfigPath: string, workers: number, qps: number):
       "kyverno",
       "--identity",
       "bench",
+      // BENCH_ARGS: more flags of the command, for experiments (e.g. --omitEvents=PolicyViolation).
+      ...(process.env.BENCH_ARGS?.split(" ").filter(Boolean) ?? []),
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const pid = child.pid as number;
   let port = 0;
   let startRss = 0;
+  let cpuAtLeading = 0;
   createInterface({ input: child.stdout }).on("line", (line) => {
     const m = /metrics: http:\/\/[^:]+:(\d+)\//.exec(line);
     if (m) port = Number(m[1]);
@@ -254,17 +322,40 @@ async function runCommand(kubeconfigPath: string, workers: number, qps: number):
       console.error(`${((lastTrace - start) / 1000).toFixed(1)} s: RSS ${(rss / MiB).toFixed(0)} MiB`);
     }
   }, 25);
+  // The liveness probe, as the kubelet would send it, while the controller leads and scans.
+  let leading = false;
+  let scanning = true;
+  let livenessMaxMs = 0;
+  let livenessProbes = 0;
+  const prober = (async () => {
+    while (scanning) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!leading || port === 0) continue;
+      const sent = performance.now();
+      const answer = await fetch(`http://127.0.0.1:${port}/health/liveness`).catch(() => undefined);
+      await answer?.text();
+      if (answer?.ok !== true || !scanning) continue;
+      livenessMaxMs = Math.max(livenessMaxMs, performance.now() - sent);
+      livenessProbes++;
+    }
+  })();
   const done = await new Promise<Record<string, number>>((resolve, reject) => {
     child.on("exit", (code) => reject(new Error(`kyverno-ts reports exited with ${code}`)));
     createInterface({ input: child.stderr }).on("line", (line) => {
       if (process.env.BENCH_DEBUG) console.error(line);
       if (!line.startsWith("{")) return void console.error(line);
       const entry = JSON.parse(line) as Record<string, unknown>;
-      if (entry.msg === "leading: reconciling reports") startRss = procMemory(pid).rss;
+      if (entry.msg === "leading: reconciling reports") {
+        startRss = procMemory(pid).rss;
+        cpuAtLeading = procCpuSeconds(pid);
+        leading = true;
+      }
       if (entry.msg === "full scan done") resolve(entry as Record<string, number>);
     });
   });
   const wallMs = performance.now() - start;
+  scanning = false;
+  await prober;
   clearInterval(sampler);
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
   const cpuSeconds = procCpuSeconds(pid);
@@ -274,7 +365,36 @@ async function runCommand(kubeconfigPath: string, workers: number, qps: number):
   const exited = new Promise((resolve) => child.on("exit", resolve));
   child.kill("SIGTERM");
   await exited;
-  return { wallMs, scanMs: done.durationMs ?? 0, done, cpuSeconds, peakRss, startRss, metrics, cmdline };
+  return {
+    wallMs,
+    scanMs: done.durationMs ?? 0,
+    done,
+    cpuSeconds,
+    cpuAtLeading,
+    peakRss,
+    startRss,
+    metrics,
+    livenessMaxMs,
+    livenessProbes,
+    cmdline,
+  };
+}
+
+/** API writes of a run by operation and kind, e.g. "create PolicyReport 12000, create Event 20000". */
+function writesOf(metrics: string): { reports: number; text: string } {
+  const counts = new Map<string, number>();
+  for (const line of metrics.split("\n")) {
+    if (!line.startsWith("kyverno_client_queries_total{")) continue;
+    const op = /operation="([^"]*)"/.exec(line)?.[1] ?? "";
+    if (!["create", "update", "update_status", "patch", "apply", "delete"].includes(op)) continue;
+    const kind = /resource_kind="([^"]*)"/.exec(line)?.[1] ?? "";
+    const key = `${op} ${kind}`;
+    counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
+  }
+  let reports = 0;
+  for (const [key, n] of counts) if (/PolicyReport$/.test(key)) reports += n;
+  const text = [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
+  return { reports, text: text === "" ? "none" : text };
 }
 
 /** Sums a Prometheus text series by one label. */
@@ -335,6 +455,8 @@ async function main() {
   const floorRss = await importFloor();
 
   const run = await runCommand(kubeconfigPath, workers, flag("qps", 0));
+  // Second scan: the command again (a restart), with every report already written and nothing changed.
+  const again = await runCommand(kubeconfigPath, workers, flag("qps", 0));
   const evalSeconds = sumBy(run.metrics, "kyverno_policy_execution_duration_seconds_sum").get("") ?? 0;
   const queries = sumBy(run.metrics, "kyverno_client_queries_total", "operation");
 
@@ -342,6 +464,7 @@ async function main() {
   const total = podCount + deploymentCount;
   must(await setup.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "write-floor" } }));
   const writeStart = performance.now();
+  const writeCpu = process.cpuUsage();
   await inParallel(
     Array.from({ length: total }, (_, i) => i),
     workers,
@@ -356,22 +479,35 @@ async function main() {
       ),
   );
   const writeFloorMs = performance.now() - writeStart;
+  const { user, system } = process.cpuUsage(writeCpu);
+  const writeFloorCpu = (user + system) / 1e6;
   setup.close();
   child.stdin.end();
 
   const created = run.done.created ?? 0;
   console.log(`floor (list + parse ${total} resources): ${floorMs.toFixed(0)} ms`);
   console.log(
-    `write floor (${total} creates of small ConfigMaps, ${workers} at a time): ${(writeFloorMs / 1000).toFixed(2)} s`,
+    `write floor (${total} creates of small ConfigMaps, ${workers} at a time): ${(writeFloorMs / 1000).toFixed(2)} s, ` +
+      `client CPU ${writeFloorCpu.toFixed(2)} s`,
   );
   console.log(
     `scan: ${(run.scanMs / 1000).toFixed(2)} s from leading to ${created} reports written (${((created / run.scanMs) * 1000).toFixed(0)} reports/s, ${(run.scanMs / floorMs).toFixed(1)}x the list floor); ${(run.wallMs / 1000).toFixed(2)} s from process start`,
   );
+  console.log(`scan time / write floor: ${(run.scanMs / writeFloorMs).toFixed(2)}x (goal <= 2)`);
   console.log(
-    `controller CPU: ${run.cpuSeconds.toFixed(2)} s; evaluation (sum of rule execution time): ${evalSeconds.toFixed(2)} s`,
+    `controller CPU: ${run.cpuSeconds.toFixed(2)} s (${run.cpuAtLeading.toFixed(2)} s before leading); evaluation (sum of rule execution time): ${evalSeconds.toFixed(2)} s`,
   );
   console.log(`running as: ${run.cmdline.slice(0, 3).join(" ")} ...`);
   console.log(`API requests: ${[...queries].map(([op, n]) => `${op} ${n}`).join(", ")}`);
+  console.log(`API writes: ${writesOf(run.metrics).text}`);
+  console.log(
+    `liveness while scanning: max ${run.livenessMaxMs.toFixed(0)} ms over ${run.livenessProbes} probes (goal < 100 ms)`,
+  );
+  const rescan = writesOf(again.metrics);
+  console.log(
+    `second scan (restarted, nothing changed): ${(again.scanMs / 1000).toFixed(2)} s, CPU ${again.cpuSeconds.toFixed(2)} s, ` +
+      `${again.done.reconciled ?? 0} reconciled, ${again.done.unchanged ?? 0} unchanged; report writes ${rescan.reports} (goal 0); API writes: ${rescan.text}`,
+  );
   console.log(
     `RSS of kyverno-ts reports: ${(run.startRss / MiB).toFixed(0)} MiB when it starts leading, peak ${(run.peakRss / MiB).toFixed(0)} MiB; ` +
       `floor (a process that only loads the server's modules): ${(floorRss / MiB).toFixed(0)} MiB`,

@@ -52,7 +52,18 @@ export interface ReconcilerDeps {
   cel?: CelReports;
   /** Receives each scan's response for Kubernetes Events (only enqueues). */
   events?: PolicyEvents;
+  /**
+   * Evaluation runs on the event loop that answers probes and metrics: before each policy, once this
+   * many ms (monotonic) passed since the scan last let other work run, it yields (default 10).
+   */
+  sliceMs?: number;
 }
+
+/** The longest run of evaluations between two yields to the event loop, by default. */
+export const DEFAULT_SLICE_MS = 10;
+
+/** Lets timers and I/O (probes, scrapes, watch events) run: resolves in the event loop's check phase. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Report results of a policy response as per-resource reports carry them: without `resources` (the
@@ -107,6 +118,14 @@ export function createReconciler(
   deps: ReconcilerDeps,
 ): (key: string, context: ReconcileContext) => Promise<ReconcileResult | undefined> {
   const { engine, cache, informers, writer, admission, logger, metrics } = deps;
+  const sliceMs = deps.sliceMs ?? DEFAULT_SLICE_MS;
+  let sliceStart = deps.monotonic();
+  /** Yields to the event loop when the scan has held it for a slice (shared by every worker). */
+  const pause = async (): Promise<void> => {
+    if (deps.monotonic() - sliceStart < sliceMs) return;
+    await nextTurn();
+    sliceStart = deps.monotonic();
+  };
 
   /** The resource, from its informer when its kind is watched, else from the API server. */
   const lookup = async (ref: ResourceRef, signal: AbortSignal): Promise<Lookup> => {
@@ -141,6 +160,7 @@ export function createReconciler(
     // The policies scanning one resource share its context and plain lookups.
     const requestCache = createRequestCache();
     for (const p of policies) {
+      await pause();
       let elapsed = 0;
       const response = await deps.context.evaluate(() => {
         const started = deps.monotonic();
@@ -230,6 +250,7 @@ export function createReconciler(
   };
 
   return async (key, { retries, signal }) => {
+    await pause();
     const ref = parseResourceKey(key);
     if (ref === undefined) return undefined;
     const filtered = deps.filtered?.(ref) === true;
