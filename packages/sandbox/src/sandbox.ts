@@ -18,6 +18,7 @@ import { createServiceAccountTokens } from "./auth/service-account-tokens.js";
 import { startTokenSecretController } from "./auth/token-secrets.js";
 import { startGarbageCollector } from "./gc/garbage-collector.js";
 import { startNamespaceController } from "./gc/namespace-controller.js";
+import { startServiceAccountController } from "./gc/service-account-controller.js";
 import { createWorkQueue } from "./gc/work-queue.js";
 import { createHandler } from "./http/handler.js";
 import { writeKubeconfig } from "./kubeconfig/kubeconfig.js";
@@ -209,6 +210,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const queue = createWorkQueue();
   const stopGc = startGarbageCollector(env, queue);
   const stopNs = startNamespaceController(env, queue);
+  const stopServiceAccounts = startServiceAccountController(env, queue);
   const stopAggregation = startAggregationController(env, queue);
   const stopTokenSecrets = startTokenSecretController(env, queue, tokens, ca.caCertPem);
 
@@ -262,6 +264,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       queue.stop();
       stopGc();
       stopNs();
+      stopServiceAccounts();
       stopAggregation();
       stopTokenSecrets();
       stopCrdSync();

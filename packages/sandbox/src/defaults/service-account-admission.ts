@@ -4,10 +4,8 @@
  * ServiceAccount sets `automountServiceAccountToken: false`, the projected token volume
  * `kube-api-access-<suffix>` is added and every container and init container that has nothing mounted
  * at `/var/run/secrets/kubernetes.io/serviceaccount` mounts it there read-only; a Pod without
- * `imagePullSecrets` gets its ServiceAccount's. Mirror Pods are left alone.
- *
- * Upstream refuses a Pod whose ServiceAccount does not exist; the sandbox creates no `default`
- * ServiceAccount, so a missing one counts as one with no settings.
+ * `imagePullSecrets` gets its ServiceAccount's. Mirror Pods are left alone. A Pod whose ServiceAccount
+ * does not exist is refused (the sandbox's ServiceAccounts controller creates each namespace's `default`).
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
 import { asObject, asObjects, metadataOf } from "../objects/meta.js";
@@ -46,31 +44,38 @@ export function tokenVolume(name: string): JsonObject {
   };
 }
 
-/** Applies the plugin to a Pod being created (in place; `pod` is the request's own copy). */
+/**
+ * Applies the plugin to a Pod being created (in place; `pod` is the request's own copy). Returns why the
+ * Pod is refused (the text after `pods "<name>" is forbidden: `), or `undefined`.
+ */
 export function admitPodServiceAccount(
   pod: JsonObject,
   namespace: string,
   lookup: ServiceAccountLookup,
-): void {
+): string | undefined {
   const annotations = asObject(metadataOf(pod).annotations) ?? {};
-  if (annotations[MIRROR_ANNOTATION] !== undefined) return;
+  if (annotations[MIRROR_ANNOTATION] !== undefined) return undefined;
   const spec = asObject(pod.spec);
-  if (spec === undefined) return;
+  if (spec === undefined) return undefined;
   if (typeof spec.serviceAccountName !== "string" || spec.serviceAccountName === "") {
     const deprecated = typeof spec.serviceAccount === "string" ? spec.serviceAccount : "";
     spec.serviceAccountName = deprecated !== "" ? deprecated : "default";
   }
-  const serviceAccount = lookup.serviceAccount(namespace, spec.serviceAccountName as string);
+  const name = spec.serviceAccountName as string;
+  const serviceAccount = lookup.serviceAccount(namespace, name);
+  if (serviceAccount === undefined)
+    return `error looking up service account ${namespace}/${name}: serviceaccount "${name}" not found`;
   if (shouldAutomount(spec, serviceAccount)) mountToken(spec, lookup);
-  const pullSecrets = serviceAccount?.imagePullSecrets;
+  const pullSecrets = serviceAccount.imagePullSecrets;
   const own = spec.imagePullSecrets;
   if ((!Array.isArray(own) || own.length === 0) && Array.isArray(pullSecrets) && pullSecrets.length > 0)
     spec.imagePullSecrets = asObjects(pullSecrets).map((s) => ({ name: s.name ?? "" }));
+  return undefined;
 }
 
-function shouldAutomount(spec: JsonObject, serviceAccount: JsonObject | undefined): boolean {
+function shouldAutomount(spec: JsonObject, serviceAccount: JsonObject): boolean {
   if (typeof spec.automountServiceAccountToken === "boolean") return spec.automountServiceAccountToken;
-  return serviceAccount?.automountServiceAccountToken !== false;
+  return serviceAccount.automountServiceAccountToken !== false;
 }
 
 function mountToken(spec: JsonObject, lookup: ServiceAccountLookup): void {

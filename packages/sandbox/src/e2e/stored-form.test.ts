@@ -177,6 +177,31 @@ ${extra}
       expect(optIn.spec.volumes?.[0]?.name).toMatch(/^kube-api-access-/);
     });
 
+    it("gives every namespace a default ServiceAccount and refuses Pods naming one that does not exist", async () => {
+      expect((await kubectl(["get", "serviceaccount", "default", "-n", "forms", "-o", "name"])).stdout).toBe(
+        "serviceaccount/default\n",
+      );
+      expect((await kubectl(["delete", "serviceaccount", "default", "-n", "forms"])).code).toBe(0);
+      await sandbox.settled();
+      expect((await kubectl(["get", "serviceaccount", "default", "-n", "forms", "-o", "name"])).stdout).toBe(
+        "serviceaccount/default\n",
+      );
+      const refused = await kubectl(
+        ["apply", "-f", "-"],
+        `apiVersion: v1
+kind: Pod
+metadata: {name: ghost, namespace: forms}
+spec:
+  serviceAccountName: ghost
+  containers: [{name: app, image: nginx}]
+`,
+      );
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain(
+        'pods "ghost" is forbidden: error looking up service account forms/ghost: serviceaccount "ghost" not found',
+      );
+    });
+
     it("keeps lists without omitempty and the deprecated serviceAccount of Pod templates in step", async () => {
       const role = `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole

@@ -59,10 +59,12 @@ export async function createObject(
   if (resource.custom) object = decodeCustomResource(resource, object, request);
   if (resource.kind === "Pod" && resource.group === "") {
     // kube-apiserver's built-in mutating plugins run before the webhooks.
-    admitPodServiceAccount(object, namespace, {
+    const refused = admitPodServiceAccount(object, namespace, {
       serviceAccount: (ns, n) => env.store.get("serviceaccounts", ns, n),
       nameSuffix: env.nameSuffix,
     });
+    if (refused !== undefined)
+      throw forbidden({ group: "", resource: "pods" }, metaString(body, "name"), refused);
     object = toStoredForm(resource, object);
   }
   const fixed = metadataOf(object);
