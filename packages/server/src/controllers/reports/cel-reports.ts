@@ -57,6 +57,8 @@ export interface CelReportsOptions {
   monotonic?: () => number;
   /** Runs an evaluation that may read external data (`resource.Get`…), as the classic scans do. */
   evaluate: (run: () => PolicyResponse, signal: AbortSignal) => Promise<PolicyResponse>;
+  /** Told each background evaluation's response (the scan's Kubernetes Events). */
+  onScanned?: (response: PolicyResponse) => void;
 }
 
 const isValidating = (p: CachedCelPolicy): boolean =>
@@ -118,6 +120,7 @@ export function createCelReports(options: CelReportsOptions): CelReports {
           elapsed = (options.monotonic?.() ?? 0) - started;
           return evaluated;
         }, signal);
+        if (response.rules.length > 0) options.onScanned?.(response);
         const rule = response.rules[0];
         const type = p.compiled.type;
         if (rule !== undefined && (type === "validate" || type === "imageValidate"))

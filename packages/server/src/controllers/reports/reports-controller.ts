@@ -21,7 +21,7 @@ import { engineClock, systemClock } from "../../clock.js";
 import { createClusterState } from "../../cluster-state/cluster-state.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import { silentLogger } from "../../logger.js";
-import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
+import { celPolicyKey, createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { type CachedPolicy, createPolicyCache, policyRefKey } from "../../policycache/policy-cache.js";
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
 import { createReportIndex } from "../../reports/report-index.js";
@@ -119,12 +119,20 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     onEvent: (_event, object, kind) => enqueueObject(object, kind),
     ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
   });
+  // Events of background scans: the policy (classic or CEL) found in this controller's caches.
+  const scanEvents = options.events?.policyEvents((p) =>
+    p.kind === "ClusterPolicy" || p.kind === "Policy"
+      ? cache.get(policyRefKey(p))?.policy
+      : celPolicies.get(celPolicyKey(p))?.policy,
+  );
   const celReports = createCelReports({
     engine: celEngine,
     store: celPolicies,
     resourceKind: (apiVersion, resource) => state.kinds.resourceKind(apiVersion, resource),
     namespaceLabels: (ns) => state.namespaceLabels(ns),
     evaluate: (run, signal) => context.evaluate(run, signal),
+    // ValidatingPolicies' scans give Events as the classic ones (same recorder, kyverno-scan).
+    onScanned: (response) => scanEvents?.scan(response),
     ...(metrics === undefined ? {} : { metrics }),
     monotonic: () => clock.monotonic(),
   });
@@ -246,9 +254,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     limits: options.limits ?? DEFAULT_REPORT_LIMITS,
     monotonic: () => clock.monotonic(),
     onOutcome: count,
-    ...(options.events
-      ? { events: options.events.policyEvents((p) => cache.get(policyRefKey(p))?.policy) }
-      : {}),
+    ...(scanEvents ? { events: scanEvents } : {}),
   });
 
   const handle = async (key: string, context: ReconcileContext) => {
