@@ -215,6 +215,26 @@ describe("GeneratingPolicy webhooks", () => {
     ]);
   });
 
+  it("lets DELETE through a synchronized GeneratingPolicy's conditions (added for it; object is null then)", () => {
+    const { validating } = webhooksOf(
+      celPolicy("GeneratingPolicy", "companion", {
+        evaluation: { synchronize: { enabled: true } },
+        matchConstraints: rules(["configmaps"], "", ["CREATE"]),
+        matchConditions: [{ name: "apps", expression: "object.metadata.name.startsWith('app-')" }],
+        generate: [{ expression: "generator.Apply(object.metadata.namespace, [])" }],
+      }),
+    );
+    expect(validating.map((w) => [w.name, w.rules[0]?.operations])).toEqual([
+      ["gpol.validate.kyverno.svc-fail-finegrained-companion", ["CREATE", "DELETE"]],
+    ]);
+    expect(validating[0]?.matchConditions).toEqual([
+      {
+        name: "apps",
+        expression: "request.operation == 'DELETE' || (object.metadata.name.startsWith('app-'))",
+      },
+    ]);
+  });
+
   it("keeps only conditions the API server can evaluate", () => {
     expect(webhookCondition("object.spec.containers.all(c, c.image.startsWith('registry/'))")).toBe(true);
     expect(webhookCondition("request.userInfo.username != 'admin'")).toBe(true);

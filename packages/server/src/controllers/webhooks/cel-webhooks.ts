@@ -107,6 +107,17 @@ function autogenResources(p: CachedCelPolicy, own: readonly ResourceRule[]): str
     .sort();
 }
 
+/** The resource rules a policy's webhook needs: a synchronized GeneratingPolicy also sees DELETE. */
+function webhookResourceRules(p: CachedCelPolicy): readonly ResourceRule[] {
+  const rules = p.compiled.resourceRules;
+  if (p.compiled.type !== "generate" || !generatingSettings(p.policy).synchronize) return rules;
+  return rules.map((r) =>
+    !r.operations?.length || r.operations.includes("*") || r.operations.includes("DELETE")
+      ? r
+      : { ...r, operations: [...r.operations, "DELETE"] },
+  );
+}
+
 /** What a policy's own webhook narrows: conditions, match policy and selectors. */
 export function fineGrainedScope(
   p: CachedCelPolicy,
@@ -116,9 +127,18 @@ export function fineGrainedScope(
   const constraints = spec.matchConstraints ?? {};
   // Autogen variants evaluate their own (rewritten) conditions in the engine: for the Pod
   // controllers autogen added, the webhook lets the request through.
-  const added = autogenResources(p, constraints.resourceRules ?? []);
-  const guard =
-    added.length === 0 ? "" : `request.resource.resource in [${added.map((r) => `'${r}'`).join(", ")}] || `;
+  const own = constraints.resourceRules ?? [];
+  const added = autogenResources(p, own);
+  const guards: string[] = [];
+  // DELETE added for a synchronized GeneratingPolicy (see webhookResourceRules): `object` is null
+  // then, so the policy's conditions (written for the operations it names) would fail the request.
+  const everyOperation = (r: ResourceRule) => !r.operations?.length || r.operations.includes("*");
+  const deletes = (r: ResourceRule) => everyOperation(r) || r.operations?.includes("DELETE") === true;
+  if (webhookResourceRules(p).some(deletes) && !own.some(deletes))
+    guards.push("request.operation == 'DELETE'");
+  if (added.length > 0)
+    guards.push(`request.resource.resource in [${added.map((r) => `'${r}'`).join(", ")}]`);
+  const guard = guards.map((g) => `${g} || `).join("");
   const conditions = (spec.matchConditions ?? [])
     .filter((c) => webhookCondition(c.expression))
     .map((c) => ({ name: c.name, expression: guard === "" ? c.expression : `${guard}(${c.expression})` }));
@@ -136,17 +156,6 @@ const TYPES: ReadonlyArray<{ type: CelWebhookRoute["type"]; mutating: boolean }>
   { type: "generate", mutating: false },
   { type: "mutate", mutating: true },
 ];
-
-/** The resource rules a policy's webhook needs: a synchronized GeneratingPolicy also sees DELETE. */
-function webhookResourceRules(p: CachedCelPolicy): readonly ResourceRule[] {
-  const rules = p.compiled.resourceRules;
-  if (p.compiled.type !== "generate" || !generatingSettings(p.policy).synchronize) return rules;
-  return rules.map((r) =>
-    !r.operations?.length || r.operations.includes("*") || r.operations.includes("DELETE")
-      ? r
-      : { ...r, operations: [...r.operations, "DELETE"] },
-  );
-}
 
 /** The CEL webhooks of each configuration, in a fixed order. */
 export function celWebhooks(
