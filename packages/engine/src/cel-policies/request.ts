@@ -25,10 +25,21 @@ export interface RequestTarget {
   readonly subject: KubeObject;
 }
 
+/** Targets by request: the policies of one request share its target (recomputed if its object changed). */
+const targets = new WeakMap<EngineRequest, RequestTarget>();
+
 /** The request's target, as matchConstraints and the `request` variable see it. */
 export function requestTarget(req: EngineRequest): RequestTarget {
   const operation = req.operation ?? "CREATE";
   const subject = operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
+  const known = targets.get(req);
+  if (known !== undefined && known.subject === subject && known.operation === operation) return known;
+  const target = computeTarget(req, operation, subject);
+  targets.set(req, target);
+  return target;
+}
+
+function computeTarget(req: EngineRequest, operation: string, subject: KubeObject): RequestTarget {
   const gvk = req.requestKind ?? resourceGvk(subject);
   return {
     group: gvk.group,

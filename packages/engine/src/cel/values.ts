@@ -117,10 +117,18 @@ export function opaque(type: string, payload: CelInput): CelMap {
   return celMap(new Map<string, CelInput>([[OPAQUE_PREFIX + type, payload]]));
 }
 
+/** The marker key of each opaque type, built once (a fresh concatenation would be hashed on every read). */
+const opaqueKeys = new Map<string, string>();
+
 /** The payload of an opaque value of `type`, or undefined for any other value. */
 export function opaquePayload(value: CelValue | undefined, type: string): CelValue | undefined {
   if (!isCelMap(value)) return undefined;
-  return value.get(OPAQUE_PREFIX + type);
+  let key = opaqueKeys.get(type);
+  if (key === undefined) {
+    key = OPAQUE_PREFIX + type;
+    opaqueKeys.set(type, key);
+  }
+  return value.get(key);
 }
 
 /** The type name of an opaque value, or undefined. */

@@ -299,17 +299,21 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     },
     celPolicyExecution(l, seconds) {
       if (!acceptNamespace(l.resourceNamespace)) return;
-      const values = [
-        String(l.background),
-        l.policyName,
-        ...(l.type === "mutate" ? [] : [l.validationMode]),
-        l.resourceKind,
-        l.resourceNamespace,
-        l.operation.toLowerCase(),
-        "admission_request",
-        l.result.toUpperCase(),
-      ];
-      celExecution[l.type].series(values.join("\u0000"), () => values)?.observe(seconds);
+      // Once per policy and request: the key is built from the labels as given, the label values
+      // only when the series is new.
+      const key = `${l.background}\u0000${l.policyName}\u0000${l.validationMode}\u0000${l.resourceKind}\u0000${l.resourceNamespace}\u0000${l.operation}\u0000${l.result}`;
+      celExecution[l.type]
+        .series(key, () => [
+          String(l.background),
+          l.policyName,
+          ...(l.type === "mutate" ? [] : [l.validationMode]),
+          l.resourceKind,
+          l.resourceNamespace,
+          l.operation.toLowerCase(),
+          "admission_request",
+          l.result.toUpperCase(),
+        ])
+        ?.observe(seconds);
     },
     httpRequest(method, url, seconds) {
       const key = `${method} ${url}`;

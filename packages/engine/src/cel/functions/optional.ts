@@ -26,19 +26,14 @@ function optionalOf(value: CelValue | undefined): CelValue {
   return opaque(OPTIONAL, celList(value === undefined ? [] : [value]));
 }
 
-/** Whether a value is an optional. */
-function isOptional(value: CelValue): boolean {
-  return opaquePayload(value, OPTIONAL) !== undefined;
-}
-
 /** The value an optional holds (undefined for none); a non-optional value is its own value. */
 export function optionalInner(value: CelValue): CelValue | undefined {
   return inner(value);
 }
 
 function inner(value: CelValue): CelValue | undefined {
-  if (!isOptional(value)) return value;
   const list = opaquePayload(value, OPTIONAL);
+  if (list === undefined) return value;
   return isCelList(list) ? list.get(0) : undefined;
 }
 
