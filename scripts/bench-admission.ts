@@ -10,6 +10,11 @@
 // by ±20 % from one second to the next). Server CPU time per request (total over the rounds) is the
 // steadier throughput measure and is what the throughput goal is judged on.
 // Prints p50/p99 latency, requests/s, CPU per request, errors and peak RSS for both, and the ratios.
+// Then the CEL comparison: the Pod Security Standards as ValidatingPolicies (the library's
+// pod-security-vpol, on /vpol/fail) against the classic policies of the same names (on
+// /validate/fail), each in its own admission server, alternating throughput rounds; goal: the CEL set
+// at >= 80 % of the classic set's throughput (by server CPU per request). --no-cel skips it; it is
+// skipped with the reason printed when the conformance directory is not there.
 // Usage: npm run bench:admission [-- --requests 2500 --concurrency 32 --rounds 40 --rate 1000 --seconds 10
 //   --latency-rounds 3 --warmup 20000]
 // --pin pins the servers to CPU 1 and the load generator to CPU 0 (taskset): steadier on an idle
@@ -23,9 +28,10 @@
 // JavaScript fastify app (it imports nothing of ours; this process generates its certificate).
 // Needs Linux (/proc) and the packages built (npm run build).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
@@ -33,6 +39,9 @@ const serverDist = new URL("../packages/server/dist/index.js", import.meta.url);
 const cliBin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 const policiesRoot = fileURLToPath(
   new URL("../../shared/conformance/kyverno-policies/pod-security/", import.meta.url),
+);
+const vpolRoot = fileURLToPath(
+  new URL("../../shared/conformance/kyverno-policies/pod-security-vpol/", import.meta.url),
 );
 
 function flag(name: string, fallback: number): number {
@@ -59,15 +68,14 @@ interface ServerStats {
 const extraNodeOptions = (process.env.BENCH_SERVER_NODE_OPTIONS ?? "").split(" ").filter((o) => o !== "");
 
 /** The admission controller as a user starts it: `kyverno-ts admission --standalone ...`. */
-function admissionCommand(): string[] {
+function admissionCommand(
+  policies: string[] = [`${policiesRoot}baseline`, `${policiesRoot}restricted`],
+): string[] {
   return [
     cliBin,
     "admission",
     "--standalone",
-    "--policies",
-    `${policiesRoot}baseline`,
-    "--policies",
-    `${policiesRoot}restricted`,
+    ...policies.flatMap((p) => ["--policies", p]),
     "--host",
     "127.0.0.1",
     "--port",
@@ -186,7 +194,7 @@ interface PhaseResult {
   clientCpu: number;
 }
 
-function send(agent: Agent, port: number, i: number): Promise<boolean> {
+function send(agent: Agent, port: number, i: number, path: string): Promise<boolean> {
   const { uid, body } = reviewBody(i);
   return new Promise((resolve) => {
     const req = request(
@@ -194,7 +202,7 @@ function send(agent: Agent, port: number, i: number): Promise<boolean> {
         host: "127.0.0.1",
         port,
         method: "POST",
-        path: "/validate/fail",
+        path,
         agent,
         headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
       },
@@ -227,6 +235,7 @@ async function closedLoop(
   total: number,
   concurrency: number,
   offset: number,
+  path = "/validate/fail",
 ): Promise<PhaseResult> {
   const latenciesMs: number[] = [];
   let next = 0;
@@ -237,7 +246,7 @@ async function closedLoop(
     while (next < total) {
       const i = next++;
       const t = performance.now();
-      if (!(await send(agent, port, offset + i))) errors++;
+      if (!(await send(agent, port, offset + i, path))) errors++;
       latenciesMs.push(performance.now() - t);
     }
   };
@@ -259,6 +268,7 @@ async function openLoop(
   rate: number,
   seconds: number,
   offset: number,
+  path = "/validate/fail",
 ): Promise<PhaseResult> {
   const total = Math.round(rate * seconds);
   const latenciesMs: number[] = [];
@@ -273,7 +283,7 @@ async function openLoop(
       for (; sent < due; sent++) {
         const scheduled = start + (sent * 1000) / rate;
         pending.push(
-          send(agent, port, offset + sent).then((ok) => {
+          send(agent, port, offset + sent, path).then((ok) => {
             if (!ok) errors++;
             latenciesMs.push(performance.now() - scheduled);
           }),
@@ -354,6 +364,8 @@ interface Server {
   child: ChildProcess;
   agent: Agent;
   port: number;
+  /** The webhook path the reviews go to. */
+  path: string;
 }
 
 interface ThroughputRound {
@@ -381,10 +393,11 @@ async function start(
   name: string,
   started: Promise<{ child: ChildProcess; ready: Ready }>,
   concurrency: number,
+  path = "/validate/fail",
 ): Promise<Server> {
   const { child, ready } = await started;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: ready.caCertPem });
-  return { name, child, agent, port: ready.port };
+  return { name, child, agent, port: ready.port, path };
 }
 
 async function stop(server: Server): Promise<void> {
@@ -406,7 +419,14 @@ async function throughputRound(
   concurrency: number,
 ): Promise<ThroughputRound> {
   const before = ask(server.child);
-  const throughput = await closedLoop(server.agent, server.port, requests, concurrency, uidBlock(index, 1));
+  const throughput = await closedLoop(
+    server.agent,
+    server.port,
+    requests,
+    concurrency,
+    uidBlock(index, 1),
+    server.path,
+  );
   const after = ask(server.child);
   return {
     rps: throughput.requests / throughput.seconds,
@@ -426,7 +446,7 @@ async function latencyRound(
   rate: number,
   seconds: number,
 ): Promise<LatencyRound> {
-  const latency = await openLoop(server.agent, server.port, rate, seconds, uidBlock(index, 2));
+  const latency = await openLoop(server.agent, server.port, rate, seconds, uidBlock(index, 2), server.path);
   return {
     rateP50: percentile(latency.latenciesMs, 50),
     rateP99: percentile(latency.latenciesMs, 99),
@@ -535,7 +555,7 @@ async function main(): Promise<void> {
     // Long-running servers are judged in their steady state: the admission server's JIT is still
     // tiering up its evaluation code well past the first few thousand requests.
     for (const server of [admission, noop])
-      await closedLoop(server.agent, server.port, warmupRequests, concurrency, uidBlock(0, 0));
+      await closedLoop(server.agent, server.port, warmupRequests, concurrency, uidBlock(0, 0), server.path);
     // Many short throughput rounds, alternating which server goes first, then the latency rounds.
     const results = new Map<Server, ThroughputRound[]>([
       [admission, []],
@@ -581,6 +601,93 @@ async function main(): Promise<void> {
     );
   } finally {
     await Promise.all([stop(admission), stop(noop)]);
+  }
+  if (process.argv.includes("--no-cel")) return;
+  await celComparison({ requests, concurrency, rounds, warmupRequests });
+}
+
+/** The ValidatingPolicy files of pod-security-vpol (test fixtures in hidden folders left out), by name. */
+function vpolFiles(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const level of ["baseline", "restricted"])
+    for (const name of readdirSync(join(vpolRoot, level)).sort()) {
+      const file = join(vpolRoot, level, name, `${name}.yaml`);
+      if (existsSync(file)) out.set(name, file);
+    }
+  return out;
+}
+
+/** CEL vs classic: the same Pod Security checks, as ValidatingPolicies and as ClusterPolicies. */
+async function celComparison(o: {
+  requests: number;
+  concurrency: number;
+  rounds: number;
+  warmupRequests: number;
+}): Promise<void> {
+  process.stdout.write("\n");
+  if (!existsSync(vpolRoot) || !existsSync(policiesRoot)) {
+    process.stdout.write(
+      `CEL comparison skipped: ${existsSync(vpolRoot) ? policiesRoot : vpolRoot} does not exist (the shared conformance set is not here)\n`,
+    );
+    return;
+  }
+  const vpol = vpolFiles();
+  const classicFiles = [...vpol.keys()].flatMap((name) =>
+    ["baseline", "restricted"]
+      .map((level) => join(policiesRoot, level, name, `${name}.yaml`))
+      .filter((f) => existsSync(f)),
+  );
+  process.stdout.write(
+    `CEL comparison: Pod Security as ${vpol.size} ValidatingPolicies (/vpol/fail) vs the ${classicFiles.length} classic ClusterPolicies of the same names (/validate/fail): ` +
+      `${[...vpol.keys()].join(", ")}; ${o.warmupRequests} warm-up requests each, ${o.rounds} alternating rounds of ${o.requests}\n`,
+  );
+  const classic = await start(
+    "classic (same names)",
+    startChild("classic admission", admissionCommand(classicFiles), {}, admissionReady),
+    o.concurrency,
+  );
+  const cel = await start(
+    "ValidatingPolicies",
+    startChild("CEL admission", admissionCommand([...vpol.values()]), {}, admissionReady),
+    o.concurrency,
+    "/vpol/fail",
+  );
+  try {
+    for (const server of [classic, cel])
+      await closedLoop(
+        server.agent,
+        server.port,
+        o.warmupRequests,
+        o.concurrency,
+        uidBlock(0, 0),
+        server.path,
+      );
+    const results = new Map<Server, ThroughputRound[]>([
+      [classic, []],
+      [cel, []],
+    ]);
+    for (let i = 0; i < o.rounds; i++) {
+      const order = i % 2 === 0 ? [classic, cel] : [cel, classic];
+      for (const server of order)
+        results.get(server)?.push(await throughputRound(server, i + 1, o.requests, o.concurrency));
+    }
+    const [c, v] = [classic, cel].map((server) =>
+      summarize(server.name, results.get(server) ?? [], [], ask(server.child)),
+    ) as [Summary, Summary];
+    const row2 = (m: Summary) =>
+      `${m.name.padEnd(22)}  ${m.rps.toFixed(0).padStart(6)} req/s  CPU ${m.cpuMicros.toFixed(0).padStart(4)} us/req  p50 ${m.p50.toFixed(2)} p99 ${m.p99.toFixed(2)} ms  | errors ${m.errors}  | peak RSS ${m.peakRssMiB.toFixed(0)} MiB`;
+    process.stdout.write(`${row2(c)}\n${row2(v)}\n`);
+    const celRounds = results.get(cel) ?? [];
+    const classicRounds = results.get(classic) ?? [];
+    const roundRatios = celRounds.map((r, i) => (classicRounds[i]?.cpuMicros ?? Number.NaN) / r.cpuMicros);
+    const cpuRatio = c.cpuMicros / v.cpuMicros;
+    process.stdout.write(
+      `CEL / classic throughput: ${((v.rps / c.rps) * 100).toFixed(0)}% wall-clock, ${(cpuRatio * 100).toFixed(0)}% by CPU per request ` +
+        `(per round: quartiles ${[25, 50, 75].map((q) => `${(percentile(roundRatios, q) * 100).toFixed(0)}%`).join(" / ")}); ` +
+        `goal >= 80%: ${cpuRatio >= 0.8 ? "met" : "MISSED"}; errors: ${v.errors + c.errors}\n`,
+    );
+  } finally {
+    await Promise.all([stop(classic), stop(cel)]);
   }
 }
 
