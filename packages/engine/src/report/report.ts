@@ -4,7 +4,7 @@ import type {
   PolicyReportSummary,
   PolicySeverity,
 } from "@kyverno-ts/api";
-import type { PolicyResponse, RuleResponse, RuleStatus } from "../response/types.js";
+import type { PolicyResponse, RuleResponse, RuleStatus, RuleType } from "../response/types.js";
 
 /** Annotation that, set to `"false"` on a policy, turns its failures into warnings (upstream). */
 export const SCORED_ANNOTATION = "policies.kyverno.io/scored";
@@ -39,7 +39,15 @@ export interface ReportOptions {
   unscored?: boolean;
   /** Report Audit failures as warnings (`kyverno apply --audit-warn`). */
   auditWarn?: boolean;
+  /**
+   * The rule types that get results (default: validate rules only, as the CLI's `--policy-report` and
+   * background scans). The admission controller reports its mutate rules too, as upstream's
+   * `--enableReporting` default does.
+   */
+  ruleTypes?: readonly RuleType[];
 }
+
+const VALIDATION_ONLY: readonly RuleType[] = ["Validation"];
 
 /**
  * The PolicyReport result of a rule response, as upstream's `ComputePolicyReportResult`: the rule
@@ -63,7 +71,7 @@ export function resourceReference(response: PolicyResponse): ObjectReference {
 }
 
 /**
- * Report results of the validate rule responses of one policy response, as upstream builds them:
+ * Report results of the validate rule responses (or of `ruleTypes`) of one policy response, as upstream builds them:
  * source `kyverno` (`KyvernoValidatingPolicy` and friends for the CEL kinds), policy (`ns/name` for namespaced Policies), rule, result, message,
  * category/severity from the policy annotations, the resource reference, scored, timestamp and
  * the rule's report properties. Use it for PolicyReports and for the CLI's `--policy-report`.
@@ -75,8 +83,9 @@ export function policyReportResults(
   const p = response.policy;
   const resource = resourceReference(response);
   const out: PolicyReportResult[] = [];
+  const types = options.ruleTypes ?? VALIDATION_ONLY;
   for (const rule of response.rules) {
-    if (rule.type !== "Validation") continue;
+    if (!types.includes(rule.type)) continue;
     const result: PolicyReportResult = {
       source: SOURCES[p.kind] ?? "kyverno",
       policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,

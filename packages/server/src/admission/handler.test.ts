@@ -12,6 +12,7 @@ import {
   immediate,
   pod,
   podValidatePolicy,
+  policy,
   recordingLogger,
   review,
 } from "../testing/fixtures.js";
@@ -462,5 +463,46 @@ describe("policies that read external data", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(reply.statusCode === 200 && reply.body.response.allowed).toBe(false);
     expect(slow.fetched).toEqual([]);
+  });
+});
+
+describe("mutate webhook results", () => {
+  it("hands the mutating webhook's responses to the sink as phase mutate, without a uid on CREATE", () => {
+    const addLabel = policy({
+      apiVersion: "kyverno.io/v1",
+      kind: "ClusterPolicy",
+      metadata: { name: "add-label" },
+      spec: {
+        rules: [
+          {
+            name: "label",
+            match: { any: [{ resources: { kinds: ["Pod"] } }] },
+            mutate: { patchStrategicMerge: { metadata: { labels: { owner: "platform" } } } },
+          },
+        ],
+      },
+    });
+    const { call, sink } = setup([addLabel]);
+    const mutated = call(
+      { type: "mutate", failurePolicy: "Fail" },
+      review({ object: pod({ privileged: false }) }),
+    );
+    expect(mutated.patch).toBeDefined();
+    const [result] = sink.drain();
+    expect(result?.phase).toBe("mutate");
+    expect(result?.resource).toMatchObject({ kind: "Pod", namespace: "default", name: "x", uid: "" });
+    expect(result?.responses[0]?.rules).toEqual([
+      expect.objectContaining({
+        name: "label",
+        type: "Mutation",
+        status: "pass",
+        message: "mutated Pod/x in namespace default",
+      }),
+    ]);
+    call(
+      { type: "mutate", failurePolicy: "Fail" },
+      review({ object: pod({ privileged: false }), dryRun: true }),
+    );
+    expect(sink.size).toBe(0);
   });
 });

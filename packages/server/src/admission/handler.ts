@@ -5,7 +5,7 @@
  * records metrics and hands results to the reports sink. The HTTP server is a thin layer around it.
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import type { ContextLoader, Engine, EngineRequest, UserInfo } from "@kyverno-ts/engine";
+import type { ContextLoader, Engine, EngineRequest, PolicyResponse, UserInfo } from "@kyverno-ts/engine";
 import type { ServerClock } from "../clock.js";
 import type { PolicyEvents } from "../events/policy-events.js";
 import type { ScanContext } from "../external-data/scan-context.js";
@@ -24,7 +24,7 @@ import {
   type ResourceKindOf,
   requestSubject,
 } from "./request.js";
-import type { AdmissionResultSink } from "./results.js";
+import { type AdmissionPhase, type AdmissionResultSink, admissionResultOf } from "./results.js";
 import {
   type AdmissionReviewResponse,
   allow,
@@ -257,6 +257,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       const outcome =
         (run.result?.outcome as MutationOutcome | undefined) ??
         runMutation(engine, ctx, policies, requestFor);
+      if (run.effects && outcome.allowed) offerResults(request, subject, outcome.responses, "mutate");
       return outcome.allowed
         ? allowWithPatch(request.uid, outcome.patch, outcome.warnings)
         : deny(request.uid, outcome.message ?? "");
@@ -269,30 +270,19 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       else if (request.dryRun !== true && request.operation !== "DELETE")
         options.events.admission(outcome.responses, false);
     }
-    if (
-      run.effects &&
-      outcome.allowed &&
-      request.dryRun !== true &&
-      request.operation !== "DELETE" &&
-      outcome.responses.length > 0
-    ) {
-      const object = subject.object;
-      sink?.offer({
-        uid: request.uid,
-        timestamp: clock.now(),
-        operation: request.operation,
-        resource: {
-          apiVersion: typeof object.apiVersion === "string" ? object.apiVersion : "",
-          kind: subject.kind,
-          namespace: subject.namespace,
-          name: subject.name,
-          uid: typeof object.metadata?.uid === "string" ? object.metadata.uid : "",
-        },
-        ...(request.userInfo ? { userInfo: request.userInfo } : {}),
-        responses: outcome.responses,
-      });
-    }
+    if (run.effects && outcome.allowed) offerResults(request, subject, outcome.responses, "validate");
     return outcome.allowed ? allow(request.uid, outcome.warnings) : deny(request.uid, outcome.message ?? "");
+  }
+
+  /** Hands an admitted request's responses to the reports sink. */
+  function offerResults(
+    request: ParsedReview["request"],
+    subject: RequestSubject,
+    responses: readonly PolicyResponse[],
+    phase: AdmissionPhase,
+  ): void {
+    const result = sink && admissionResultOf(request, subject, responses, phase, clock.now());
+    if (result !== undefined) sink?.offer(result);
   }
 
   /** Answers per the route's failure policy when something outside the engine threw (a bug). */

@@ -4,7 +4,7 @@
  * fails or errors denies under failurePolicy Fail and is passed over under Ignore.
  */
 import type { JsonValue, KubeObject } from "@kyverno-ts/api";
-import type { Engine, EngineRequest } from "@kyverno-ts/engine";
+import type { Engine, EngineRequest, PolicyResponse } from "@kyverno-ts/engine";
 import type { CachedPolicy } from "../policycache/policy-cache.js";
 import { evaluate, pastDeadline, recordRules, type StepContext, unevaluated } from "./evaluation.js";
 import {
@@ -22,6 +22,8 @@ export interface MutationOutcome {
   warnings: string[];
   /** RFC 6902 operations from the request object to the mutated object. */
   patch: JsonValue[];
+  /** The responses of the policies with a matching mutate rule, for reports. */
+  responses: PolicyResponse[];
 }
 
 /**
@@ -37,6 +39,7 @@ export function runMutation(
   const blocking: BlockingRule[] = [];
   const warnings: string[] = [];
   const patch: JsonValue[] = [];
+  const responses: PolicyResponse[] = [];
   let current = ctx.subject.object;
   let skipped: readonly CachedPolicy[] = [];
   for (let i = 0; i < policies.length; i++) {
@@ -49,6 +52,7 @@ export function runMutation(
     const evaluated = evaluate(ctx, policy, "Mutation", engine.mutate, request);
     recordRules(ctx, evaluated, "mutate");
     const { response } = evaluated;
+    if (response.rules.length > 0) responses.push(response);
     const name = policy.policy.metadata.name;
     const emit = policy.policy.spec.emitWarning;
     for (const rule of response.rules) {
@@ -67,7 +71,7 @@ export function runMutation(
   const { subject } = ctx;
   if (blocking.length > 0) {
     const message = blockedMessage(resourceName(subject.kind, subject.namespace, subject.name), blocking);
-    return { allowed: false, message, warnings: [], patch: [] };
+    return { allowed: false, message, warnings: [], patch: [], responses };
   }
   const left = unevaluated(skipped);
   if (left.fail.length > 0)
@@ -76,7 +80,8 @@ export function runMutation(
       message: EvaluationMessages.deadlineDeny(ctx.deadlineMs, left.fail),
       warnings: [],
       patch: [],
+      responses,
     };
   if (left.ignore.length > 0) warnings.push(EvaluationMessages.deadlineWarning(ctx.deadlineMs, left.ignore));
-  return { allowed: true, warnings, patch };
+  return { allowed: true, warnings, patch, responses };
 }

@@ -3,9 +3,14 @@
  * webhook offers, never waits, and a bounded queue drops the oldest results when the consumer falls
  * behind (upstream once filled etcd with millions of intermediate reports).
  */
-import type { PolicyResponse, UserInfo } from "@kyverno-ts/engine";
+import type { PolicyResponse, RuleType, UserInfo } from "@kyverno-ts/engine";
+import type { RequestSubject } from "./request.js";
+import type { AdmissionRequest } from "./review.js";
 
-/** What one admitted request produced, for reports: the validate responses of every evaluated policy. */
+/**
+ * What one admitted request produced, for reports: the validate responses of every evaluated policy
+ * (the validating webhook), or the mutate responses (the mutating webhook, `phase: "mutate"`).
+ */
 export interface AdmissionResult {
   /** The AdmissionRequest uid. */
   uid: string;
@@ -16,6 +21,52 @@ export interface AdmissionResult {
   userInfo?: UserInfo;
   /** One response per evaluated policy (rules that did not match have no entry). */
   responses: readonly PolicyResponse[];
+  /**
+   * Which webhook answered: `mutate` results cover the policies' mutate rules only, so they replace
+   * earlier mutate results and leave the validate results of the same policies alone. Default `validate`.
+   * On CREATE the mutating webhook sees the object before the API server gave it a uid: `resource.uid`
+   * is then empty and the consumer looks the object up once it is stored (`resolveCreatedUid`).
+   */
+  phase?: AdmissionPhase;
+}
+
+/** The webhook an admission result comes from. */
+export type AdmissionPhase = "validate" | "mutate";
+
+/** The rule types whose results each phase reports. */
+export const PHASE_RULE_TYPES = {
+  validate: ["Validation"],
+  mutate: ["Mutation"],
+} as const satisfies Record<AdmissionPhase, readonly RuleType[]>;
+
+/**
+ * The result of an admitted request for the reports, or undefined when it reports nothing: dry runs,
+ * DELETEs (the report goes with the resource) and requests no policy rule matched.
+ */
+export function admissionResultOf(
+  request: AdmissionRequest,
+  subject: RequestSubject,
+  responses: readonly PolicyResponse[],
+  phase: AdmissionPhase,
+  timestamp: number,
+): AdmissionResult | undefined {
+  if (request.dryRun === true || request.operation === "DELETE" || responses.length === 0) return undefined;
+  const object = subject.object;
+  return {
+    uid: request.uid,
+    timestamp,
+    operation: request.operation,
+    resource: {
+      apiVersion: typeof object.apiVersion === "string" ? object.apiVersion : "",
+      kind: subject.kind,
+      namespace: subject.namespace,
+      name: subject.name,
+      uid: typeof object.metadata?.uid === "string" ? object.metadata.uid : "",
+    },
+    ...(request.userInfo ? { userInfo: request.userInfo } : {}),
+    responses,
+    ...(phase === "mutate" ? { phase } : {}),
+  };
 }
 
 /** Where the webhook hands results; `offer` must return immediately and never throw. */

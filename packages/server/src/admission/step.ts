@@ -171,8 +171,8 @@ export function abandonedOutcome(
   const message = denied ? EvaluationMessages.deadlineDeny(deadlineMs, left.fail) : undefined;
   if (step === "mutate")
     return denied
-      ? { allowed: false, message, warnings: [], patch: [] }
-      : { allowed: true, warnings, patch: [] };
+      ? { allowed: false, message, warnings: [], patch: [], responses: [] }
+      : { allowed: true, warnings, patch: [], responses: [] };
   return denied
     ? { allowed: false, message, warnings: [], responses: [] }
     : { allowed: true, warnings, responses: [] };

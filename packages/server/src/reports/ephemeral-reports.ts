@@ -12,9 +12,15 @@
 import type { PolicyReportResult } from "@kyverno-ts/api";
 import { type PolicyResponse, policyReportResults, reportSummary } from "@kyverno-ts/engine";
 import { type ApiResult, isConflict, type KubeClient } from "@kyverno-ts/kube";
-import type { AdmissionResult, BoundedResultQueue } from "../admission/results.js";
+import {
+  type AdmissionPhase,
+  type AdmissionResult,
+  type BoundedResultQueue,
+  PHASE_RULE_TYPES,
+} from "../admission/results.js";
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
+import { awaitsUid, resolveCreatedUid } from "./created-uid.js";
 
 /** The API version of ephemeral reports. */
 export const EPHEMERAL_REPORT_API_VERSION = "reports.kyverno.io/v1";
@@ -31,6 +37,10 @@ export const EPHEMERAL_LABELS = {
   name: "audit.kyverno.io/resource.name",
   /** Annotation: JSON list of the policies evaluated (a policy may answer with no result). */
   policies: "kyverno-ts.io/evaluated-policies",
+  /** Annotation: JSON list of the policies whose mutate rules the mutating webhook evaluated. */
+  mutated: "kyverno-ts.io/mutated-policies",
+  /** Annotation: JSON list of `[policy, rule]` of the results that come from the mutating webhook. */
+  mutationResults: "kyverno-ts.io/mutation-results",
 } as const;
 
 /** The label selector of the ephemeral reports this package writes. */
@@ -61,25 +71,81 @@ export interface EphemeralReport {
 const policyKeyOf = (p: PolicyResponse["policy"]): string =>
   p.namespace ? `${p.namespace}/${p.name}` : p.name;
 
-/** Results of one admission response as reports carry them (no `resources`, `process: admission review`). */
-export function admissionReportResults(response: PolicyResponse, unscored = false): PolicyReportResult[] {
-  return policyReportResults(response, { unscored }).map(({ resources: _resources, ...r }) => ({
+/**
+ * Results of one admission response as reports carry them (no `resources`, `process: admission review`):
+ * its validate rules, or its mutate rules for the mutating webhook's responses.
+ */
+export function admissionReportResults(
+  response: PolicyResponse,
+  unscored = false,
+  phase: AdmissionPhase = "validate",
+): PolicyReportResult[] {
+  const ruleTypes = PHASE_RULE_TYPES[phase];
+  return policyReportResults(response, { unscored, ruleTypes }).map(({ resources: _resources, ...r }) => ({
     ...r,
     properties: { ...r.properties, process: ADMISSION_PROCESS },
   }));
 }
 
-/** The policies an ephemeral report says were evaluated (those with results included). */
-export function evaluatedPolicies(report: Pick<EphemeralReport, "metadata" | "spec">): string[] {
-  const fromResults = report.spec.results.map((r) => r.policy);
-  let listed: unknown;
+function annotationList(report: Pick<EphemeralReport, "metadata">, key: string): unknown[] {
   try {
-    listed = JSON.parse(report.metadata.annotations?.[EPHEMERAL_LABELS.policies] ?? "[]");
+    const listed: unknown = JSON.parse(report.metadata.annotations?.[key] ?? "[]");
+    return Array.isArray(listed) ? listed : [];
   } catch {
-    listed = [];
+    return [];
   }
-  const named = Array.isArray(listed) ? listed.filter((p): p is string => typeof p === "string") : [];
+}
+
+const rowKey = (policy: string, rule: string | undefined): string => `${policy}\u0000${rule ?? ""}`;
+
+/** The `policy\0rule` keys of the results an ephemeral report holds from the mutating webhook. */
+export function mutationRows(report: Pick<EphemeralReport, "metadata">): Set<string> {
+  const out = new Set<string>();
+  for (const pair of annotationList(report, EPHEMERAL_LABELS.mutationResults))
+    if (Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1] === "string")
+      out.add(rowKey(pair[0], pair[1]));
+  return out;
+}
+
+/** Whether a result came from the mutating webhook (`rows` from `mutationRows`). */
+export function isMutationRow(rows: ReadonlySet<string>, r: PolicyReportResult): boolean {
+  return rows.has(rowKey(r.policy, r.rule));
+}
+
+/** The policies whose validate rules an ephemeral report says were evaluated (those with results included). */
+export function validatedPolicies(report: Pick<EphemeralReport, "metadata" | "spec">): string[] {
+  const rows = mutationRows(report);
+  const fromResults = report.spec.results.filter((r) => !isMutationRow(rows, r)).map((r) => r.policy);
+  const named = annotationList(report, EPHEMERAL_LABELS.policies).filter(
+    (p): p is string => typeof p === "string",
+  );
   return [...new Set([...named, ...fromResults])].sort();
+}
+
+/** The policies whose mutate rules an ephemeral report says were evaluated. */
+export function mutatedPolicies(report: Pick<EphemeralReport, "metadata">): string[] {
+  const named = annotationList(report, EPHEMERAL_LABELS.mutated).filter(
+    (p): p is string => typeof p === "string",
+  );
+  return [...new Set(named)].sort();
+}
+
+/** The policies an ephemeral report says were evaluated, by either webhook. */
+export function evaluatedPolicies(report: Pick<EphemeralReport, "metadata" | "spec">): string[] {
+  return [...new Set([...validatedPolicies(report), ...mutatedPolicies(report)])].sort();
+}
+
+function phaseAnnotations(
+  validated: readonly string[],
+  mutated: readonly string[],
+  rows: readonly PolicyReportResult[],
+): Record<string, string> {
+  const out: Record<string, string> = { [EPHEMERAL_LABELS.policies]: JSON.stringify(validated) };
+  if (mutated.length > 0) {
+    out[EPHEMERAL_LABELS.mutated] = JSON.stringify(mutated);
+    out[EPHEMERAL_LABELS.mutationResults] = JSON.stringify(rows.map((r) => [r.policy, r.rule ?? ""]));
+  }
+  return out;
 }
 
 /** Builds the ephemeral report of one admission (`unscored` tells which policies are unscored). */
@@ -89,8 +155,11 @@ export function ephemeralReportOf(
 ): EphemeralReport {
   const { apiVersion, kind, namespace, name, uid } = result.resource;
   const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-  const results = result.responses.flatMap((r) => admissionReportResults(r, unscored(r.policy)));
+  const phase = result.phase ?? "validate";
+  const results = result.responses.flatMap((r) => admissionReportResults(r, unscored(r.policy), phase));
   const policies = [...new Set(result.responses.map((r) => policyKeyOf(r.policy)))].sort();
+  const annotations =
+    phase === "mutate" ? phaseAnnotations([], policies, results) : phaseAnnotations(policies, [], []);
   return {
     apiVersion: EPHEMERAL_REPORT_API_VERSION,
     kind: namespace ? "EphemeralReport" : "ClusterEphemeralReport",
@@ -105,23 +174,45 @@ export function ephemeralReportOf(
         [EPHEMERAL_LABELS.version]: version ?? "",
         [EPHEMERAL_LABELS.kind]: kind,
       },
-      annotations: { [EPHEMERAL_LABELS.name]: name, [EPHEMERAL_LABELS.policies]: JSON.stringify(policies) },
+      annotations: { [EPHEMERAL_LABELS.name]: name, ...annotations },
       ownerReferences: [{ apiVersion, kind, name, uid }],
     },
     spec: { owner: { apiVersion, kind, name, uid }, results, summary: reportSummary(results) },
   };
 }
 
-/** Merges a newer ephemeral report into an older one: the newer answer of each policy it evaluated wins. */
+/**
+ * Merges a newer ephemeral report into an older one: the newer answer of each policy it evaluated
+ * wins, per webhook (a mutating webhook's answer replaces the policy's mutate results only).
+ */
 export function mergeEphemeral(older: EphemeralReport, newer: EphemeralReport): EphemeralReport {
-  const answered = new Set(evaluatedPolicies(newer));
-  const results = [...older.spec.results.filter((r) => !answered.has(r.policy)), ...newer.spec.results];
-  const policies = [...new Set([...evaluatedPolicies(older), ...answered])].sort();
+  const validated = new Set(validatedPolicies(newer));
+  const mutated = new Set(mutatedPolicies(newer));
+  const olderRows = mutationRows(older);
+  const newerRows = mutationRows(newer);
+  const kept = older.spec.results.filter((r) =>
+    isMutationRow(olderRows, r) ? !mutated.has(r.policy) : !validated.has(r.policy),
+  );
+  const results = [...kept, ...newer.spec.results];
+  const rows = [
+    ...kept.filter((r) => isMutationRow(olderRows, r)),
+    ...newer.spec.results.filter((r) => isMutationRow(newerRows, r)),
+  ];
+  const annotations = phaseAnnotations(
+    [...new Set([...validatedPolicies(older), ...validated])].sort(),
+    [...new Set([...mutatedPolicies(older), ...mutated])].sort(),
+    rows,
+  );
+  const {
+    [EPHEMERAL_LABELS.mutated]: _m,
+    [EPHEMERAL_LABELS.mutationResults]: _r,
+    ...base
+  } = newer.metadata.annotations;
   return {
     ...newer,
     metadata: {
       ...newer.metadata,
-      annotations: { ...newer.metadata.annotations, [EPHEMERAL_LABELS.policies]: JSON.stringify(policies) },
+      annotations: { ...base, ...annotations },
       ...(older.metadata.resourceVersion === undefined
         ? {}
         : { resourceVersion: older.metadata.resourceVersion }),
@@ -180,6 +271,8 @@ export function createEphemeralReportPublisher(
   const pending = new Map<string, EphemeralReport>();
   const counts = { written: 0, failed: 0 };
   let running = 0;
+  /** Results waiting for their object's uid (`resolveCreatedUid`). */
+  let resolving = 0;
   /** Set when the cluster does not serve the kind: results are then dropped, and said so once. */
   let unserved = false;
   let unsubscribe: (() => void) | undefined;
@@ -196,22 +289,35 @@ export function createEphemeralReportPublisher(
     }
   };
 
+  const enqueue = (result: AdmissionResult): void => {
+    const report = ephemeralReportOf(result, options.unscored);
+    const key = `${report.metadata.namespace ?? ""}/${report.metadata.name}`;
+    const waiting = pending.get(key);
+    pending.set(key, waiting === undefined ? report : mergeEphemeral(waiting, report));
+  };
+
   const pump = (): void => {
     // Take no more than the pending map can hold: the rest waits in the bounded source queue, which
     // drops its oldest entries when full, so a slow API server cannot grow memory here.
-    for (const drained of source.drain(Math.max(0, maxPending - pending.size))) {
+    for (const drained of source.drain(Math.max(0, maxPending - pending.size - resolving))) {
       if (unserved) continue;
       const disabled = options.reportsDisabled;
       const result =
         disabled === undefined
           ? drained
           : { ...drained, responses: drained.responses.filter((r) => !disabled(r.policy)) };
-      if (result.operation === "DELETE" || result.resource.uid === "" || result.responses.length === 0)
+      if (result.operation === "DELETE" || result.responses.length === 0) continue;
+      if (awaitsUid(result)) {
+        // A CREATE's mutating webhook results: written once the API server stored the object.
+        resolving++;
+        void resolveCreatedUid(client, result).then((resolved) => {
+          resolving--;
+          if (resolved !== undefined) enqueue(resolved);
+          pump();
+        });
         continue;
-      const report = ephemeralReportOf(result, options.unscored);
-      const key = `${report.metadata.namespace ?? ""}/${report.metadata.name}`;
-      const waiting = pending.get(key);
-      pending.set(key, waiting === undefined ? report : mergeEphemeral(waiting, report));
+      }
+      if (result.resource.uid !== "") enqueue(result);
     }
     while (running < concurrency && pending.size > 0) {
       const [key, report] = pending.entries().next().value as [string, EphemeralReport];
@@ -239,7 +345,7 @@ export function createEphemeralReportPublisher(
         pump();
       });
     }
-    if (running === 0 && pending.size === 0) {
+    if (running === 0 && pending.size === 0 && resolving === 0) {
       const waiters = idle;
       idle = [];
       for (const resolve of waiters) resolve();
@@ -258,7 +364,7 @@ export function createEphemeralReportPublisher(
     },
     flush() {
       pump();
-      if (running === 0 && pending.size === 0) return Promise.resolve();
+      if (running === 0 && pending.size === 0 && resolving === 0) return Promise.resolve();
       return new Promise<void>((resolve) => idle.push(resolve));
     },
     stats: () => ({ ...counts }),

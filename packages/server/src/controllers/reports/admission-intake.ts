@@ -4,10 +4,16 @@
  * process wrote. Both record, per resource and policy, what the policy said at admission, and requeue
  * the resource so its report merges it.
  */
+import type { PolicyReportResult } from "@kyverno-ts/api";
 import { policyReportResults } from "@kyverno-ts/engine";
 import type { AdmissionResult } from "../../admission/results.js";
-import type { PolicyCache } from "../../policycache/policy-cache.js";
-import { type EphemeralReport, evaluatedPolicies } from "../../reports/ephemeral-reports.js";
+import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
+import {
+  type EphemeralReport,
+  evaluatedPolicies,
+  mutatedPolicies,
+  validatedPolicies,
+} from "../../reports/ephemeral-reports.js";
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
 import { PROCESS_PROPERTY, reportResultsOf } from "./reconciler.js";
@@ -22,17 +28,43 @@ export interface AdmissionIntakeDeps {
   cel?: CelReports;
 }
 
+/**
+ * Records what one webhook said about a policy: its results replace the policy's earlier results of
+ * the same webhook (the mutating webhook answers for mutate rules, the validating one for the others)
+ * and leave those of the other webhook.
+ */
+function recordPhase(
+  deps: AdmissionIntakeDeps,
+  uid: string,
+  policy: CachedPolicy,
+  results: readonly PolicyReportResult[],
+  phases: { validate: boolean; mutate: boolean },
+): void {
+  if (phases.validate && phases.mutate) {
+    deps.admission.record(uid, policy.key, results);
+    return;
+  }
+  const mutateRules = new Set(policy.compiled.rules.filter((r) => r.kind === "mutate").map((r) => r.name));
+  const earlier = deps.admission.get(uid)?.get(policy.key) ?? [];
+  const kept = earlier.filter((r) => mutateRules.has(r.rule ?? "") !== phases.mutate);
+  deps.admission.record(uid, policy.key, [...kept, ...results]);
+}
+
 /** Records one in-process admission result (a DELETE forgets the resource's admission results). */
 export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIntakeDeps): void {
   const { apiVersion, kind, namespace, name, uid } = result.resource;
   if (uid === "" || name === "") return;
+  const phase = result.phase ?? "validate";
   if (result.operation === "DELETE") deps.admission.delete(uid);
   else {
     for (const response of result.responses) {
       const p = response.policy;
       const policy = deps.cache.get(p.namespace ? `${p.namespace}/${p.name}` : p.name);
       if (policy !== undefined)
-        deps.admission.record(uid, policy.key, reportResultsOf(response, policy, PROCESS_PROPERTY.admission));
+        recordPhase(deps, uid, policy, reportResultsOf(response, policy, PROCESS_PROPERTY.admission, phase), {
+          validate: phase === "validate",
+          mutate: phase === "mutate",
+        });
       else if (deps.cel !== undefined) {
         const results = policyReportResults(response).map(({ resources: _resources, ...r }) => ({
           ...r,
@@ -49,6 +81,8 @@ export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIn
 /** Records the results of an ephemeral report; policies this replica does not know are left out. */
 export function ingestEphemeralReport(report: EphemeralReport, deps: AdmissionIntakeDeps): void {
   const { owner } = report.spec;
+  const validated = new Set(validatedPolicies(report));
+  const mutated = new Set(mutatedPolicies(report));
   for (const key of evaluatedPolicies(report)) {
     const policy = deps.cache.get(key);
     if (policy === undefined) {
@@ -58,10 +92,12 @@ export function ingestEphemeralReport(report: EphemeralReport, deps: AdmissionIn
       if (celKey !== undefined) deps.admission.record(owner.uid, celKey, results);
       continue;
     }
-    deps.admission.record(
+    recordPhase(
+      deps,
       owner.uid,
-      policy.key,
+      policy,
       report.spec.results.filter((r) => r.policy === key),
+      { validate: validated.has(key), mutate: mutated.has(key) },
     );
   }
   const ref: ResourceRef = {

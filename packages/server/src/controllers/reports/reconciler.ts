@@ -13,6 +13,7 @@ import {
   SCORED_ANNOTATION,
 } from "@kyverno-ts/engine";
 import type { ApiResult, KubeClient, ReconcileContext, ReconcileResult } from "@kyverno-ts/kube";
+import { type AdmissionPhase, PHASE_RULE_TYPES } from "../../admission/results.js";
 import type { PolicyEvents } from "../../events/policy-events.js";
 import type { ScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
@@ -73,10 +74,12 @@ export function reportResultsOf(
   response: PolicyResponse,
   policy: CachedPolicy,
   process: (typeof PROCESS_PROPERTY)[keyof typeof PROCESS_PROPERTY],
+  phase: AdmissionPhase = "validate",
 ): PolicyReportResult[] {
   const unscored = policy.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false";
+  const ruleTypes = PHASE_RULE_TYPES[phase];
   // Per-resource reports name the resource once, in `scope`; upstream leaves `resources` out of results.
-  return policyReportResults(response, { unscored }).map(({ resources: _resources, ...r }) => ({
+  return policyReportResults(response, { unscored, ruleTypes }).map(({ resources: _resources, ...r }) => ({
     ...r,
     properties: { ...r.properties, process },
   }));
@@ -107,6 +110,10 @@ export function scannedInBackground(p: CachedPolicy): boolean {
   return p.policy.spec.background === true && p.kinds[0] !== "*";
 }
 
+/** How often, and how far apart, a resource with admission results is looked for before it counts as gone. */
+const NOT_STORED_RETRIES = 5;
+const NOT_STORED_DELAY_MS = 200;
+
 type Lookup =
   | { state: "live"; object: KubeObject }
   | { state: "gone" }
@@ -118,6 +125,8 @@ export function createReconciler(
   deps: ReconcilerDeps,
 ): (key: string, context: ReconcileContext) => Promise<ReconcileResult | undefined> {
   const { engine, cache, informers, writer, admission, logger, metrics } = deps;
+  /** Resources with admission results not found yet, and how often they were looked for. */
+  const notStoredYet = new Map<string, number>();
   const sliceMs = deps.sliceMs ?? DEFAULT_SLICE_MS;
   let sliceStart = deps.monotonic();
   /** Yields to the event loop when the scan has held it for a slice (shared by every worker). */
@@ -133,7 +142,10 @@ export function createReconciler(
     if (watched !== undefined && watched.apiVersion === ref.apiVersion) {
       if (!watched.informer.hasSynced()) return { state: "unsynced" };
       const object = watched.informer.get(ref.namespace || undefined, ref.name);
-      return object?.metadata?.uid === ref.uid ? { state: "live", object } : { state: "gone" };
+      if (object?.metadata?.uid === ref.uid) return { state: "live", object };
+      // Admission results (the mutating webhook's first) can come before the informer's event for the
+      // object: ask the API server instead of forgetting them.
+      if (admission.get(ref.uid) === undefined) return { state: "gone" };
     }
     const got = await deps.client.get(
       {
@@ -269,6 +281,15 @@ export function createReconciler(
     const found = await lookup(ref, signal);
     if (found.state === "unsynced") return { requeueAfterMs: 1000 };
     if (found.state === "failed") return settle(found.failure, key, retries);
+    if (found.state === "gone" && admission.get(ref.uid) !== undefined) {
+      // The webhooks answer before the API server stores the object: wait for it a few times.
+      const waited = notStoredYet.get(ref.uid) ?? 0;
+      if (waited < NOT_STORED_RETRIES) {
+        notStoredYet.set(ref.uid, waited + 1);
+        return { requeueAfterMs: NOT_STORED_DELAY_MS };
+      }
+    }
+    notStoredYet.delete(ref.uid);
     if (found.state === "gone") {
       admission.delete(ref.uid);
       return settle(await writer.remove(at, { known: false, signal }), key, retries);

@@ -23,6 +23,7 @@ import { createScanContext } from "../../external-data/scan-context.js";
 import { silentLogger } from "../../logger.js";
 import { celPolicyKey, createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { type CachedPolicy, createPolicyCache, policyRefKey } from "../../policycache/policy-cache.js";
+import { awaitsUid, resolveCreatedUid } from "../../reports/created-uid.js";
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
 import { createReportIndex } from "../../reports/report-index.js";
 import { createReportWriter, type WriteOutcome } from "../../reports/report-writer.js";
@@ -368,8 +369,15 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     drainScheduled = false;
     const source = options.admissionResults;
     for (let batch = source?.drain(500) ?? []; batch.length > 0; batch = source?.drain(500) ?? [])
-      for (const result of batch)
-        ingestAdmissionResult(result, { cache, admission, enqueue, cel: celReports });
+      for (const result of batch) {
+        const deps = { cache, admission, enqueue, cel: celReports };
+        // A CREATE's mutating webhook results name the object before it had a uid: look it up once stored.
+        if (awaitsUid(result))
+          void resolveCreatedUid(options.client, result).then(
+            (r) => r && !stopped && ingestAdmissionResult(r, deps),
+          );
+        else ingestAdmissionResult(result, deps);
+      }
   };
   const scheduleDrain = (): void => {
     if (drainScheduled || stopped) return;

@@ -1,0 +1,352 @@
+/**
+ * In-cluster behaviours that differ from `kyverno test` (issue #18), end to end: the admission
+ * controller (cluster mode, ephemeral reports) and the reports controller in process against the
+ * sandbox, driven by kubectl. Context entries load lazily; the mutating webhook's results reach the
+ * PolicyReports; Pod Security messages name the failing field at admission and in background scans;
+ * `kubernetes.io/metadata.name` selects namespaces in mutate rules; `operations: [UPDATE]` leaves
+ * CREATE alone; ConfigMap lookups work in background scans.
+ */
+import { fileURLToPath } from "node:url";
+import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
+import { createEngine } from "@kyverno-ts/engine";
+import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../clock.js";
+import { type ClusterAdmission, startClusterAdmission } from "../cluster/cluster-admission.js";
+import { createReportsController } from "../controllers/reports/reports-controller.js";
+import type { ReportsController } from "../controllers/reports/types.js";
+import { KYVERNO_CRDS, policyReady, until } from "../testing/cluster.js";
+import { recordingLogger } from "../testing/fixtures.js";
+import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
+
+const hasKubectl = kubectlAvailable();
+if (!hasKubectl) console.warn("skipping the in-cluster fidelity e2e suite: kubectl is not installed");
+
+const REPORT_CRDS = ["wgpolicyk8s.io_policyreports.yaml", "wgpolicyk8s.io_clusterpolicyreports.yaml"].map(
+  (f) =>
+    fileURLToPath(new URL(`../../../../../shared/reference/kyverno-crds/policyreport/${f}`, import.meta.url)),
+);
+
+const POLICIES = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: lazy-remote}
+spec:
+  validationFailureAction: Enforce
+  background: false
+  rules:
+  - name: checked-only
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [lazy]}}]}
+    context:
+    - name: remote
+      apiCall: {urlPath: /api/v1/namespaces/lazy/configmaps/does-not-exist}
+    preconditions:
+      all:
+      - {key: "{{ request.object.metadata.labels.check || '' }}", operator: Equals, value: "yes"}
+    validate:
+      message: the remote ConfigMap says no
+      deny:
+        conditions:
+          any:
+          - {key: "{{ remote.data.allowed }}", operator: NotEquals, value: "true"}
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: owner-label}
+spec:
+  validationFailureAction: Audit
+  background: false
+  rules:
+  - name: add-owner
+    match:
+      any:
+      - resources:
+          kinds: [ConfigMap]
+          namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: mut}}
+    mutate:
+      patchStrategicMerge: {metadata: {labels: {owner: platform}}}
+  - name: require-team
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [mut]}}]}
+    validate:
+      message: the label team is required
+      pattern: {metadata: {labels: {team: "?*"}}}
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: psa-restricted}
+spec:
+  validationFailureAction: Enforce
+  background: true
+  rules:
+  - name: restricted
+    match: {any: [{resources: {kinds: [Pod], namespaces: [pss]}}]}
+    validate:
+      podSecurity: {level: restricted, version: latest}
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: psa-audit}
+spec:
+  validationFailureAction: Audit
+  background: true
+  rules:
+  - name: restricted
+    match: {any: [{resources: {kinds: [Pod], namespaces: [pss-audit]}}]}
+    validate:
+      podSecurity: {level: restricted, version: latest}
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: frozen-on-update}
+spec:
+  validationFailureAction: Enforce
+  background: false
+  rules:
+  - name: no-updates
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [ops], operations: [UPDATE]}}]}
+    validate:
+      message: ConfigMaps in ops cannot be frozen by an update
+      deny:
+        conditions:
+          any:
+          - {key: "{{ request.object.metadata.labels.frozen || '' }}", operator: Equals, value: "true"}
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: size-from-configmap}
+spec:
+  validationFailureAction: Audit
+  background: true
+  rules:
+  - name: max-keys
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [scan]}}]}
+    context:
+    - name: limits
+      configMap: {name: limits, namespace: kyverno}
+    validate:
+      message: "at most {{ limits.data.max }} keys"
+      deny:
+        conditions:
+          any:
+          - {key: "{{ length(request.object.data || \`{}\`) }}", operator: GreaterThan, value: "{{ limits.data.max }}"}
+`;
+
+const PSS_POD = (namespace: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: ${namespace}}
+spec:
+  containers:
+  - {name: app, image: nginx:1.27}
+`;
+
+const PSS_FIELDS = [
+  "(Forbidden reason: allowPrivilegeEscalation != false, field error list: [spec.containers[0].securityContext.allowPrivilegeEscalation: Required value])",
+  "(Forbidden reason: unrestricted capabilities, field error list: [spec.containers[0].securityContext.capabilities.drop: Required value])",
+  "(Forbidden reason: runAsNonRoot != true, field error list: [spec.containers[0].securityContext.runAsNonRoot: Required value])",
+  "(Forbidden reason: seccompProfile, field error list: [spec.containers[0].securityContext.seccompProfile.type: Required value])",
+].join("");
+const PSS_MESSAGE = `Validation rule 'restricted' failed. It violates PodSecurity "restricted:latest": ${PSS_FIELDS}`;
+
+describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 60_000 }, () => {
+  let sandbox: Sandbox;
+  let client: KubeClient;
+  let admission: ClusterAdmission;
+  let reports: ReportsController;
+  let kubectl: ReturnType<typeof kubectlFor>;
+
+  /** The results of the report of one resource, once `ready` holds for them. */
+  const reportOf = async (
+    namespace: string,
+    kind: string,
+    name: string,
+    ready: (results: PolicyReportResult[]) => boolean,
+  ): Promise<PolicyReportResult[]> => {
+    const got = await client.get<KubeObject>({ apiVersion: "v1", kind, namespace, name });
+    if (!got.ok) throw new Error(got.message);
+    const uid = got.value.metadata?.uid ?? "";
+    let results: PolicyReportResult[] = [];
+    await until(
+      async () => {
+        const r = await client.get<KubeObject & { results?: PolicyReportResult[] }>({
+          apiVersion: "wgpolicyk8s.io/v1alpha2",
+          kind: "PolicyReport",
+          namespace,
+          name: uid,
+        });
+        results = r.ok ? (r.value.results ?? []) : [];
+        return ready(results);
+      },
+      15_000,
+      `the report of ${kind} ${namespace}/${name}`,
+    );
+    return results;
+  };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      crds: [...KYVERNO_CRDS, ...REPORT_CRDS],
+      resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+    });
+    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
+    kubectl = kubectlFor(sandbox.kubeconfigPath);
+    for (const name of ["kyverno", "lazy", "mut", "pss", "pss-audit", "ops", "scan"])
+      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    await client.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "limits", namespace: "kyverno" },
+      data: { max: "2" },
+    } as KubeObject);
+    admission = await startClusterAdmission({
+      kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
+      namespace: "kyverno",
+      serviceName: "kyverno-svc",
+      identity: "kyverno-admission-controller-0",
+      leaderElection: false,
+      host: "127.0.0.1",
+      port: 0,
+      publishEphemeralReports: true,
+      clock: systemClock(),
+      logger: recordingLogger(),
+    });
+    reports = createReportsController({
+      client,
+      engine: (contextLoader) => createEngine({ contextLoader }),
+      leaderElection: false,
+      ephemeralReports: true,
+      informerDelay: () => 100,
+    });
+    await reports.start();
+    const applied = await kubectl(["apply", "-f", "-"], POLICIES);
+    expect(applied.stderr).toBe("");
+    for (const name of [
+      "lazy-remote",
+      "owner-label",
+      "psa-restricted",
+      "psa-audit",
+      "frozen-on-update",
+      "size-from-configmap",
+    ])
+      await policyReady(client, name);
+  }, 90_000);
+  afterAll(async () => {
+    await reports?.stop();
+    await admission?.close();
+    client?.close();
+    await sandbox?.stop();
+  });
+
+  it("loads context entries lazily: a failing apiCall behind unmet preconditions does not deny", async () => {
+    const plain = await kubectl(["create", "configmap", "plain", "-n", "lazy", "--from-literal=a=1"]);
+    expect(plain.stderr).toBe("");
+    expect(plain.code).toBe(0);
+    // Preconditions met: the rule reads the entry, whose apiCall fails; Enforce blocks on the error.
+    const checked = await kubectl(
+      ["apply", "-f", "-"],
+      `apiVersion: v1
+kind: ConfigMap
+metadata: {name: checked, namespace: lazy, labels: {check: "yes"}}
+data: {a: "1"}
+`,
+    );
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toContain("lazy-remote");
+    expect(checked.stderr).toContain("checked-only");
+    expect(checked.stderr).toContain("remote.data.allowed");
+  });
+
+  it("reports the mutating webhook's results beside the validate results of the same policy", async () => {
+    const created = await kubectl(["create", "configmap", "settings", "-n", "mut", "--from-literal=a=1"]);
+    expect(created.stderr).toBe("");
+    const labels = await kubectl([
+      "get",
+      "configmap",
+      "settings",
+      "-n",
+      "mut",
+      "-o",
+      "jsonpath={.metadata.labels}",
+    ]);
+    expect(labels.stdout).toBe('{"owner":"platform"}');
+    const results = await reportOf("mut", "ConfigMap", "settings", (rs) => rs.length === 2);
+    const byRule = Object.fromEntries(results.map((r) => [r.rule, r]));
+    expect(byRule["add-owner"]).toMatchObject({
+      policy: "owner-label",
+      result: "pass",
+      message: "mutated ConfigMap/settings in namespace mut",
+      source: "kyverno",
+      properties: { process: "admission review" },
+    });
+    expect(byRule["require-team"]).toMatchObject({
+      policy: "owner-label",
+      result: "fail",
+      message:
+        "validation error: the label team is required. rule require-team failed at path /metadata/labels/team/",
+    });
+    // An UPDATE answers again through both webhooks; the report keeps one row per rule.
+    const labelled = await kubectl(["label", "configmap", "settings", "-n", "mut", "team=a"]);
+    expect(labelled.stderr).toBe("");
+    const updated = await reportOf(
+      "mut",
+      "ConfigMap",
+      "settings",
+      (rs) => rs.find((r) => r.rule === "require-team")?.result === "pass",
+    );
+    expect(updated.map((r) => [r.rule, r.result]).sort()).toEqual([
+      ["add-owner", "skip"],
+      ["require-team", "pass"],
+    ]);
+  });
+
+  it("denies a Pod under Pod Security with the failing fields, and reports the same message in a background scan", async () => {
+    const denied = await kubectl(["apply", "-f", "-"], PSS_POD("pss"));
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain("resource Pod/pss/app was blocked due to the following policies");
+    expect(denied.stderr).toContain("spec.containers[0].securityContext.runAsNonRoot: Required value");
+    expect(denied.stderr).toContain(PSS_FIELDS);
+
+    const audited = await kubectl(["apply", "-f", "-"], PSS_POD("pss-audit"));
+    expect(audited.code).toBe(0);
+    const results = await reportOf("pss-audit", "Pod", "app", (rs) =>
+      rs.some((r) => r.properties?.process === "background scan"),
+    );
+    expect(results.filter((r) => r.policy === "psa-audit")).toEqual([
+      expect.objectContaining({ rule: "restricted", result: "fail", message: PSS_MESSAGE }),
+    ]);
+  });
+
+  it("matches operations: [UPDATE] only on updates", async () => {
+    // A CREATE is not matched, even with the label the rule denies.
+    const created = await kubectl(
+      ["apply", "-f", "-"],
+      `apiVersion: v1
+kind: ConfigMap
+metadata: {name: born-frozen, namespace: ops, labels: {frozen: "true"}}
+`,
+    );
+    expect(created.stderr).toBe("");
+    const plain = await kubectl(["create", "configmap", "plain", "-n", "ops", "--from-literal=a=1"]);
+    expect(plain.code).toBe(0);
+    const changed = await kubectl(["label", "configmap", "plain", "-n", "ops", "frozen=true"]);
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toContain("ConfigMaps in ops cannot be frozen by an update");
+  });
+
+  it("reads ConfigMap context entries in background scans: pass and fail, not error", async () => {
+    for (const [name, keys] of [
+      ["small", ["--from-literal=a=1"]],
+      ["large", ["--from-literal=a=1", "--from-literal=b=2", "--from-literal=c=3"]],
+    ] as const) {
+      const created = await kubectl(["create", "configmap", name, "-n", "scan", ...keys]);
+      expect(created.code).toBe(0);
+    }
+    const isScanned = (rs: PolicyReportResult[]) =>
+      rs.some((r) => r.policy === "size-from-configmap" && r.properties?.process === "background scan");
+    const small = await reportOf("scan", "ConfigMap", "small", isScanned);
+    const large = await reportOf("scan", "ConfigMap", "large", isScanned);
+    const scanned = (rs: PolicyReportResult[]) =>
+      rs.filter((r) => r.policy === "size-from-configmap" && r.properties?.process === "background scan");
+    expect(scanned(small).map((r) => r.result)).toEqual(["pass"]);
+    expect(scanned(large).map((r) => [r.result, r.message])).toEqual([["fail", "at most 2 keys"]]);
+  });
+});
