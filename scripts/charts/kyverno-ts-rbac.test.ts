@@ -81,6 +81,8 @@ const ADMISSION_CALLS: Access[] = [
 const BACKGROUND_CALLS: Access[] = [
   ...verbs("list watch", kyverno("clusterpolicies")),
   ...verbs("list watch", kyverno("policies")),
+  ...verbs("list watch", { group: "policies.kyverno.io", resource: "generatingpolicies" }),
+  ...verbs("list watch", { group: "policies.kyverno.io", resource: "namespacedgeneratingpolicies" }),
   ...verbs("list watch", core("namespaces")),
   ...verbs("list watch", core("configmaps")),
   { verb: "get", ...core("configmaps", { namespace: "team-a", name: "settings" }) },
@@ -319,6 +321,7 @@ describe("RBAC of the background controller", { timeout: 60_000 }, () => {
       { verb: "update", ...kyverno("clusterpolicies", { name: "p" }) },
       { verb: "patch", ...kyverno("clusterpolicies/status", { name: "p" }) },
       { verb: "list", ...kyverno("policyexceptions") },
+      { verb: "list", group: "policies.kyverno.io", resource: "validatingpolicies" },
       ...verbs("create delete", { group: "apps", resource: "deployments", namespace: "team-a", name: "d" }),
       { verb: "create", ...kyverno("updaterequests", { namespace: "team-a" }) },
       {
