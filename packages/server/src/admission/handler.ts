@@ -258,6 +258,11 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
         (run.result?.outcome as MutationOutcome | undefined) ??
         runMutation(engine, ctx, policies, requestFor);
       if (run.effects && outcome.allowed) offerResults(request, subject, outcome.responses, "mutate");
+      if (run.effects && options.events !== undefined && outcome.responses.length > 0) {
+        // Denied: the policy that blocked is the last one evaluated (the resource does not exist).
+        if (!outcome.allowed) options.events.mutation(outcome.responses.slice(-1), true);
+        else if (request.dryRun !== true) options.events.mutation(outcome.responses, false);
+      }
       return outcome.allowed
         ? allowWithPatch(request.uid, outcome.patch, outcome.warnings)
         : deny(request.uid, outcome.message ?? "");
