@@ -3,7 +3,8 @@
  * background` as their own processes against the sandbox API server with upstream's CRDs, driven by
  * the real kubectl. An admitted trigger becomes a `cel-generate` UpdateRequest; the background
  * controller generates (data and clone sources) with upstream's labels, restores a deleted
- * synchronized downstream, deletes it with its trigger or its policy (unless orphaned), generates for
+ * synchronized downstream, keeps clones in sync with their source (deleted with it), deletes the
+ * downstream with its trigger or its policy (unless orphaned), generates for
  * existing triggers (`generateExisting`), and keeps a NamespacedGeneratingPolicy in its namespace.
  */
 import { fileURLToPath } from "node:url";
@@ -197,6 +198,7 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
     expect(secret?.data).toEqual({ token: Buffer.from("one").toString("base64") });
     expect(secret?.metadata?.labels).toMatchObject({
       "generate.kyverno.io/policy-name": "team-defaults",
+      "generate.kyverno.io/source-namespace": "shared",
       "generate.kyverno.io/source-name": "regcred",
       "generate.kyverno.io/source-kind": "Secret",
     });
@@ -239,6 +241,45 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
       `ConfigMap reverted${logs()}`,
     );
   }, 45_000);
+
+  it("a synchronized clone follows its source: changed, the copy is synced; deleted, the copy is deleted", async () => {
+    const token = (s: string) => Buffer.from(s).toString("base64");
+    const patched = await kubectl([
+      "patch",
+      "secret",
+      "-n",
+      "shared",
+      "regcred",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ data: { token: token("two") } }),
+    ]);
+    expect(patched.code).toBe(0);
+    await until(
+      async () => (await get("Secret", "team-a", "regcred"))?.data?.token === token("two"),
+      20_000,
+      `the copy synced with its source${logs()}`,
+    );
+    expect((await kubectl(["delete", "secret", "-n", "shared", "regcred"])).code).toBe(0);
+    await until(
+      async () => (await get("Secret", "team-a", "regcred")) === undefined,
+      20_000,
+      `the copy deleted with its source${logs()}`,
+    );
+    // The source back, a new team gets its copy again.
+    await client.create({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "regcred", namespace: "shared" },
+      data: { token: token("three") },
+    });
+    expect((await kubectl(["create", "namespace", "team-b"])).code).toBe(0);
+    await until(
+      async () => (await get("Secret", "team-b", "regcred"))?.data?.token === token("three"),
+      20_000,
+      `the copy in team-b${logs()}`,
+    );
+  }, 60_000);
 
   it("a NamespacedGeneratingPolicy generates in its namespace, and a deleted trigger takes the downstream along", async () => {
     expect((await kubectl(["create", "configmap", "app-web", "-n", "prod", "--from-literal=a=b"])).code).toBe(
@@ -289,6 +330,6 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
     );
     expect(await get("ConfigMap", "old-team", "marker")).toBeDefined();
     // A clone's lifecycle follows its source, not the policy (upstream's table): it is kept.
-    expect(await get("Secret", "team-a", "regcred")).toBeDefined();
+    expect(await get("Secret", "team-b", "regcred")).toBeDefined();
   }, 45_000);
 });

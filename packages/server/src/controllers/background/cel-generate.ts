@@ -27,18 +27,38 @@ import {
   type UpdateRequest,
 } from "./update-request.js";
 
+/** A clone source kind in a namespace (a synchronized GeneratingPolicy's copies follow it). */
+export interface SourceRef extends KindRef {
+  namespace: string;
+}
+
 /** The kinds each GeneratingPolicy generated (learned while processing: its expressions do not say). */
 export interface GeneratedKinds {
   add(policyKey: string, kind: KindRef): void;
   of(policyKey: string): KindRef[];
   forget(policyKey: string): void;
+  /** A clone source a synchronized policy copied from. */
+  addSource(source: SourceRef): void;
 }
 
-/** Creates the registry; `onNew` hears of each kind the first time any policy generates it. */
-export function createGeneratedKinds(onNew?: (kind: KindRef) => void): GeneratedKinds {
+/**
+ * Creates the registry; `onNew` hears of each kind the first time any policy generates it, `onSource`
+ * of each clone source kind and namespace the first time a synchronized policy copies from it.
+ */
+export function createGeneratedKinds(
+  onNew?: (kind: KindRef) => void,
+  onSource?: (source: SourceRef) => void,
+): GeneratedKinds {
   const byPolicy = new Map<string, Map<string, KindRef>>();
   const seen = new Set<string>();
+  const sources = new Set<string>();
   return {
+    addSource(source) {
+      const id = `${source.apiVersion}/${source.kind}@${source.namespace}`;
+      if (sources.has(id)) return;
+      sources.add(id);
+      onSource?.(source);
+    },
     add(policyKey, kind) {
       const id = `${kind.apiVersion}/${kind.kind}`;
       const kinds = byPolicy.get(policyKey) ?? new Map<string, KindRef>();
@@ -115,7 +135,11 @@ const SOURCE_ONLY_ANNOTATIONS = new Set(["kubectl.kubernetes.io/last-applied-con
  * source (uid, resourceVersion, owners, status…), with the policy's labels and, for a clone (an object
  * read from the cluster), upstream's `source-*` labels.
  */
-export function celDesiredObject(generated: KubeObject, labels: Record<string, string>): KubeObject {
+export function celDesiredObject(
+  generated: KubeObject,
+  labels: Record<string, string>,
+  sourceNamespace?: string,
+): KubeObject {
   const { metadata = {}, status: _status, ...content } = generated;
   const cloned = typeof metadata.uid === "string" && metadata.uid !== "";
   const out: Record<string, string> = { ...(metadata.labels ?? {}) };
@@ -123,6 +147,7 @@ export function celDesiredObject(generated: KubeObject, labels: Record<string, s
     const { group, version } = groupVersion(generated.apiVersion ?? "");
     const sourceName = labelValue(String(metadata.name ?? ""));
     if (sourceName !== undefined) out[GenerateLabels.sourceName] = sourceName;
+    if (sourceNamespace !== undefined) out[GenerateLabels.sourceNamespace] = sourceNamespace;
     out[GenerateLabels.sourceKind] = generated.kind ?? "";
     out[GenerateLabels.sourceGroup] = group;
     out[GenerateLabels.sourceVersion] = version;
@@ -198,7 +223,15 @@ export async function processCelGenerate(
   const labels = celDownstreamLabels(policy.compiled, triggerRef);
   const generated: KubeObject[] = [];
   for (const g of rule.generated ?? []) {
-    const desired = celDesiredObject(g.object, labels);
+    const uid = g.object.metadata?.uid;
+    const sourceNamespace = typeof uid === "string" && uid !== "" ? data.namespaceOf(uid) : undefined;
+    const desired = celDesiredObject(g.object, labels, sourceNamespace);
+    if (settings.synchronize && sourceNamespace !== undefined)
+      deps.generatedKinds.addSource({
+        apiVersion: desired.apiVersion ?? "",
+        kind: desired.kind ?? "",
+        namespace: sourceNamespace,
+      });
     const namespace = policy.compiled.namespace;
     if (namespace !== undefined && desired.metadata?.namespace !== namespace)
       return {

@@ -5,7 +5,9 @@
  * - a synchronized policy changed: its downstream is processed again (the policy's form changed);
  * - a synchronized policy deleted: its downstream is deleted, unless `orphanDownstreamOnPolicyDelete`
  *   (clones are kept: their lifecycle follows their source);
- * - a synchronized policy's downstream deleted or changed by someone else: processed again (restored).
+ * - a synchronized policy's downstream deleted or changed by someone else: processed again (restored);
+ * - a clone source of a synchronized policy changed: its copies are processed again (synced); deleted:
+ *   its copies are deleted.
  * The downstream kinds are the ones the policy was seen generating (`GeneratedKinds`): they are
  * watched (selected by the `generate.kyverno.io/policy-name` label) from the first generation on.
  * The two GeneratingPolicy kinds are watched here (when their CRDs are installed), compiled into the
@@ -17,8 +19,13 @@ import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube
 import { CEL_POLICY_API_VERSION, createCelFeed } from "../../cluster-state/cel-feed.js";
 import type { Logger } from "../../logger.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
-import { celPolicySelector, createGeneratedKinds, type GeneratedKinds } from "./cel-generate.js";
-import { deleteDownstream, GenerateLabels } from "./downstream.js";
+import {
+  celPolicySelector,
+  createGeneratedKinds,
+  type GeneratedKinds,
+  type SourceRef,
+} from "./cel-generate.js";
+import { deleteDownstream, describeObject, GenerateLabels } from "./downstream.js";
 import { type IntentSink, triggerOfLabels } from "./downstream-watch.js";
 import { kindOfResource } from "./resource-data.js";
 import type { KindRef } from "./rule-kinds.js";
@@ -78,6 +85,7 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
   const { client, store, engine, logger, intents } = options;
   const known = new Map<string, CachedCelPolicy>();
   const informers = new Map<string, Informer<KubeObject>>();
+  const sources = new Map<string, Informer<KubeObject>>();
   let stopped = false;
   const policyInformers: Informer<KubeObject>[] = [];
   let revision = 0;
@@ -116,7 +124,66 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
     informers.set(id, informer);
     void informer.start();
   };
-  const kinds = createGeneratedKinds(watch);
+  /** The synchronized copies of a clone source (from the downstream informers). */
+  const copiesOf = (source: KubeObject): KubeObject[] => {
+    const informer = informers.get(`${source.apiVersion}/${source.kind}`);
+    return (informer?.list() ?? []).filter((o) => {
+      const labels = o.metadata?.labels ?? {};
+      const key = policyKeyOfLabels(labels);
+      const policy = key === undefined ? undefined : store.get(key);
+      return (
+        policy !== undefined &&
+        generatingSettings(policy.policy).synchronize &&
+        labels[GenerateLabels.sourceKind] === source.kind &&
+        labels[GenerateLabels.sourceNamespace] === (source.metadata?.namespace ?? "") &&
+        labels[GenerateLabels.sourceName] === source.metadata?.name
+      );
+    });
+  };
+  const onSourceDeleted = async (source: KubeObject): Promise<void> => {
+    for (const copy of copiesOf(source)) {
+      const ref = {
+        apiVersion: copy.apiVersion ?? "",
+        kind: copy.kind ?? "",
+        name: copy.metadata?.name ?? "",
+        ...(copy.metadata?.namespace ? { namespace: copy.metadata.namespace } : {}),
+      };
+      const gone = await client.delete(ref);
+      if (gone.ok || gone.status === 404)
+        logger.info(
+          { object: describeObject(copy), source: describeObject(source) },
+          "clone deleted with its source",
+        );
+      else
+        logger.error(
+          { object: describeObject(copy), message: gone.message },
+          "cannot delete a clone of a deleted source",
+        );
+    }
+  };
+  const watchSource = (source: SourceRef): void => {
+    const id = `${source.apiVersion}/${source.kind}@${source.namespace}`;
+    if (stopped || sources.has(id)) return;
+    const informer = createInformer<KubeObject>({
+      client,
+      apiVersion: source.apiVersion,
+      kind: source.kind,
+      ...(source.namespace ? { namespace: source.namespace } : {}),
+    });
+    informer.on("update", (o, old) => {
+      if (sameContent(o, old)) return;
+      for (const copy of copiesOf(o)) regenerate(copy.metadata?.labels ?? {});
+    });
+    informer.on("delete", (o) => {
+      if (options.isLeader()) void onSourceDeleted(o);
+    });
+    informer.on("error", (e) => {
+      if (e.source !== "handler") logger.warn({ watch: id, reason: e.failure.reason }, "cannot watch");
+    });
+    sources.set(id, informer);
+    void informer.start();
+  };
+  const kinds = createGeneratedKinds(watch, watchSource);
 
   /** UpdateRequests for the existing triggers of a `generateExisting` policy. */
   const applyToExisting = async (policy: CachedCelPolicy): Promise<void> => {
@@ -270,7 +337,9 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
     },
     async stop() {
       stopped = true;
-      await Promise.all([...informers.values(), ...policyInformers].map((i) => i.stop()));
+      await Promise.all(
+        [...informers.values(), ...sources.values(), ...policyInformers].map((i) => i.stop()),
+      );
     },
   };
 }

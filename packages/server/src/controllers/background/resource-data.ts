@@ -16,6 +16,8 @@ import type { ScanContext } from "../../external-data/scan-context.js";
 export interface ResourceData {
   readonly loader: ContextLoader;
   evaluate<T>(evaluate: () => T, signal: AbortSignal): Promise<T>;
+  /** The namespace of an object read from the cluster (a clone source), by its uid. */
+  namespaceOf(uid: string): string | undefined;
 }
 
 type Read =
@@ -169,6 +171,24 @@ export function createResourceData(options: {
   };
   return {
     loader,
+    namespaceOf(uid) {
+      const match = (o: unknown): string | undefined => {
+        const meta = (o as { metadata?: { uid?: unknown; namespace?: unknown } } | null)?.metadata;
+        return meta?.uid === uid ? String(meta.namespace ?? "") : undefined;
+      };
+      for (const answer of answers.values()) {
+        if (!answer.ok) continue;
+        const value = answer.value as unknown;
+        const items = Array.isArray(value)
+          ? value
+          : ((value as { items?: unknown[] } | null)?.items ?? [value]);
+        for (const item of items) {
+          const ns = match(item);
+          if (ns !== undefined) return ns;
+        }
+      }
+      return undefined;
+    },
     async evaluate(evaluate, signal) {
       for (let round = 0; ; round++) {
         missing.clear();
