@@ -121,10 +121,25 @@ export function controlledBy(object: { metadata: ObjectMeta }, uid: string | und
 
 const SAFE = "bcdfghjklmnpqrstvwxz2456789";
 
-/** A stable hash of a Pod template in kube's "safe" alphabet (the `pod-template-hash` label). */
+/**
+ * A stable hash of a Pod template in kube's "safe" alphabet (the `pod-template-hash` label). It hashes
+ * what the Go types hold: keys sorted, and the zero values Go writes out (`creationTimestamp: null`,
+ * `resources: {}`) left out, so a template `kubectl rollout undo` writes back (decoded and encoded by
+ * kubectl, keys in another order) is the same template.
+ */
 export function templateHash(template: PodTemplate): string {
-  const digest = createHash("sha256").update(JSON.stringify(template)).digest();
+  const digest = createHash("sha256").update(canonicalJson(template)).digest();
   return Array.from(digest.subarray(0, 10), (b) => SAFE[b % SAFE.length]).join("");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  const fields = Object.keys(value)
+    .sort()
+    .map((k) => [k, canonicalJson((value as Record<string, unknown>)[k])] as const)
+    .filter(([, v]) => v !== "null" && v !== "{}");
+  return `{${fields.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
 }
 
 /** Five random characters of the same alphabet (generated names). */
