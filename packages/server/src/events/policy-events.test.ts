@@ -288,4 +288,19 @@ describe("policy events", () => {
       ],
     ]);
   });
+
+  it("a policy the cache no longer has: its kind's group (kyverno.io or policies.kyverno.io), no uid", () => {
+    const ref = policyRefFrom(() => undefined);
+    expect(ref({ kind: "Policy", name: "p", namespace: "team-a" })).toEqual({
+      apiVersion: "kyverno.io/v1",
+      kind: "Policy",
+      name: "p",
+      namespace: "team-a",
+    });
+    expect(ref({ kind: "ValidatingPolicy", name: "v" })).toEqual({
+      apiVersion: "policies.kyverno.io/v1",
+      kind: "ValidatingPolicy",
+      name: "v",
+    });
+  });
 });

@@ -296,7 +296,9 @@ export function policyRefFrom(lookup: PolicyLookup): PolicyRefOf {
     const found = lookup(policy);
     const uid = (found?.metadata as { uid?: unknown } | undefined)?.uid;
     return {
-      apiVersion: found?.apiVersion ?? "kyverno.io/v1",
+      // Unknown to the cache (deleted meanwhile): the kind's group at its served version.
+      apiVersion:
+        found?.apiVersion ?? (CLASSIC_KINDS.has(policy.kind) ? "kyverno.io/v1" : "policies.kyverno.io/v1"),
       kind: policy.kind,
       name: policy.name,
       ...(policy.namespace ? { namespace: policy.namespace } : {}),
