@@ -3,6 +3,7 @@ import type { JsonObject } from "@kyverno-ts/api";
 import { sendJson } from "../http/respond.js";
 import { badRequest, conflict, fieldForbidden, invalid, notFound, OBJECT_MODIFIED } from "../http/status.js";
 import { finalizersOf, metaString, toServedVersion, toStorageVersion } from "../objects/meta.js";
+import { ephemeralContainerChanges } from "../validation/ephemeral-containers.js";
 import { checkObjectSize, validateObject } from "../validation/object.js";
 import { admit, operationOptions } from "./admit.js";
 import type { ApiEnv, ResourceRequest } from "./context.js";
@@ -69,6 +70,10 @@ export async function updateObject(
         });
   if (admitted !== null) next = prepareUpdate(resource, request.subresource, existing, admitted);
   validateObject(resource, next);
+  if (request.subresource === "ephemeralcontainers" && resource.kind === "Pod") {
+    const causes = ephemeralContainerChanges(existing, next);
+    if (causes.length > 0) throw invalid(resource.group, resource.kind, request.name, causes);
+  }
   env.checkWrite?.(request, next, existing);
   checkFinalizers(request, existing, next);
   if (resource.kind === "CustomResourceDefinition" && resource.group === "apiextensions.k8s.io")
