@@ -1,11 +1,13 @@
 /**
  * The kinds and defaults upstream Kyverno's end-to-end tests touch, through the real kubectl:
  * ValidatingAdmissionPolicy and its bindings, APIService, CertificateSigningRequest (with
- * `kubectl certificate approve`), and CRDs defaulted as kube-apiserver defaults them.
+ * `kubectl certificate approve`), SubjectAccessReview, Kyverno's cleanup policies and ephemeral
+ * reports (from upstream's CRDs), and CRDs defaulted as kube-apiserver defaults them.
  */
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../index.js";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
+import { KYVERNO_CRDS, kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn(`skipping the served kinds e2e: ${NO_KUBECTL}`);
@@ -69,7 +71,14 @@ describe.skipIf(!hasKubectl)("kinds upstream's tests touch, through kubectl", { 
   let sandbox: Sandbox;
   let kubectl: ReturnType<typeof kubectlFor>;
   beforeAll(async () => {
-    sandbox = await startSandbox({});
+    sandbox = await startSandbox({
+      crds: [
+        "kyverno/kyverno.io_cleanuppolicies.yaml",
+        "kyverno/kyverno.io_clustercleanuppolicies.yaml",
+        "reports/reports.kyverno.io_ephemeralreports.yaml",
+        "reports/reports.kyverno.io_clusterephemeralreports.yaml",
+      ].map((file) => join(KYVERNO_CRDS, file)),
+    });
     kubectl = kubectlFor(sandbox.kubeconfigPath);
   });
   afterAll(async () => {
@@ -131,5 +140,63 @@ describe.skipIf(!hasKubectl)("kinds upstream's tests touch, through kubectl", { 
       "jsonpath={.spec.names.singular}/{.spec.names.listKind}/{.spec.conversion.strategy}/{.status.acceptedNames.listKind}",
     ]);
     expect(names.stdout).toBe("widget/WidgetList/None/WidgetList");
+  });
+
+  it("serves Kyverno's CleanupPolicy, ClusterCleanupPolicy and EphemeralReport from upstream's CRDs", async () => {
+    const manifests = `apiVersion: kyverno.io/v2
+kind: ClusterCleanupPolicy
+metadata: {name: old-pods}
+spec:
+  schedule: "*/5 * * * *"
+  match: {any: [{resources: {kinds: [Pod]}}]}
+---
+apiVersion: kyverno.io/v2
+kind: CleanupPolicy
+metadata: {name: old-cms, namespace: default}
+spec:
+  schedule: "0 0 * * *"
+  match: {any: [{resources: {kinds: [ConfigMap]}}]}
+---
+apiVersion: reports.kyverno.io/v1
+kind: EphemeralReport
+metadata:
+  name: 5e1c2a3b-0000-4000-8000-000000000001
+  namespace: default
+  labels: {audit.kyverno.io/resource.uid: 5e1c2a3b-0000-4000-8000-000000000002}
+spec:
+  owner: {apiVersion: v1, kind: Pod, name: web, uid: 5e1c2a3b-0000-4000-8000-000000000002}
+  results: []
+`;
+    const applied = await kubectl(["apply", "-f", "-"], manifests);
+    expect(applied.stderr).toBe("");
+    expect(applied.stdout.split("\n").filter(Boolean)).toEqual([
+      "clustercleanuppolicy.kyverno.io/old-pods created",
+      "cleanuppolicy.kyverno.io/old-cms created",
+      "ephemeralreport.reports.kyverno.io/5e1c2a3b-0000-4000-8000-000000000001 created",
+    ]);
+    const listed = await kubectl(["get", "ccleanpol,cleanpol,ephemeralreports", "-A", "-o", "name"]);
+    expect(listed.stdout.split("\n").filter(Boolean).sort()).toEqual([
+      "cleanuppolicy.kyverno.io/old-cms",
+      "clustercleanuppolicy.kyverno.io/old-pods",
+      "ephemeralreport.reports.kyverno.io/5e1c2a3b-0000-4000-8000-000000000001",
+    ]);
+  });
+
+  it("answers a SubjectAccessReview for another user (kubectl create -o json)", async () => {
+    const review = `apiVersion: authorization.k8s.io/v1
+kind: SubjectAccessReview
+spec:
+  user: jane
+  groups: [system:authenticated]
+  resourceAttributes: {verb: delete, resource: pods, namespace: default}
+`;
+    const created = await kubectl(["create", "-f", "-", "-o", "json"], review);
+    expect(created.stderr).toBe("");
+    expect(JSON.parse(created.stdout).status).toEqual({ allowed: false });
+    const admin = await kubectl(
+      ["create", "-f", "-", "-o", "jsonpath={.status.allowed}"],
+      review.replace("user: jane", "user: root").replace("[system:authenticated]", "[system:masters]"),
+    );
+    expect(admin.stdout).toBe("true");
   });
 });
