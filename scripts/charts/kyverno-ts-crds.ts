@@ -4,9 +4,13 @@
 // policy kinds (`policies.kyverno.io`) into `charts/kyverno-ts-crds/templates/<group>/<plural>.yaml`
 // (behind its `groups.policies.*` switches): with them the kyverno-ts release Secret would pass
 // 1 MiB, so they are a release of their own, installed first. Each CRD is written as compact JSON
-// (valid YAML), with the chart's labels and annotations values added to its metadata. Compact JSON keeps the Helm release Secret under its 1 MiB limit: the indented
-// YAML of the two policy CRDs alone is 2.8 MB and, stored twice in a release (chart + manifest),
-// gzips to more than 1 MiB; as JSON the same objects compress to about 0.55 MiB.
+// (valid YAML), with the chart's labels and annotations values added to its metadata, and every
+// sub-schema of at least 1 KiB the chart's CRDs repeat (a version's schema, a namespaced kind's,
+// the rule schemas Policy and ClusterPolicy share…) written once in `_crd-shared.tpl` and included
+// where it occurs. A Helm release keeps the chart and the rendered manifest in one Secret limited
+// to 1 MiB: the indented YAML of the two classic policy CRDs alone is 2.8 MB; written this way the
+// kyverno-ts templates take 169 KiB (1.6 MiB before sharing) and its release Secret about 475 KiB,
+// kyverno-ts-crds' about 307 KiB. The rendered CRDs are byte-for-byte the same objects.
 //
 //   node scripts/charts/kyverno-ts-crds.ts            # (re)write the templates
 //   node scripts/charts/kyverno-ts-crds.ts --check    # exit 1 when a template differs from what it would write
@@ -15,6 +19,8 @@
 // them). When a kind lands in kyverno-ts, add its CRD to SERVED below and run the script.
 //
 // Plain Node 24 type stripping: erasable TypeScript only.
+
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -103,13 +109,18 @@ export interface CrdChart {
   /** The named template that renders the metadata (args: root, name, labels, annotations). */
   metadataTemplate: string;
   /**
-   * Write each distinct version schema once, as a named template in `<group>/_schemas.tpl`, and
-   * include it where a version uses it: the CEL kinds serve two or three versions with the same
-   * schema, and the namespaced kinds share their cluster kind's, so the chart (stored in the release
-   * Secret besides the rendered manifest) holds a fifth of the bytes.
+   * Prefix of the named templates (in `_crd-shared.tpl`) that hold each repeated sub-schema once,
+   * included where it occurs: a CRD serves two or three versions with the same or nearly the same
+   * schema, a namespaced kind shares its cluster kind's, so the chart (stored in the release Secret
+   * besides the rendered manifest) holds far fewer bytes. The rendered CRDs are unchanged.
    */
-  sharedSchemas?: string;
+  sharedPrefix: string;
 }
+
+/** The generated file of a chart's shared sub-schemas, at the top of its `dir`. */
+export const SHARED_FILE = "_crd-shared.tpl";
+/** Sub-schemas smaller than this stay inline (an include costs about 60 bytes). */
+const SHARED_MIN_BYTES = 1024;
 
 /** The kyverno-ts chart: classic kinds, reports. */
 export const KYVERNO_TS_CRDS: CrdChart = {
@@ -117,6 +128,7 @@ export const KYVERNO_TS_CRDS: CrdChart = {
   crds: SERVED,
   condition: (s) => `and .Values.crds.install .Values.crds.groups.${s.group}.${s.plural}`,
   metadataTemplate: "kyverno-ts.crd.metadata",
+  sharedPrefix: "kyverno-ts.crd",
 };
 
 /** The kyverno-ts-crds chart: the CEL policy kinds. */
@@ -125,7 +137,7 @@ export const CEL_CRDS: CrdChart = {
   crds: CEL_SERVED,
   condition: (s) => `.Values.groups.${s.group}.${s.plural}`,
   metadataTemplate: "kyverno-ts-crds.metadata",
-  sharedSchemas: "kyverno-ts-crds.schema",
+  sharedPrefix: "kyverno-ts-crds.crd",
 };
 
 interface CrdObject {
@@ -135,11 +147,51 @@ interface CrdObject {
   spec: { group: string; versions?: Array<{ schema?: unknown } & Record<string, unknown>> };
 }
 
-/** Named templates holding shared version schemas: template name by compact JSON of the schema. */
-type SchemaTemplates = Map<string, string>;
+/**
+ * Repeated sub-schemas of a chart's CRDs: how often each (by its compact JSON) occurs, and the named
+ * templates written for those shared so far (name → body).
+ */
+interface Shared {
+  prefix: string;
+  counts: Map<string, number>;
+  defines: Map<string, string>;
+}
 
-/** Stands for an included schema in the JSON until it becomes an `include` action. */
-const schemaMark = (name: string): string => `\u0000include:${name}\u0000`;
+/** Stands for an included sub-schema in the JSON until it becomes an `include` action. */
+const includeMark = (name: string): string => `\u0000include:${name}\u0000`;
+
+/** Counts every object and array of `value` (by compact JSON) into `counts`; returns its JSON. */
+function countSubtrees(value: unknown, counts: Map<string, number>): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const json = Array.isArray(value)
+    ? `[${value.map((v) => countSubtrees(v, counts)).join(",\n")}]`
+    : `{${Object.entries(value)
+        .map(([k, v]) => `${JSON.stringify(k)}:${countSubtrees(v, counts)}`)
+        .join(",\n")}}`;
+  counts.set(json, (counts.get(json) ?? 0) + 1);
+  return json;
+}
+
+/** Compact JSON of `value` in the chart's layout, each shared sub-schema an `include` (top level excepted). */
+function sharedJson(value: unknown, shared: Shared, top = true): string {
+  const write = (v: unknown, root: boolean): string => {
+    if (v === null || typeof v !== "object") return JSON.stringify(v);
+    const json = compactLines(v).replaceAll("{\\u007b", "{{");
+    if (!root && json.length >= SHARED_MIN_BYTES && (shared.counts.get(json) ?? 0) >= 2) {
+      const name = `${shared.prefix}.${createHash("sha256").update(json).digest("hex").slice(0, 12)}`;
+      if (!shared.defines.has(name)) shared.defines.set(name, sharedJson(v, shared, true));
+      return JSON.stringify(includeMark(name));
+    }
+    return Array.isArray(v)
+      ? `[${v.map((item) => write(item, false)).join(",\n")}]`
+      : `{${Object.entries(v)
+          .map(([k, item]) => `${JSON.stringify(k)}:${write(item, false)}`)
+          .join(",\n")}}`;
+  };
+  return write(value, top)
+    .replaceAll("{{", "{\\u007b")
+    .replace(/"\\u0000include:([^"\\]+)\\u0000"/g, (_, name: string) => `{{ include ${goString(name)} . }}`);
+}
 
 /** A Go template string literal (JSON string syntax is a subset Go accepts for plain text). */
 const goString = (s: string): string => JSON.stringify(s);
@@ -167,7 +219,7 @@ export function crdTemplate(
   served: ServedCrd,
   text: string,
   chart: CrdChart = KYVERNO_TS_CRDS,
-  schemas?: SchemaTemplates,
+  shared?: Shared,
 ): { path: string; content: string } {
   const crd = parse(text) as CrdObject;
   if (crd?.kind !== "CustomResourceDefinition" || typeof crd.metadata?.name !== "string")
@@ -176,25 +228,7 @@ export function crdTemplate(
   const annotations = Object.entries(metadata.annotations ?? {})
     .map(([k, v]) => `${goString(k)} ${goString(v)}`)
     .join(" ");
-  if (schemas !== undefined && chart.sharedSchemas !== undefined && rest.spec.versions !== undefined) {
-    const prefix = chart.sharedSchemas;
-    rest.spec = {
-      ...rest.spec,
-      versions: rest.spec.versions.map((version) => {
-        if (version.schema === undefined) return version;
-        const json = compactLines(version.schema);
-        let name = schemas.get(json);
-        if (name === undefined) {
-          name = `${prefix}.${served.plural}`;
-          schemas.set(json, name);
-        }
-        return { ...version, schema: schemaMark(name) };
-      }),
-    };
-  }
-  const spec = compactLines(rest)
-    .slice(1, -1)
-    .replace(/"\\u0000include:([^"\\]+)\\u0000"/g, (_, name: string) => `{{ include ${goString(name)} . }}`);
+  const spec = (shared === undefined ? compactLines(rest) : sharedJson(rest, shared)).slice(1, -1);
   const meta =
     `{{ include ${goString(chart.metadataTemplate)} (dict "root" $ "name" ${goString(metadata.name)} ` +
     `"labels" ${metadata.labels ? `(fromJson ${goString(JSON.stringify(metadata.labels))})` : "(dict)"} ` +
@@ -213,24 +247,26 @@ export function renderCrdTemplates(
   source = CRD_SOURCE,
   chart: CrdChart = KYVERNO_TS_CRDS,
 ): Map<string, string> {
-  const out = new Map<string, string>();
-  const schemas: SchemaTemplates = new Map();
-  let group = "";
-  for (const served of chart.crds) {
-    const file = join(source, served.source);
-    const { path, content } = crdTemplate(served, readFileSync(file, "utf8"), chart, schemas);
-    out.set(path, content);
-    group = dirname(path);
+  const texts = chart.crds.map((served) => readFileSync(join(source, served.source), "utf8"));
+  const shared: Shared = { prefix: chart.sharedPrefix, counts: new Map(), defines: new Map() };
+  for (const text of texts) {
+    const { metadata: _, ...rest } = parse(text) as CrdObject;
+    countSubtrees(rest, shared.counts);
   }
-  if (chart.sharedSchemas !== undefined && schemas.size > 0)
-    out.set(
-      join(group, "_schemas.tpl"),
-      `{{- /* The version schemas of ${group}'s CRDs, each once (${UPSTREAM}, Apache-2.0). Generated by ` +
-        "scripts/charts/kyverno-ts-crds.ts: do not edit. */ -}}\n" +
-        [...schemas]
-          .map(([json, name]) => `{{- define ${goString(name)} -}}\n${json}\n{{- end -}}\n`)
-          .join(""),
-    );
+  const out = new Map<string, string>();
+  chart.crds.forEach((served, i) => {
+    const { path, content } = crdTemplate(served, texts[i] ?? "", chart, shared);
+    out.set(path, content);
+  });
+  out.set(
+    SHARED_FILE,
+    `{{- /* Sub-schemas the CRDs of this chart repeat, each once (${UPSTREAM}, Apache-2.0), included ` +
+      "where they occur. Generated by scripts/charts/kyverno-ts-crds.ts: do not edit. */ -}}\n" +
+      [...shared.defines]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, body]) => `{{- define ${goString(name)} -}}\n${body}\n{{- end -}}\n`)
+        .join(""),
+  );
   return out;
 }
 
@@ -242,7 +278,8 @@ function existing(dir: string): Map<string, string> {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const full = join(d, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (d !== dir) out.set(relative(dir, full), readFileSync(full, "utf8"));
+      else if (d !== dir || entry.name === SHARED_FILE)
+        out.set(relative(dir, full), readFileSync(full, "utf8"));
     }
   };
   walk(dir);
@@ -278,7 +315,7 @@ function main(argv: readonly string[]): number {
       failed ||= stale.length > 0;
       continue;
     }
-    for (const group of new Set([...rendered.keys()].map((p) => dirname(p))))
+    for (const group of new Set([...rendered.keys()].map((p) => dirname(p)).filter((g) => g !== ".")))
       rmSync(join(chart.dir, group), { recursive: true, force: true });
     for (const p of stale.filter((path) => !rendered.has(path))) rmSync(join(chart.dir, p), { force: true });
     let bytes = 0;
