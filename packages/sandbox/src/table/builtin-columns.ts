@@ -17,10 +17,14 @@ const col = (
  */
 function eventColumns(regarding: string, note: string, lastTimestamp: string): PrinterColumn[] {
   return [
-    col(
-      "Last Seen",
-      (o) => str(o, "series.lastObservedTime") || str(o, lastTimestamp) || str(o, "eventTime"),
-    ),
+    {
+      // A time shown as its age ("12s"), as kube-apiserver's printer does.
+      name: "Last Seen",
+      type: "date",
+      description: "Last Seen",
+      priority: 0,
+      extract: (o) => str(o, "series.lastObservedTime") || str(o, lastTimestamp) || str(o, "eventTime"),
+    },
     col("Type", (o) => str(o, "type")),
     col("Reason", (o) => str(o, "reason")),
     col("Object", (o) => `${str(o, `${regarding}.kind`).toLowerCase()}/${str(o, `${regarding}.name`)}`),
