@@ -89,6 +89,18 @@ const BACKGROUND_CALLS: Access[] = [
   { verb: "get", ...core("configmaps", { namespace: "kyverno", name: "kyverno-metrics" }) },
   { verb: "get", ...kyverno("globalcontextentries", { name: "e" }) },
   { verb: "list", group: "apiextensions.k8s.io", resource: "customresourcedefinitions" },
+  // Results of generate and mutate-existing rules (reports/ephemeral-reports.ts).
+  ...verbs("create get update", {
+    group: "reports.kyverno.io",
+    resource: "ephemeralreports",
+    namespace: "team-a",
+    name: "r",
+  }),
+  ...verbs("create get update", {
+    group: "reports.kyverno.io",
+    resource: "clusterephemeralreports",
+    name: "r",
+  }),
   ...verbs("list watch", kyverno("updaterequests", { namespace: "kyverno" })),
   ...verbs("get create update delete", kyverno("updaterequests", { namespace: "kyverno", name: "ur-1" })),
   { verb: "update", ...kyverno("updaterequests/status", { namespace: "kyverno", name: "ur-1" }) },

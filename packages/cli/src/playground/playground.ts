@@ -354,6 +354,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       clock: systemClock(),
       logger: log("background-controller"),
       metrics: backgroundMetrics,
+      // Generate and mutate-existing results reach the reports controller with the admission results.
+      results: admission.results,
     });
     await background.start();
     stops.push(() => background.stop());

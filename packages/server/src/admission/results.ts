@@ -3,7 +3,8 @@
  * webhook offers, never waits, and a bounded queue drops the oldest results when the consumer falls
  * behind (upstream once filled etcd with millions of intermediate reports).
  */
-import type { PolicyResponse, RuleType, UserInfo } from "@kyverno-ts/engine";
+import type { KubeObject } from "@kyverno-ts/api";
+import type { PolicyResponse, RuleKind, RuleType, UserInfo } from "@kyverno-ts/engine";
 import type { RequestSubject } from "./request.js";
 import type { AdmissionRequest } from "./review.js";
 
@@ -30,14 +31,27 @@ export interface AdmissionResult {
   phase?: AdmissionPhase;
 }
 
-/** The webhook an admission result comes from. */
-export type AdmissionPhase = "validate" | "mutate";
+/**
+ * Where a result comes from: the validating or the mutating webhook, or the background controller's
+ * generate and mutate-existing work on an UpdateRequest.
+ */
+export type AdmissionPhase = "validate" | "mutate" | "generate" | "mutateExisting";
 
 /** The rule types whose results each phase reports. */
 export const PHASE_RULE_TYPES = {
   validate: ["Validation"],
   mutate: ["Mutation"],
+  generate: ["Generation"],
+  mutateExisting: ["Mutation"],
 } as const satisfies Record<AdmissionPhase, readonly RuleType[]>;
+
+/** The kinds of rule each phase answers for: its results replace earlier ones of these rules only. */
+export const PHASE_RULE_KINDS = {
+  validate: ["validate", "verifyImages"],
+  mutate: ["mutate"],
+  generate: ["generate"],
+  mutateExisting: ["mutateExisting"],
+} as const satisfies Record<AdmissionPhase, readonly RuleKind[]>;
 
 /**
  * The result of an admitted request for the reports, or undefined when it reports nothing: dry runs,
@@ -65,7 +79,36 @@ export function admissionResultOf(
     },
     ...(request.userInfo ? { userInfo: request.userInfo } : {}),
     responses,
-    ...(phase === "mutate" ? { phase } : {}),
+    ...(phase === "validate" ? {} : { phase }),
+  };
+}
+
+/**
+ * The result of the background controller's generate or mutate-existing work on a trigger, for the
+ * reports; undefined when no rule answered.
+ */
+export function backgroundResultOf(
+  trigger: KubeObject,
+  response: PolicyResponse,
+  phase: "generate" | "mutateExisting",
+  timestamp: number,
+): AdmissionResult | undefined {
+  const meta = trigger.metadata ?? {};
+  const uid = typeof meta.uid === "string" ? meta.uid : "";
+  if (response.rules.length === 0 || uid === "") return undefined;
+  return {
+    uid,
+    timestamp,
+    operation: "UPDATE",
+    resource: {
+      apiVersion: typeof trigger.apiVersion === "string" ? trigger.apiVersion : "",
+      kind: typeof trigger.kind === "string" ? trigger.kind : "",
+      namespace: typeof meta.namespace === "string" ? meta.namespace : "",
+      name: typeof meta.name === "string" ? meta.name : "",
+      uid,
+    },
+    responses: [response],
+    phase,
   };
 }
 

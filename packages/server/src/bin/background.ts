@@ -9,6 +9,7 @@ import { hostname } from "node:os";
 import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { pino } from "pino";
+import { createBoundedResultQueue } from "../admission/results.js";
 import { serverVersion } from "../admission-controller.js";
 import { engineClock, type ServerClock, systemClock } from "../clock.js";
 import { createBackgroundController } from "../controllers/background/background-controller.js";
@@ -22,6 +23,7 @@ import { parseFlags } from "../flags/parse.js";
 import type { Logger, LogLevel } from "../logger.js";
 import { loadMetricsConfig } from "../metrics/configmap.js";
 import { acceptedExceptionNamespaces, exceptionSettings } from "../policycache/exception-settings.js";
+import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
 import { createMetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
 import { stopSignal } from "./stop-signal.js";
@@ -211,7 +213,11 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
     clock,
     logger,
   });
+  // Generate and mutate-existing results go to the reports controller as ephemeral reports, as upstream.
+  const results = createBoundedResultQueue();
+  const publisher = createEphemeralReportPublisher({ client, source: results, logger });
   const controller = createBackgroundController({
+    results,
     client,
     engine: createEngine({ clock: engineClock(clock), exceptionNamespaces: args.exceptionNamespaces }),
     namespace: args.namespace,
@@ -234,6 +240,7 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
   const stop = stopSignal(options.signal);
   try {
     const { port } = await server.listen({ port: args.metricsPort });
+    publisher.start();
     await Promise.race([
       controller.start(),
       new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true })),
@@ -257,6 +264,7 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
   } finally {
     stop.dispose();
     await controller.stop();
+    await publisher.stop();
     await events.stop();
     await server.close();
     client.close();

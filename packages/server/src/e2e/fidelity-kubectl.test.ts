@@ -12,10 +12,19 @@ import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBoundedResultQueue } from "../admission/results.js";
 import { systemClock } from "../clock.js";
 import { type ClusterAdmission, startClusterAdmission } from "../cluster/cluster-admission.js";
+import {
+  type BackgroundController,
+  createBackgroundController,
+} from "../controllers/background/background-controller.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
 import type { ReportsController } from "../controllers/reports/types.js";
+import {
+  createEphemeralReportPublisher,
+  type EphemeralReportPublisher,
+} from "../reports/ephemeral-reports.js";
 import { KYVERNO_CRDS, policyReady, until } from "../testing/cluster.js";
 import { recordingLogger } from "../testing/fixtures.js";
 import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
@@ -27,6 +36,56 @@ const REPORT_CRDS = ["wgpolicyk8s.io_policyreports.yaml", "wgpolicyk8s.io_cluste
   (f) =>
     fileURLToPath(new URL(`../../../../../shared/reference/kyverno-crds/policyreport/${f}`, import.meta.url)),
 );
+
+const UR_CRD = fileURLToPath(
+  new URL(
+    "../../../../../shared/reference/kyverno-crds/kyverno/kyverno.io_updaterequests.yaml",
+    import.meta.url,
+  ),
+);
+
+/** What the background controller may do (the policy validation webhook checks generate rules against it). */
+const BACKGROUND_RBAC = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: kyverno:background-controller}
+rules:
+- apiGroups: [""]
+  resources: [configmaps, secrets]
+  verbs: [get, list, watch, create, update, patch, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: kyverno:background-controller}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: kyverno:background-controller}
+subjects:
+- {kind: ServiceAccount, name: kyverno-background-controller, namespace: kyverno}
+`;
+
+const BACKGROUND_POLICIES = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: copy-settings}
+spec:
+  rules:
+  - name: copy
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [gen], names: ["trigger-*"]}}]}
+    generate:
+      synchronize: false
+      apiVersion: v1
+      kind: ConfigMap
+      name: "copy-{{request.object.metadata.name}}"
+      namespace: gen
+      data:
+        data: {from: "{{request.object.metadata.name}}"}
+  - name: label-target
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [gen], names: ["trigger-*"]}}]}
+    mutate:
+      targets:
+      - {apiVersion: v1, kind: Secret, namespace: gen, name: target}
+      patchStrategicMerge:
+        metadata:
+          labels:
+            touched-by: "{{request.object.metadata.name}}"
+`;
 
 const POLICIES = `apiVersion: kyverno.io/v1
 kind: ClusterPolicy
@@ -153,6 +212,9 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
   let admission: ClusterAdmission;
   let reports: ReportsController;
   let kubectl: ReturnType<typeof kubectlFor>;
+  let background: BackgroundController;
+  let backgroundPublisher: EphemeralReportPublisher;
+  const backgroundResults = createBoundedResultQueue();
 
   /** The results of the report of one resource, once `ready` holds for them. */
   const reportOf = async (
@@ -184,12 +246,12 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
 
   beforeAll(async () => {
     sandbox = await startSandbox({
-      crds: [...KYVERNO_CRDS, ...REPORT_CRDS],
+      crds: [...KYVERNO_CRDS, ...REPORT_CRDS, UR_CRD],
       resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
     });
     client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
     kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "lazy", "mut", "pss", "pss-audit", "ops", "scan"])
+    for (const name of ["kyverno", "lazy", "mut", "pss", "pss-audit", "ops", "scan", "gen"])
       await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
     await client.create({
       apiVersion: "v1",
@@ -217,6 +279,30 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
       informerDelay: () => 100,
     });
     await reports.start();
+    await client.create({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "target", namespace: "gen" },
+      data: { a: "MQ==" },
+    } as KubeObject);
+    backgroundPublisher = createEphemeralReportPublisher({ client, source: backgroundResults });
+    backgroundPublisher.start();
+    background = createBackgroundController({
+      client,
+      engine: createEngine(),
+      namespace: "kyverno",
+      workers: 2,
+      exceptionNamespaces: [],
+      leaderElection: false,
+      user: "system:serviceaccount:kyverno:kyverno-background-controller",
+      clock: systemClock(),
+      logger: recordingLogger(),
+      results: backgroundResults,
+    });
+    await background.start();
+    expect((await kubectl(["apply", "-f", "-"], BACKGROUND_RBAC)).code).toBe(0);
+    const generating = await kubectl(["apply", "-f", "-"], BACKGROUND_POLICIES);
+    expect(generating.stderr).toBe("");
     const applied = await kubectl(["apply", "-f", "-"], POLICIES);
     expect(applied.stderr).toBe("");
     for (const name of [
@@ -226,10 +312,13 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
       "psa-audit",
       "frozen-on-update",
       "size-from-configmap",
+      "copy-settings",
     ])
       await policyReady(client, name);
   }, 90_000);
   afterAll(async () => {
+    await background?.stop();
+    await backgroundPublisher?.stop();
     await reports?.stop();
     await admission?.close();
     client?.close();
@@ -348,5 +437,22 @@ metadata: {name: born-frozen, namespace: ops, labels: {frozen: "true"}}
       rs.filter((r) => r.policy === "size-from-configmap" && r.properties?.process === "background scan");
     expect(scanned(small).map((r) => r.result)).toEqual(["pass"]);
     expect(scanned(large).map((r) => [r.result, r.message])).toEqual([["fail", "at most 2 keys"]]);
+  });
+
+  it("reports the background controller's generate and mutate-existing results on the trigger", async () => {
+    const created = await kubectl(["create", "configmap", "trigger-a", "-n", "gen", "--from-literal=a=1"]);
+    expect(created.stderr).toBe("");
+    const results = await reportOf("gen", "ConfigMap", "trigger-a", (rs) => rs.length === 2);
+    expect(results.map((r) => [r.policy, r.rule, r.result, r.properties?.process]).sort()).toEqual([
+      ["copy-settings", "copy", "pass", "background scan"],
+      ["copy-settings", "label-target", "pass", "background scan"],
+    ]);
+    const copy = await client.get<KubeObject>({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      namespace: "gen",
+      name: "copy-trigger-a",
+    });
+    expect(copy.ok).toBe(true);
   });
 });

@@ -21,6 +21,7 @@ import {
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
 import { awaitsUid, resolveCreatedUid } from "./created-uid.js";
+import { mergePhased, PHASE_ANNOTATIONS, phaseAnnotations, policiesByPhase } from "./ephemeral-phases.js";
 
 /** The API version of ephemeral reports. */
 export const EPHEMERAL_REPORT_API_VERSION = "reports.kyverno.io/v1";
@@ -36,11 +37,7 @@ export const EPHEMERAL_LABELS = {
   /** Annotation: the resource's name. */
   name: "audit.kyverno.io/resource.name",
   /** Annotation: JSON list of the policies evaluated (a policy may answer with no result). */
-  policies: "kyverno-ts.io/evaluated-policies",
-  /** Annotation: JSON list of the policies whose mutate rules the mutating webhook evaluated. */
-  mutated: "kyverno-ts.io/mutated-policies",
-  /** Annotation: JSON list of `[policy, rule]` of the results that come from the mutating webhook. */
-  mutationResults: "kyverno-ts.io/mutation-results",
+  policies: PHASE_ANNOTATIONS.validated,
 } as const;
 
 /** The label selector of the ephemeral reports this package writes. */
@@ -71,9 +68,13 @@ export interface EphemeralReport {
 const policyKeyOf = (p: PolicyResponse["policy"]): string =>
   p.namespace ? `${p.namespace}/${p.name}` : p.name;
 
+/** The `process` property of results the background controller hands over (generate, mutate existing). */
+export const BACKGROUND_PROCESS = "background scan";
+
 /**
  * Results of one admission response as reports carry them (no `resources`, `process: admission review`):
- * its validate rules, or its mutate rules for the mutating webhook's responses.
+ * its validate rules, or the rules of `phase` (the mutating webhook's mutate rules, the background
+ * controller's generate and mutate-existing rules, with `process: background scan`).
  */
 export function admissionReportResults(
   response: PolicyResponse,
@@ -81,71 +82,18 @@ export function admissionReportResults(
   phase: AdmissionPhase = "validate",
 ): PolicyReportResult[] {
   const ruleTypes = PHASE_RULE_TYPES[phase];
+  const process = phase === "generate" || phase === "mutateExisting" ? BACKGROUND_PROCESS : ADMISSION_PROCESS;
   return policyReportResults(response, { unscored, ruleTypes }).map(({ resources: _resources, ...r }) => ({
     ...r,
-    properties: { ...r.properties, process: ADMISSION_PROCESS },
+    properties: { ...r.properties, process },
   }));
 }
 
-function annotationList(report: Pick<EphemeralReport, "metadata">, key: string): unknown[] {
-  try {
-    const listed: unknown = JSON.parse(report.metadata.annotations?.[key] ?? "[]");
-    return Array.isArray(listed) ? listed : [];
-  } catch {
-    return [];
-  }
-}
-
-const rowKey = (policy: string, rule: string | undefined): string => `${policy}\u0000${rule ?? ""}`;
-
-/** The `policy\0rule` keys of the results an ephemeral report holds from the mutating webhook. */
-export function mutationRows(report: Pick<EphemeralReport, "metadata">): Set<string> {
-  const out = new Set<string>();
-  for (const pair of annotationList(report, EPHEMERAL_LABELS.mutationResults))
-    if (Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1] === "string")
-      out.add(rowKey(pair[0], pair[1]));
-  return out;
-}
-
-/** Whether a result came from the mutating webhook (`rows` from `mutationRows`). */
-export function isMutationRow(rows: ReadonlySet<string>, r: PolicyReportResult): boolean {
-  return rows.has(rowKey(r.policy, r.rule));
-}
-
-/** The policies whose validate rules an ephemeral report says were evaluated (those with results included). */
-export function validatedPolicies(report: Pick<EphemeralReport, "metadata" | "spec">): string[] {
-  const rows = mutationRows(report);
-  const fromResults = report.spec.results.filter((r) => !isMutationRow(rows, r)).map((r) => r.policy);
-  const named = annotationList(report, EPHEMERAL_LABELS.policies).filter(
-    (p): p is string => typeof p === "string",
-  );
-  return [...new Set([...named, ...fromResults])].sort();
-}
-
-/** The policies whose mutate rules an ephemeral report says were evaluated. */
-export function mutatedPolicies(report: Pick<EphemeralReport, "metadata">): string[] {
-  const named = annotationList(report, EPHEMERAL_LABELS.mutated).filter(
-    (p): p is string => typeof p === "string",
-  );
-  return [...new Set(named)].sort();
-}
-
-/** The policies an ephemeral report says were evaluated, by either webhook. */
+/** The policies an ephemeral report says were evaluated, in any phase. */
 export function evaluatedPolicies(report: Pick<EphemeralReport, "metadata" | "spec">): string[] {
-  return [...new Set([...validatedPolicies(report), ...mutatedPolicies(report)])].sort();
-}
-
-function phaseAnnotations(
-  validated: readonly string[],
-  mutated: readonly string[],
-  rows: readonly PolicyReportResult[],
-): Record<string, string> {
-  const out: Record<string, string> = { [EPHEMERAL_LABELS.policies]: JSON.stringify(validated) };
-  if (mutated.length > 0) {
-    out[EPHEMERAL_LABELS.mutated] = JSON.stringify(mutated);
-    out[EPHEMERAL_LABELS.mutationResults] = JSON.stringify(rows.map((r) => [r.policy, r.rule ?? ""]));
-  }
-  return out;
+  const all = new Set<string>();
+  for (const policies of policiesByPhase(report).values()) for (const p of policies) all.add(p);
+  return [...all].sort();
 }
 
 /** Builds the ephemeral report of one admission (`unscored` tells which policies are unscored). */
@@ -158,8 +106,10 @@ export function ephemeralReportOf(
   const phase = result.phase ?? "validate";
   const results = result.responses.flatMap((r) => admissionReportResults(r, unscored(r.policy), phase));
   const policies = [...new Set(result.responses.map((r) => policyKeyOf(r.policy)))].sort();
-  const annotations =
-    phase === "mutate" ? phaseAnnotations([], policies, results) : phaseAnnotations(policies, [], []);
+  const annotations = phaseAnnotations(
+    new Map([[phase, new Set(policies)]]),
+    results.map((r) => [r, phase] as const),
+  );
   return {
     apiVersion: EPHEMERAL_REPORT_API_VERSION,
     kind: namespace ? "EphemeralReport" : "ClusterEphemeralReport",
@@ -183,29 +133,13 @@ export function ephemeralReportOf(
 
 /**
  * Merges a newer ephemeral report into an older one: the newer answer of each policy it evaluated
- * wins, per webhook (a mutating webhook's answer replaces the policy's mutate results only).
+ * wins, per phase (a mutating webhook's answer replaces the policy's mutate results only).
  */
 export function mergeEphemeral(older: EphemeralReport, newer: EphemeralReport): EphemeralReport {
-  const validated = new Set(validatedPolicies(newer));
-  const mutated = new Set(mutatedPolicies(newer));
-  const olderRows = mutationRows(older);
-  const newerRows = mutationRows(newer);
-  const kept = older.spec.results.filter((r) =>
-    isMutationRow(olderRows, r) ? !mutated.has(r.policy) : !validated.has(r.policy),
-  );
-  const results = [...kept, ...newer.spec.results];
-  const rows = [
-    ...kept.filter((r) => isMutationRow(olderRows, r)),
-    ...newer.spec.results.filter((r) => isMutationRow(newerRows, r)),
-  ];
-  const annotations = phaseAnnotations(
-    [...new Set([...validatedPolicies(older), ...validated])].sort(),
-    [...new Set([...mutatedPolicies(older), ...mutated])].sort(),
-    rows,
-  );
+  const { results, annotations } = mergePhased(older, newer);
   const {
-    [EPHEMERAL_LABELS.mutated]: _m,
-    [EPHEMERAL_LABELS.mutationResults]: _r,
+    [PHASE_ANNOTATIONS.policies]: _p,
+    [PHASE_ANNOTATIONS.results]: _r,
     ...base
   } = newer.metadata.annotations;
   return {

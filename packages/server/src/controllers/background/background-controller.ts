@@ -8,7 +8,7 @@
  * and writes are idempotent (a generated object that exists is compared, not created twice).
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import { createCelEngine, type Engine } from "@kyverno-ts/engine";
+import { createCelEngine, type Engine, type PolicyResponse } from "@kyverno-ts/engine";
 import {
   createInformer,
   createLeaderElector,
@@ -18,6 +18,7 @@ import {
   type LeaderElector,
   type WorkQueue,
 } from "@kyverno-ts/kube";
+import { type AdmissionResultSink, backgroundResultOf } from "../../admission/results.js";
 import { engineClock, type ServerClock } from "../../clock.js";
 import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
 import { type BackgroundEvents, policyKindOf } from "../../events/background-events.js";
@@ -31,7 +32,7 @@ import { createDownstreamWatch } from "./downstream-watch.js";
 import { BACKGROUND_CONTROLLER_NAME, type BackgroundMetrics } from "./metrics.js";
 import { createPolicyEvents } from "./policy-events.js";
 import { type ProcessOutcome, processUpdateRequest } from "./process.js";
-import { asUpdateRequest, type UpdateRequest, UR_API_VERSION, UR_KIND } from "./update-request.js";
+import { asUpdateRequest, rulesOf, type UpdateRequest, UR_API_VERSION, UR_KIND } from "./update-request.js";
 import { createUpdateRequestIntake, type UpdateRequestIntake } from "./ur-intake.js";
 
 /** `namespace/name` or `name` (a cache key) as its parts. */
@@ -49,6 +50,11 @@ export const MAX_RETRIES = 3;
 export interface BackgroundControllerOptions {
   client: KubeClient;
   engine: Engine;
+  /**
+   * Where the results of generate and mutate-existing rules go for the reports (the reports
+   * controller's in-process queue, or a queue an ephemeral report publisher drains); none: not reported.
+   */
+  results?: AdmissionResultSink;
   /** Kyverno's namespace: UpdateRequests and the Lease live there. */
   namespace: string;
   /** Concurrent UpdateRequests (`--genWorkers`, default 10). */
@@ -154,6 +160,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     intents: intake,
     isLeader: () => leading,
     namespaceLabels: (ns) => state.namespaceLabels(ns),
+    exceptionNamespaces: options.exceptionNamespaces,
   });
   state.subscribe((change) => {
     if (change.type !== "policy") return;
@@ -172,6 +179,18 @@ export function createBackgroundController(options: BackgroundControllerOptions)
   };
   const celDeps = { ...deps, celEngine, celPolicies, generatedKinds: celGenerating.kinds };
   const ref = (name: string) => ({ apiVersion: UR_API_VERSION, kind: UR_KIND, namespace, name });
+
+  /** Hands the results of a generate or mutate-existing rule to the reports, as upstream's background controller. */
+  const offerResults = (ur: UpdateRequest, trigger: KubeObject, response: PolicyResponse): void => {
+    const phase = ur.spec.requestType === "generate" ? "generate" : "mutateExisting";
+    const rules = new Set(rulesOf(ur).map((r) => r.rule));
+    const answered = {
+      ...response,
+      rules: response.rules.filter((r) => rules.size === 0 || rules.has(r.name)),
+    };
+    const result = backgroundResultOf(trigger, answered, phase, clock.now());
+    if (result !== undefined) options.results?.offer(result);
+  };
 
   const finish = async (ur: UpdateRequest, outcome: ProcessOutcome): Promise<void> => {
     const rv = ur.metadata.resourceVersion;
@@ -203,6 +222,8 @@ export function createBackgroundController(options: BackgroundControllerOptions)
         : await processUpdateRequest(deps, ur, signal);
     metrics?.processed(ur.spec.requestType, outcome.state, (clock.monotonic() - started) / 1000);
     events?.processed(ur.spec, outcome);
+    if (outcome.state === "Completed" && outcome.evaluated !== undefined)
+      offerResults(ur, outcome.evaluated.trigger, outcome.evaluated.response);
     if (outcome.state !== "Failed") {
       await finish(ur, outcome);
       return undefined;

@@ -25,7 +25,13 @@ import { type RuleContext, rulesOf, type TriggerRef, type UpdateRequest } from "
 
 /** What processing decided. */
 export type ProcessOutcome =
-  | { state: "Completed"; message: string; generated: KubeObject[] }
+  | {
+      state: "Completed";
+      message: string;
+      generated: KubeObject[];
+      /** The engine's response for the trigger as read (for reports), when the rules were evaluated. */
+      evaluated?: { trigger: KubeObject; response: PolicyResponse };
+    }
   | { state: "Skip"; message: string }
   | { state: "Failed"; message: string; forbidden: boolean };
 
@@ -193,7 +199,12 @@ async function processGenerate(
       generated.push(desired);
     }
   }
-  return { state: "Completed", message: `${generated.length} resource(s) generated`, generated };
+  return {
+    state: "Completed",
+    message: `${generated.length} resource(s) generated`,
+    generated,
+    evaluated: { trigger, response },
+  };
 }
 
 async function processMutate(
@@ -236,7 +247,12 @@ async function processMutate(
     }
     // `generated`: what the rules wrote (here the mutated targets, for the success Events).
     if (!conflict)
-      return { state: "Completed", message: `${patched.length} target(s) mutated`, generated: patched };
+      return {
+        state: "Completed",
+        message: `${patched.length} target(s) mutated`,
+        generated: patched,
+        evaluated: { trigger, response },
+      };
     if (attempt >= CONFLICT_ATTEMPTS)
       return {
         state: "Failed",

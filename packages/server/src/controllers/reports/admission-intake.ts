@@ -5,15 +5,11 @@
  * the resource so its report merges it.
  */
 import type { PolicyReportResult } from "@kyverno-ts/api";
-import { policyReportResults } from "@kyverno-ts/engine";
-import type { AdmissionResult } from "../../admission/results.js";
+import { policyReportResults, type RuleKind } from "@kyverno-ts/engine";
+import { type AdmissionPhase, type AdmissionResult, PHASE_RULE_KINDS } from "../../admission/results.js";
 import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
-import {
-  type EphemeralReport,
-  evaluatedPolicies,
-  mutatedPolicies,
-  validatedPolicies,
-} from "../../reports/ephemeral-reports.js";
+import { policiesByPhase } from "../../reports/ephemeral-phases.js";
+import { type EphemeralReport, evaluatedPolicies } from "../../reports/ephemeral-reports.js";
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
 import { PROCESS_PROPERTY, reportResultsOf } from "./reconciler.js";
@@ -29,26 +25,30 @@ export interface AdmissionIntakeDeps {
 }
 
 /**
- * Records what one webhook said about a policy: its results replace the policy's earlier results of
- * the same webhook (the mutating webhook answers for mutate rules, the validating one for the others)
- * and leave those of the other webhook.
+ * Records what some phases said about a policy: their results replace the policy's earlier results of
+ * the rules they answer for (the mutating webhook's for mutate rules, the validating webhook's for the
+ * validate rules, the background controller's for generate and mutate-existing rules) and leave the
+ * others.
  */
-function recordPhase(
+function recordPhases(
   deps: AdmissionIntakeDeps,
   uid: string,
   policy: CachedPolicy,
   results: readonly PolicyReportResult[],
-  phases: { validate: boolean; mutate: boolean },
+  phases: ReadonlySet<AdmissionPhase>,
 ): void {
-  if (phases.validate && phases.mutate) {
-    deps.admission.record(uid, policy.key, results);
-    return;
-  }
-  const mutateRules = new Set(policy.compiled.rules.filter((r) => r.kind === "mutate").map((r) => r.name));
+  const kinds = new Set<RuleKind>([...phases].flatMap((p) => PHASE_RULE_KINDS[p]));
+  const answered = new Set(policy.compiled.rules.filter((r) => kinds.has(r.kind)).map((r) => r.name));
   const earlier = deps.admission.get(uid)?.get(policy.key) ?? [];
-  const kept = earlier.filter((r) => mutateRules.has(r.rule ?? "") !== phases.mutate);
+  const kept = earlier.filter((r) => !answered.has(r.rule ?? ""));
   deps.admission.record(uid, policy.key, [...kept, ...results]);
 }
+
+/** The `process` property of a phase's results: the background controller's work is a background scan. */
+const processOf = (phase: AdmissionPhase) =>
+  phase === "generate" || phase === "mutateExisting"
+    ? PROCESS_PROPERTY.background
+    : PROCESS_PROPERTY.admission;
 
 /** Records one in-process admission result (a DELETE forgets the resource's admission results). */
 export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIntakeDeps): void {
@@ -61,10 +61,13 @@ export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIn
       const p = response.policy;
       const policy = deps.cache.get(p.namespace ? `${p.namespace}/${p.name}` : p.name);
       if (policy !== undefined)
-        recordPhase(deps, uid, policy, reportResultsOf(response, policy, PROCESS_PROPERTY.admission, phase), {
-          validate: phase === "validate",
-          mutate: phase === "mutate",
-        });
+        recordPhases(
+          deps,
+          uid,
+          policy,
+          reportResultsOf(response, policy, processOf(phase), phase),
+          new Set([phase]),
+        );
       else if (deps.cel !== undefined) {
         const results = policyReportResults(response).map(({ resources: _resources, ...r }) => ({
           ...r,
@@ -81,8 +84,7 @@ export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIn
 /** Records the results of an ephemeral report; policies this replica does not know are left out. */
 export function ingestEphemeralReport(report: EphemeralReport, deps: AdmissionIntakeDeps): void {
   const { owner } = report.spec;
-  const validated = new Set(validatedPolicies(report));
-  const mutated = new Set(mutatedPolicies(report));
+  const byPhase = policiesByPhase(report);
   for (const key of evaluatedPolicies(report)) {
     const policy = deps.cache.get(key);
     if (policy === undefined) {
@@ -92,12 +94,13 @@ export function ingestEphemeralReport(report: EphemeralReport, deps: AdmissionIn
       if (celKey !== undefined) deps.admission.record(owner.uid, celKey, results);
       continue;
     }
-    recordPhase(
+    const phases = new Set([...byPhase].filter(([, policies]) => policies.has(key)).map(([phase]) => phase));
+    recordPhases(
       deps,
       owner.uid,
       policy,
       report.spec.results.filter((r) => r.policy === key),
-      { validate: validated.has(key), mutate: mutated.has(key) },
+      phases,
     );
   }
   const ref: ResourceRef = {
