@@ -153,6 +153,56 @@ describe("metrics", () => {
     m.deleteReport("unknown");
   });
 
+  it("counts equal results once per label set and drops a report's series on update and delete in detailed mode", async () => {
+    const m = createMetrics();
+    const labels = (s: { labels: Record<string, unknown>; value: number }) =>
+      `${s.labels.report}/${s.labels.rule}/${s.labels.status}=${s.value}`;
+    // Two results with the same labels (same rule and status) are one series of value 2.
+    m.upsertReport(
+      normalized(
+        report({
+          name: "pol-web",
+          namespace: "team-a",
+          scope: pod("web", "team-a"),
+          results: [
+            result({ rule: "r0", message: "first" }),
+            result({ rule: "r0", message: "second" }),
+            result({ rule: "r1", result: "fail" }),
+          ],
+        }),
+      ),
+    );
+    m.upsertReport(
+      normalized(
+        report({
+          name: "pol-db",
+          namespace: "team-a",
+          scope: pod("db", "team-a"),
+          results: [result({ rule: "r0" })],
+        }),
+      ),
+    );
+    m.upsertReport(cluster);
+    expect((await series(m, METRIC_NAMES.result)).map(labels)).toEqual([
+      "pol-web/r0/pass=2",
+      "pol-web/r1/fail=1",
+      "pol-db/r0/pass=1",
+    ]);
+    m.upsertReport(web(["warn"]));
+    expect((await series(m, METRIC_NAMES.result)).map(labels)).toEqual([
+      "pol-web/r0/warn=1",
+      "pol-db/r0/pass=1",
+    ]);
+    m.deleteReport(web([]).id);
+    m.deleteReport(cluster.id);
+    expect((await series(m, METRIC_NAMES.result)).map(labels)).toEqual(["pol-db/r0/pass=1"]);
+    expect(await series(m, METRIC_NAMES.clusterResult)).toEqual([]);
+    // A report whose results are all filtered out has no series.
+    const filtered = createMetrics({ filter: { status: { exclude: ["pass"] } } });
+    filtered.upsertReport(web(["pass"]));
+    expect(await series(filtered, METRIC_NAMES.result)).toEqual([]);
+  });
+
   it("counts report issues and store errors by code", async () => {
     const m = createMetrics();
     m.countIssue("RESULT_UNKNOWN_STATUS");
