@@ -25,7 +25,21 @@ const CRDS = [
   "kyverno/kyverno.io_updaterequests.yaml",
   "policies.kyverno.io/policies.kyverno.io_generatingpolicies.yaml",
   "policies.kyverno.io/policies.kyverno.io_namespacedgeneratingpolicies.yaml",
+  "policies.kyverno.io/policies.kyverno.io_policyexceptions.yaml",
 ].map((file) => fileURLToPath(new URL(file, CRD_DIR)));
+
+/** Exempts one Namespace from each GeneratingPolicy: at admission and for generateExisting. */
+const EXCEPTIONS = `apiVersion: policies.kyverno.io/v1
+kind: PolicyException
+metadata: {name: exempt-namespaces, namespace: kyverno}
+spec:
+  policyRefs:
+  - {name: team-defaults, kind: GeneratingPolicy}
+  - {name: existing-marker, kind: GeneratingPolicy}
+  matchConditions:
+  - name: exempt
+    expression: "object.metadata.name.endsWith('-exempt')"
+`;
 
 const POLICIES = `apiVersion: policies.kyverno.io/v1
 kind: GeneratingPolicy
@@ -90,6 +104,8 @@ spec:
         "metadata": dyn({"name": "marker"}), "data": dyn({"marked": "yes"})}])
 `;
 
+const EXCEPTION_FLAGS = ["--enablePolicyException", "--exceptionNamespace", "kyverno"];
+
 describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl", () => {
   let sandbox: Sandbox;
   let client: KubeClient;
@@ -108,11 +124,12 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
     kubectl = kubectlFor(sandbox.kubeconfigPath);
     for (const name of ["kyverno", "shared", "prod"])
       await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    await client.create({
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: "old-team", labels: { marked: "yes" } },
-    });
+    for (const name of ["old-team", "old-exempt"])
+      await client.create({
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name, labels: { marked: "yes" } },
+      });
     await client.create({
       apiVersion: "v1",
       kind: "Secret",
@@ -122,12 +139,13 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
     replica = await startReplica({
       kubeconfig: sandbox.kubeconfigPath,
       identity: "kyverno-admission-0",
-      args: ["--serverIP", "127.0.0.1"],
+      args: ["--serverIP", "127.0.0.1", ...EXCEPTION_FLAGS],
       startTimeoutMs: 120_000,
     });
     background = await startBackground({
       kubeconfig: sandbox.kubeconfigPath,
       identity: "kyverno-background-0",
+      args: EXCEPTION_FLAGS,
       leaderTimings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
     });
     await until(
@@ -140,6 +158,7 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
       20_000,
       "the policy validation webhook",
     );
+    expect((await kubectl(["apply", "-f", "-"], EXCEPTIONS)).stderr).toBe("");
     const applied = await kubectl(["apply", "-f", "-"], POLICIES);
     expect(applied.stderr).toBe("");
     // The gpol webhook covers the triggers once the policies are in.
@@ -202,8 +221,9 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
       "generate.kyverno.io/source-name": "regcred",
       "generate.kyverno.io/source-kind": "Secret",
     });
-    // A Namespace the matchConditions leave out gets nothing.
+    // A Namespace the matchConditions leave out gets nothing, nor one a CEL PolicyException exempts.
     expect((await kubectl(["create", "namespace", "other"])).code).toBe(0);
+    expect((await kubectl(["create", "namespace", "team-exempt"])).code).toBe(0);
     await until(
       async () =>
         (await kubectl(["get", "updaterequests", "-n", "kyverno", "-o", "name"])).stdout.trim() === "",
@@ -211,6 +231,7 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
       "UpdateRequests processed and deleted",
     );
     expect(await get("ConfigMap", "other", "defaults")).toBeUndefined();
+    expect(await get("ConfigMap", "team-exempt", "defaults")).toBeUndefined();
   }, 45_000);
 
   it("synchronize restores a deleted downstream and reverts a changed one", async () => {
@@ -320,6 +341,14 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
       20_000,
       `marker in the existing Namespace${logs()}`,
     );
+    // The background controller knows the CEL PolicyException too: the exempted Namespace gets none.
+    await until(
+      async () =>
+        (await kubectl(["get", "updaterequests", "-n", "kyverno", "-o", "name"])).stdout.trim() === "",
+      20_000,
+      "UpdateRequests processed and deleted",
+    );
+    expect(await get("ConfigMap", "old-exempt", "marker")).toBeUndefined();
     expect((await kubectl(["delete", "generatingpolicy", "existing-marker"])).code).toBe(0);
     // Orphaned: the downstream outlives its policy (checked after the deletion had time to act).
     expect((await kubectl(["delete", "generatingpolicy", "team-defaults"])).code).toBe(0);

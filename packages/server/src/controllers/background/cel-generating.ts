@@ -11,10 +11,11 @@
  * The downstream kinds are the ones the policy was seen generating (`GeneratedKinds`): they are
  * watched (selected by the `generate.kyverno.io/policy-name` label) from the first generation on.
  * The two GeneratingPolicy kinds are watched here (when their CRDs are installed), compiled into the
- * controller's CEL policy store.
+ * controller's CEL policy store with the CEL PolicyExceptions of the accepted namespaces (when
+ * exceptions are enabled), so an exempted trigger gets nothing generated here either.
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import type { CelEngine } from "@kyverno-ts/engine";
+import { type CelEngine, matchWildcard } from "@kyverno-ts/engine";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import { CEL_POLICY_API_VERSION, createCelFeed } from "../../cluster-state/cel-feed.js";
 import type { Logger } from "../../logger.js";
@@ -78,16 +79,20 @@ export interface CelGeneratingOptions {
   intents: IntentSink;
   isLeader: () => boolean;
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** Namespaces CEL PolicyExceptions are accepted from, with wildcards (none: not watched). */
+  exceptionNamespaces?: readonly string[];
 }
 
 /** Creates the reactions (no informer runs before a policy generated something). */
 export function createCelGenerating(options: CelGeneratingOptions): CelGenerating {
   const { client, store, engine, logger, intents } = options;
+  const exceptionNamespaces = options.exceptionNamespaces ?? [];
   const known = new Map<string, CachedCelPolicy>();
   const informers = new Map<string, Informer<KubeObject>>();
   const sources = new Map<string, Informer<KubeObject>>();
   let stopped = false;
   const policyInformers: Informer<KubeObject>[] = [];
+  let exceptionInformer: Informer<KubeObject> | undefined;
   let revision = 0;
 
   const regenerate = (labels: Record<string, string>): boolean => {
@@ -295,8 +300,7 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
   const feed = createCelFeed({
     store,
     logger,
-    // CEL PolicyExceptions naming GeneratingPolicies are not watched by this controller.
-    acceptsExceptionsFrom: () => false,
+    acceptsExceptionsFrom: (ns) => exceptionNamespaces.some((p) => matchWildcard(p, ns)),
     nextRevision: () => ++revision,
     emit: (change) => {
       if (change.type === "celPolicy") void changed(change.key);
@@ -307,7 +311,9 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
     kinds,
     changed,
     async start() {
-      for (const kind of ["GeneratingPolicy", "NamespacedGeneratingPolicy"]) {
+      const kinds = ["GeneratingPolicy", "NamespacedGeneratingPolicy"];
+      if (exceptionNamespaces.length > 0) kinds.push("PolicyException");
+      for (const kind of kinds) {
         const served = await client.resource(CEL_POLICY_API_VERSION, kind);
         if (!served.ok && served.reason === "UnknownKind") {
           logger.warn(
@@ -316,11 +322,29 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
           );
           continue;
         }
-        const informer = createInformer<KubeObject>({ client, apiVersion: CEL_POLICY_API_VERSION, kind });
-        informer.on("add", feed.upsertPolicy);
-        informer.on("update", feed.upsertPolicy);
-        informer.on("delete", feed.removePolicy);
-        policyInformers.push(informer);
+        const [only] = exceptionNamespaces;
+        const namespace =
+          kind === "PolicyException" && exceptionNamespaces.length === 1 && only && !/[*?]/.test(only)
+            ? only
+            : undefined;
+        const informer = createInformer<KubeObject>({
+          client,
+          apiVersion: CEL_POLICY_API_VERSION,
+          kind,
+          ...(namespace ? { namespace } : {}),
+        });
+        const exception = kind === "PolicyException";
+        informer.on("add", exception ? feed.upsertException : feed.upsertPolicy);
+        informer.on("update", exception ? feed.upsertException : feed.upsertPolicy);
+        informer.on("delete", exception ? feed.removeException : feed.removePolicy);
+        informer.on("error", (e) => {
+          if (e.source !== "handler") logger.warn({ watch: kind, reason: e.failure.reason }, "cannot watch");
+        });
+        // Exceptions are not waited for: a missing grant must not keep the controller from starting.
+        if (exception) {
+          exceptionInformer = informer;
+          void informer.start();
+        } else policyInformers.push(informer);
       }
       await Promise.all(policyInformers.map((i) => i.start()));
     },
@@ -337,9 +361,9 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
     },
     async stop() {
       stopped = true;
-      await Promise.all(
-        [...informers.values(), ...sources.values(), ...policyInformers].map((i) => i.stop()),
-      );
+      const all = [...informers.values(), ...sources.values(), ...policyInformers];
+      if (exceptionInformer) all.push(exceptionInformer);
+      await Promise.all(all.map((i) => i.stop()));
     },
   };
 }
