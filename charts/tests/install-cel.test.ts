@@ -80,7 +80,7 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
       return Buffer.from(secret.stdout, "base64").length;
     };
 
-    it("installs kyverno-ts-crds, then kyverno-ts; each release Secret stays under 1 MiB", async () => {
+    it("installs kyverno-ts-crds, then kyverno-ts; each stored release Secret keeps a margin under 1 MiB (CRDs < 1/2, kyverno-ts < 3/4)", async () => {
       const crds = await cluster.helm(["install", "kyverno-ts-crds", chart("kyverno-ts-crds"), "--wait"]);
       expect(errorsOf(crds.stderr)).toBe("");
       expect(crds.code).toBe(0);
@@ -111,7 +111,7 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
       numbers.crdsReleaseBytes = await releaseBytes("default", "kyverno-ts-crds");
       numbers.kyvernoReleaseBytes = await releaseBytes("kyverno", "kyverno");
       expect(numbers.crdsReleaseBytes).toBeLessThan(0.5 * MIB);
-      expect(numbers.kyvernoReleaseBytes).toBeLessThan(MIB);
+      expect(numbers.kyvernoReleaseBytes).toBeLessThan(0.75 * MIB);
       expect(cluster.forbiddenLines()).toEqual([]);
     });
 
