@@ -372,6 +372,11 @@ describe("RBAC of the background controller", { timeout: 60_000 }, () => {
   it("watches PolicyExceptions only when they are enabled, and deploys nothing when disabled", () => {
     const enabled = render([], ["features.policyExceptions.enabled=true"]);
     expectAllowed(enabled, BACKGROUND, verbs("list watch", kyverno("policyexceptions")));
+    expectAllowed(
+      enabled,
+      BACKGROUND,
+      verbs("list watch", { group: "policies.kyverno.io", resource: "policyexceptions" }),
+    );
     const off = render([], ["backgroundController.enabled=false"]);
     expect(off.filter((o) => String(o.metadata.name).includes("background-controller"))).toEqual([]);
     // The UpdateRequest CRD stays: the admission controller still creates UpdateRequests.
