@@ -264,5 +264,30 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
     expect(await metric("kyverno_deleting_controller_deletedobjects_total")).toContain(
       'kyverno_deleting_controller_deletedobjects_total{policy_type="DeletingPolicy",policy_namespace="",policy_name="temporary-pods",resource="pods"} 1',
     );
+    // Upstream's Event: PolicyApplied on the DeletingPolicy (in default), the Pod related.
+    const selector = "reason=PolicyApplied,involvedObject.name=temporary-pods";
+    await until(
+      async () =>
+        (await kubectl(["get", "events", "-n", "default", "--field-selector", selector])).stdout.includes(
+          "temporary-pods",
+        ),
+      20_000,
+      "the DeletingPolicy's Event",
+    );
+    const listed = await kubectl(["get", "events", "-n", "default", "--field-selector", selector]);
+    expect(listed.stdout).toMatch(
+      /Normal\s+PolicyApplied\s+deletingpolicy\/temporary-pods\s+successfully deleted the target resource Pod\/scratch\/scratch-tmp/,
+    );
+    const custom = await kubectl([
+      "get",
+      "events",
+      "-n",
+      "default",
+      "--field-selector",
+      selector,
+      "-o",
+      "custom-columns=ACTION:.action,FROM:.reportingComponent,RELATED:.related.name",
+    ]);
+    expect(custom.stdout).toMatch(/Resource Cleaned Up\s+kyverno-cleanup\s+scratch-tmp/);
   }, 40_000);
 });
