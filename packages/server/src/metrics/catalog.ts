@@ -443,7 +443,8 @@ export type MetricFamilyKey = keyof typeof METRIC_FAMILIES;
 export const UPSTREAM_NOT_EMITTED: ReadonlyArray<{ names: readonly string[]; reason: string }> = [
   {
     names: ["kyverno_generating_policy_execution_duration_seconds"],
-    reason: "GeneratingPolicies (CEL) are not processed yet",
+    reason:
+      "GeneratingPolicies are processed by the background controller (`kyverno_updaterequest_*` count their UpdateRequests, request type `cel-generate`); this family is not recorded yet",
   },
   {
     names: ["validating", "mutating", "generating", "image_validating"].map(
