@@ -155,7 +155,7 @@ describe("playground", { timeout: 60_000 }, () => {
     const checkout = await reportFor(playground, "production", "checkout");
     expect(checkout?.summary?.fail).toBe(0);
     const counts = await playground.reporter.store.countBy(["status"], {});
-    expect(Object.fromEntries(counts.map((c) => [c.status, c.count]))).toEqual({ pass: 28, fail: 7 });
+    expect(Object.fromEntries(counts.map((c) => [c.status, c.count]))).toEqual({ pass: 29, fail: 7 });
   });
 
   it("serves the dashboard and the API on one local port", async () => {
