@@ -203,6 +203,11 @@ describe.skipIf(!hasKubectl)("Events of CEL, mutate and generate policies, throu
       reportingComponent: "kyverno-admission",
       related: { kind: "Pod", namespace: "team-a", name: "web" },
     });
+    // The ValidatingPolicy's own Events, as kubectl describe lists them (by the policy's uid).
+    const policy = await kubectl(["describe", "validatingpolicy", "require-team"]);
+    expect(policy.stdout.slice(policy.stdout.indexOf("Events:"))).toMatch(
+      /Warning\s+PolicyViolation\s+\S+\s+kyverno-admission\s+Pod team-a\/web: \[\S*\] fail; the label team is required/,
+    );
     const described = await kubectl(["describe", "pod", "web", "-n", "team-a"]);
     expect(described.stdout.slice(described.stdout.indexOf("Events:"))).toMatch(
       /Warning\s+PolicyViolation\s+\S+\s+kyverno-admission\s+policy require-team/,
