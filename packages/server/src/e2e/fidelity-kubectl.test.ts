@@ -182,12 +182,64 @@ spec:
     context:
     - name: limits
       configMap: {name: limits, namespace: kyverno}
+    # Background scans evaluate existing resources as CREATE requests, as upstream's scanner.
+    preconditions:
+      all:
+      - {key: "{{ request.operation }}", operator: Equals, value: CREATE}
     validate:
       message: "at most {{ limits.data.max }} keys"
       deny:
         conditions:
           any:
           - {key: "{{ length(request.object.data || \`{}\`) }}", operator: GreaterThan, value: "{{ limits.data.max }}"}
+`;
+
+const MORE_POLICIES = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: lenient-on-errors}
+spec:
+  validationFailureAction: Enforce
+  failurePolicy: Ignore
+  emitWarning: true
+  background: false
+  rules:
+  - name: strict-level
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [fp]}}]}
+    validate:
+      message: strict ConfigMaps need level high
+      pattern: {data: {(mode): strict, level: high}}
+  - name: broken
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [fp]}}]}
+    preconditions:
+      all:
+      - {key: "{{ request.object.data.boom || '' }}", operator: Equals, value: "yes"}
+    validate:
+      message: never reached
+      deny:
+        conditions:
+          any:
+          - {key: "{{ divide(\`1\`, \`0\`) }}", operator: Equals, value: 1}
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: reindex}
+spec:
+  background: false
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [Pod], namespaces: [idx]}}]}
+    mutate:
+      foreach:
+      - list: request.object.spec.containers
+        preconditions: {all: [{key: "{{element.name}}", operator: Equals, value: a}]}
+        patchesJson6902: |-
+          - op: remove
+            path: /spec/containers/{{elementIndex}}
+      - list: request.object.spec.containers
+        patchesJson6902: |-
+          - op: add
+            path: /spec/containers/{{elementIndex}}/env
+            value: [{name: IDX, value: "{{elementIndex}}"}]
 `;
 
 const PSS_POD = (namespace: string) => `apiVersion: v1
@@ -251,7 +303,7 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
     });
     client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
     kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "lazy", "mut", "pss", "pss-audit", "ops", "scan", "gen"])
+    for (const name of ["kyverno", "lazy", "mut", "pss", "pss-audit", "ops", "scan", "gen", "fp", "idx"])
       await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
     await client.create({
       apiVersion: "v1",
@@ -303,7 +355,7 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
     expect((await kubectl(["apply", "-f", "-"], BACKGROUND_RBAC)).code).toBe(0);
     const generating = await kubectl(["apply", "-f", "-"], BACKGROUND_POLICIES);
     expect(generating.stderr).toBe("");
-    const applied = await kubectl(["apply", "-f", "-"], POLICIES);
+    const applied = await kubectl(["apply", "-f", "-"], `${POLICIES}---\n${MORE_POLICIES}`);
     expect(applied.stderr).toBe("");
     for (const name of [
       "lazy-remote",
@@ -313,6 +365,8 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
       "frozen-on-update",
       "size-from-configmap",
       "copy-settings",
+      "lenient-on-errors",
+      "reindex",
     ])
       await policyReady(client, name);
   }, 90_000);
@@ -454,5 +508,48 @@ metadata: {name: born-frozen, namespace: ops, labels: {frozen: "true"}}
       name: "copy-trigger-a",
     });
     expect(copy.ok).toBe(true);
+  });
+
+  it("under failurePolicy Ignore, blocks an Enforce rule's anchor failure but admits its evaluation error", async () => {
+    const cm = (name: string, data: string) => `apiVersion: v1
+kind: ConfigMap
+metadata: {name: ${name}, namespace: fp}
+data: ${data}
+`;
+    const failing = await kubectl(["apply", "-f", "-"], cm("low", "{mode: strict, level: low}"));
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toContain("strict ConfigMaps need level high");
+    const relaxed = await kubectl(["apply", "-f", "-"], cm("relaxed", "{mode: relaxed, level: low}"));
+    expect(relaxed.code).toBe(0);
+    const erroring = await kubectl(["apply", "-f", "-"], cm("boom", "{boom: 'yes'}"));
+    expect(erroring.code).toBe(0);
+    // Admitted with the error as a warning (emitWarning), not blocked.
+    expect(erroring.stderr).toMatch(/Warning: policy lenient-on-errors\.broken: .*divide/);
+  });
+
+  it("indexes a later foreach's elementIndex into the list an earlier foreach patched", async () => {
+    const created = await kubectl(
+      ["apply", "-f", "-"],
+      `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: idx}
+spec:
+  containers:
+  - {name: a, image: nginx}
+  - {name: b, image: nginx}
+  - {name: c, image: nginx}
+`,
+    );
+    expect(created.stderr).toBe("");
+    const got = await kubectl([
+      "get",
+      "pod",
+      "p",
+      "-n",
+      "idx",
+      "-o",
+      `jsonpath={range .spec.containers[*]}{.name}={.env[0].value} {end}`,
+    ]);
+    expect(got.stdout.trim()).toBe("b=0 c=1");
   });
 });
