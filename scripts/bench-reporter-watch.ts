@@ -15,7 +15,7 @@
 //        --iterations 30 --metrics false --replicas --load-seconds 10 --load-concurrency 16 --no-informer-floor]
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { dashboardQueries, percentile } from "./reporter-bench/data.ts";
@@ -201,7 +201,15 @@ async function reporterRun(
   }
 }
 
-function printReporterRuns(runs: ReporterRun[], goalMs: number, build = ""): void {
+/** The issue's goals at this size: 100,000 results (or fewer) and 1,000,000. */
+interface Goals {
+  p95Ms: number;
+  rssMb: number;
+  /** Longest initial sync (only for the large size). */
+  syncS?: number;
+}
+
+function printReporterRuns(runs: ReporterRun[], goals: Goals, build = ""): void {
   const backend = `${runs[0]?.backend ?? ""}${build ? `, ${build}` : ""}`;
   const worst = (r: ReporterRun) =>
     Math.max(
@@ -221,10 +229,10 @@ function printReporterRuns(runs: ReporterRun[], goalMs: number, build = ""): voi
     `initial sync     ${range(
       runs.map((r) => r.syncMs / 1000),
       2,
-    )} s (listen to /ready 200)`,
+    )} s (listen to /ready 200)${goals.syncS ? `; goal <= ${goals.syncS} s` : ""}`,
   );
   console.log(
-    `peak RSS         ${range(runs.map((r) => r.atReady.peakMb))} MiB at ready, ${range(runs.map((r) => r.afterQueries.peakMb))} MiB after the queries`,
+    `peak RSS         ${range(runs.map((r) => r.atReady.peakMb))} MiB at ready, ${range(runs.map((r) => r.afterQueries.peakMb))} MiB after the queries (goal <= ${goals.rssMb} MiB)`,
   );
   console.log(`RSS after        ${range(runs.map((r) => r.afterQueries.rssMb))} MiB`);
   console.log("query                              p50 ms        p95 ms");
@@ -239,7 +247,7 @@ function printReporterRuns(runs: ReporterRun[], goalMs: number, build = ""): voi
     );
     console.log(`${label.padEnd(32)} ${p50.padStart(12)}  ${p95.padStart(12)}`);
   }
-  console.log(`worst dashboard p95 ${range(runs.map(worst), 1)} ms (goal <= ${goalMs} ms)`);
+  console.log(`worst dashboard p95 ${range(runs.map(worst), 1)} ms (goal <= ${goals.p95Ms} ms)`);
 }
 
 async function main(): Promise<void> {
@@ -267,9 +275,16 @@ async function main(): Promise<void> {
   const iterations = Number(values.iterations);
   const metrics = values.metrics !== "false";
   const expected = reports * results;
-  const goalMs = expected > 200_000 ? 100 : 50;
+  const goals: Goals =
+    expected > 200_000 ? { p95Ms: 100, rssMb: 500, syncS: 300 } : { p95Ms: 50, rssMb: 300 };
+  // The machine is usually shared: its load, with the floors, says how far the timings are from a quiet run.
+  const load = () =>
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${cpus().length} CPUs`;
 
   console.log(`reporter through the watch: ${reports} reports × ${results} results = ${expected} results`);
+  console.log(load());
   const cluster = values.kubeconfig
     ? { kubeconfig: values.kubeconfig, memory: undefined, close: async () => undefined }
     : await filledSandbox(reports, results, Number(values.writers));
@@ -309,8 +324,9 @@ async function main(): Promise<void> {
           if (last && last.stored !== expected)
             console.log(`!! ${backend}: ${last.stored} results stored, expected ${expected}`);
       }
-      if (before.length > 0) printReporterRuns(before, goalMs, `before (${values.before})`);
-      printReporterRuns(done, goalMs);
+      if (before.length > 0) printReporterRuns(before, goals, `before (${values.before})`);
+      printReporterRuns(done, goals);
+      console.log(load());
     }
     if (values.replicas) {
       const { benchReplicas } = await import("./reporter-bench/replicas.ts");

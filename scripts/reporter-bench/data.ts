@@ -45,7 +45,7 @@ export interface RawReport {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels: Record<string, string>; creationTimestamp?: string };
-  scope: Record<string, string>;
+  scope: Record<string, string | undefined>;
   results: Record<string, unknown>[];
 }
 
