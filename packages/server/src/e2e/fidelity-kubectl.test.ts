@@ -552,4 +552,97 @@ spec:
     ]);
     expect(got.stdout.trim()).toBe("b=0 c=1");
   });
+
+  it("rejects at kubectl apply each class of policy upstream's policy webhook rejects, naming the field", async () => {
+    const rule = (body: string) => `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: invalid}
+spec:
+${body}`;
+    const cases: Record<string, string> = {
+      requester: rule(`  background: true
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [ConfigMap]}}]}
+    validate:
+      deny: {conditions: {any: [{key: "{{ request.userInfo.username }}", operator: Equals, value: bob}]}}
+`),
+      neither: rule(`  admission: false
+  background: false
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [ConfigMap]}}]}
+    validate: {pattern: {data: {a: "?*"}}}
+`),
+      subresource: rule(`  background: true
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [Pod/exec]}}]}
+    validate: {pattern: {spec: {a: "?*"}}}
+`),
+      noTargets: rule(`  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [ConfigMap]}}]}
+    mutate:
+      mutateExistingOnPolicyUpdate: true
+      patchStrategicMerge: {metadata: {labels: {a: b}}}
+`),
+      cloneList: rule(`  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [Namespace]}}]}
+    generate:
+      namespace: "{{request.object.metadata.name}}"
+      cloneList: {namespace: default, selector: {matchLabels: {a: b}}}
+`),
+      controlName: rule(`  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      podSecurity:
+        level: baseline
+        version: latest
+        exclude: [{controlName: Not A Control}]
+`),
+    };
+    const expected: Record<string, string> = {
+      requester:
+        "spec.rules[0].validate.deny.conditions.any[0].key: only select variables are allowed in background mode",
+      neither: "spec.admission: disabling both admission and background processing is not allowed",
+      subresource:
+        "spec.rules[0].match.any[0].resources.kinds[0]: background scan enabled with subresource Pod/exec",
+      noTargets:
+        "spec.rules[0].mutate.targets: targets is required when mutateExistingOnPolicyUpdate is set to true",
+      cloneList: "spec.rules[0].generate.kind: kind can not be empty",
+      controlName: 'spec.rules[0].validate.podSecurity.exclude[0].controlName: invalid value "Not A Control"',
+    };
+    for (const [name, doc] of Object.entries(cases)) {
+      const applied = await kubectl(["apply", "-f", "-"], doc);
+      expect([name, applied.code]).toEqual([name, 1]);
+      expect(applied.stderr).toContain('admission webhook "validate-policy.kyverno.svc" denied the request');
+      expect(applied.stderr).toContain(expected[name]);
+    }
+    const stored = await client.get({ apiVersion: "kyverno.io/v1", kind: "ClusterPolicy", name: "invalid" });
+    expect(stored.ok).toBe(false);
+    // Not too strict: a synchronized clone whose source is named by variables is accepted, as upstream.
+    const clone = await kubectl(
+      ["apply", "-f", "-"],
+      `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: clone-by-name}
+spec:
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [gen], names: ["clone-*"]}}]}
+    generate:
+      synchronize: true
+      apiVersion: v1
+      kind: Secret
+      name: "{{request.object.metadata.name}}"
+      namespace: gen
+      clone: {namespace: kyverno, name: "{{request.object.data.source}}"}
+`,
+    );
+    expect(clone.stderr).toBe("");
+    expect(clone.code).toBe(0);
+  });
 });
