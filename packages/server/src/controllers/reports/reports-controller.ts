@@ -31,6 +31,7 @@ import { ingestAdmissionResult, ingestEphemeralReport } from "./admission-intake
 import { createAdmissionResultStore } from "./admission-results.js";
 import { createCelReports } from "./cel-reports.js";
 import { createEphemeralIntake } from "./ephemeral-intake.js";
+import { kindFilteredEverywhere } from "./filtered-kinds.js";
 import { createReconciler } from "./reconciler.js";
 import { createResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, refOfObject, refOfScope, resourceKey } from "./resource-key.js";
@@ -143,7 +144,9 @@ export function createReportsController(options: ReportsControllerOptions): Repo
       if (!p.policy.spec.background || !p.types.validate) continue;
       for (const k of p.kinds) if (k !== "*") kinds.add(k);
     }
-    return [...kinds].sort();
+    // Kinds the resource filters leave out everywhere get no report: not watched at all.
+    const config = state.config();
+    return [...kinds].filter((k) => !kindFilteredEverywhere(config, k)).sort();
   };
   const syncKinds = async (retryUnresolved = false): Promise<void> => {
     try {
@@ -182,7 +185,9 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     } else if (change.type === "namespace") {
       for (const w of informers.all()) for (const o of w.informer.list(change.namespace)) enqueueObject(o, w);
     } else if (change.type === "config") {
-      // Resource filters changed: every resource may gain or lose its report.
+      // Resource filters changed: every resource may gain or lose its report, and kinds filtered
+      // everywhere are watched or not (a kind no longer watched requeues what its cache held).
+      void syncKinds();
       for (const w of informers.all()) for (const o of w.informer.list()) enqueueObject(o, w);
       for (const entry of index.entries()) {
         const ref = refOfScope(entry.scope);
