@@ -27,7 +27,7 @@ import type { ResourceKindOf } from "./admission/request.js";
 import type { AdmissionResultSink } from "./admission/results.js";
 import { engineClock, type ServerClock } from "./clock.js";
 import { certificateValidity } from "./controllers/certificates/certificates.js";
-import { mirrorToPool } from "./evaluation-pool/mirror.js";
+import { mirrorCelToPool, mirrorToPool } from "./evaluation-pool/mirror.js";
 import { createEvaluationPool, type EvaluationPool } from "./evaluation-pool/pool.js";
 import type { PolicyEvents } from "./events/policy-events.js";
 import type { ScanContext } from "./external-data/scan-context.js";
@@ -90,6 +90,11 @@ export interface EvaluationSettings {
   /** Evaluation worker threads; 0 evaluates on the event loop that serves requests. */
   workers: number;
   limits?: Partial<EvaluationLimits>;
+  /**
+   * With workers: how long (ms) a request is first evaluated on the serving thread before it goes to
+   * a worker (`--evaluationInlineMs`, default 5; 0 sends every request to the workers).
+   */
+  inlineMs?: number;
   /** The worker module and its `execArgv` (tests run the TypeScript sources). */
   workerUrl?: URL;
   execArgv?: string[];
@@ -215,12 +220,15 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
     ...(options.background ? { background: options.background } : {}),
     ...(pool ? { evaluator: pool } : {}),
+    ...(evaluation?.inlineMs !== undefined ? { inlineMs: evaluation.inlineMs } : {}),
   });
   const celEngine = createCelEngine({
     clock: engineClock(clock),
+    ...(evaluation?.limits?.celCost !== undefined ? { costBudget: evaluation.limits.celCost } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
   });
-  const celPolicies = createCelPolicyStore({ engine: celEngine });
+  const celStore = createCelPolicyStore({ engine: celEngine });
+  const celPolicies = pool ? mirrorCelToPool(celStore, pool) : celStore;
   const celHandler = createCelAdmissionHandler({
     engine: celEngine,
     store: celPolicies,
@@ -232,6 +240,9 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
     ...(options.background ? { background: options.background } : {}),
     ...(options.events ? { events: options.events } : {}),
+    ...(pool ? { evaluator: pool } : {}),
+    ...(evaluation?.inlineMs !== undefined ? { inlineMs: evaluation.inlineMs } : {}),
+    deadlineMs: (options.webhookTimeoutSeconds ?? 10) * 1000,
     onEvaluated: (policy, response, seconds, review) => {
       const labels = celExecutionLabels(policy, response, review);
       if (labels !== undefined) metrics.celPolicyExecution(labels, seconds);

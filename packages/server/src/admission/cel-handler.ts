@@ -7,14 +7,8 @@
  * it blocks under `failurePolicy: Fail` and warns under `Ignore`, never a silent pass. GeneratingPolicies
  * admit and hand their work to the background controller (`cel-generate` UpdateRequests).
  */
-import type { JsonValue, KubeObject } from "@kyverno-ts/api";
-import type {
-  CelEngine,
-  CelPolicyType,
-  EngineRequest,
-  PolicyResponse,
-  RuleResponse,
-} from "@kyverno-ts/engine";
+import type { JsonValue } from "@kyverno-ts/api";
+import type { CelEngine, CelPolicyType, PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
 import type { ServerClock } from "../clock.js";
 import type { PolicyEvents } from "../events/policy-events.js";
 import type { Logger } from "../logger.js";
@@ -23,6 +17,13 @@ import type { CachedCelPolicy, CelPolicyStore } from "../policycache/cel-policy-
 import type { FailurePolicy } from "../policycache/policy-cache.js";
 import type { BackgroundSink } from "./background.js";
 import { celGenerateIntents } from "./cel-generate.js";
+import {
+  type CelEvaluation,
+  type CelEvaluator,
+  type CelJob,
+  celErrorResponse,
+  evaluateCelPolicies,
+} from "./cel-step.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import { engineRequest, type RequestSubject, type ResourceKindOf, requestSubject } from "./request.js";
 import type { AdmissionResultSink } from "./results.js";
@@ -123,6 +124,15 @@ export interface CelAdmissionHandlerOptions {
   background?: BackgroundSink;
   /** Kubernetes Events of ValidatingPolicy and MutatingPolicy results (as the classic handler's). */
   events?: PolicyEvents;
+  /**
+   * Evaluates ValidatingPolicies and MutatingPolicies off this thread (the evaluation pool), so an
+   * expensive one holds no other request or probe; inline when omitted. Used by `serveBody`.
+   */
+  evaluator?: CelEvaluator;
+  /** With an evaluator: how long (ms) a request is first evaluated inline (default 5; 0: never). */
+  inlineMs?: number;
+  /** The request's deadline (ms) for work sent to the evaluator (default 10,000, the webhook timeout). */
+  deadlineMs?: number;
   /** Records each policy evaluation (`kyverno_*_policy_execution_duration_seconds`). */
   onEvaluated?: (
     policy: CachedCelPolicy,
@@ -134,9 +144,14 @@ export interface CelAdmissionHandlerOptions {
 
 /** The handler; see `createCelAdmissionHandler`. */
 export interface CelAdmissionHandler {
-  /** Answers a raw body. Never throws. */
+  /** Answers a raw body, evaluating on this thread. Never throws. */
   handleBody(route: CelWebhookRoute, body: string): HandlerReply;
   handleReview(route: CelWebhookRoute, review: ParsedReview): AdmissionReviewResponse;
+  /**
+   * Answers a raw body as the webhook server does: with an evaluator, a request that needs more than
+   * `inlineMs` is evaluated there (off this event loop). Never rejects.
+   */
+  serveBody(route: CelWebhookRoute, body: string): HandlerReply | Promise<HandlerReply>;
 }
 
 interface Evaluation {
@@ -144,55 +159,24 @@ interface Evaluation {
   response: PolicyResponse;
 }
 
+/** How long a request is evaluated on the serving thread before it goes to the evaluator (ms). */
+const DEFAULT_INLINE_MS = 5;
+const DEFAULT_DEADLINE_MS = 10_000;
+
 /** Creates the handler; it holds no per-request state. */
 export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): CelAdmissionHandler {
   const { engine, store, clock, logger } = options;
 
-  const evaluateAll = (
-    route: CelWebhookRoute,
-    review: ParsedReview,
-    subject: RequestSubject,
-    policies: readonly CachedCelPolicy[],
-    run: (p: CachedCelPolicy, req: EngineRequest) => PolicyResponse,
-    request: (current: KubeObject) => EngineRequest,
-  ): Evaluation[] => {
+  const inlineMs = options.inlineMs ?? DEFAULT_INLINE_MS;
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+
+  /** The evaluations with their policies (by key, as this thread holds them), metrics recorded. */
+  const recorded = (review: ParsedReview, evaluations: readonly CelEvaluation[]): Evaluation[] => {
     const out: Evaluation[] = [];
-    let current = subject.object;
-    for (const policy of policies) {
-      const started = clock.monotonic();
-      let response: PolicyResponse;
-      try {
-        response = run(policy, request(current));
-      } catch (error) {
-        response = {
-          policy: { kind: policy.policy.kind, name: policy.compiled.name },
-          resource: {
-            apiVersion: "",
-            kind: subject.kind,
-            name: subject.name,
-            namespace: subject.namespace,
-            uid: "",
-          },
-          rules: [
-            {
-              name: "",
-              type: route.type === "mutate" ? "Mutation" : "Validation",
-              status: "error",
-              message: `policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`,
-              failureAction: policy.actions.has("Deny") ? "Enforce" : "Audit",
-            },
-          ],
-          background: policy.compiled.background,
-          timestamp: clock.now(),
-        };
-      }
-      options.onEvaluated?.(policy, response, (clock.monotonic() - started) / 1000, review);
-      if (
-        route.type === "mutate" &&
-        response.patchedResource !== undefined &&
-        (response.patch ?? []).length > 0
-      )
-        current = response.patchedResource as KubeObject;
+    for (const { key, response, seconds } of evaluations) {
+      const policy = store.get(key);
+      if (policy === undefined) continue;
+      options.onEvaluated?.(policy, response, seconds, review);
       out.push({ policy, response });
     }
     return out;
@@ -269,78 +253,164 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     return allowWithPatch(request.uid, patch, warnings);
   }
 
-  function handleReview(route: CelWebhookRoute, review: ParsedReview): AdmissionReviewResponse {
+  /** What a request needs: an answer already, or its policies evaluated (a job). */
+  type Prepared = { answer: AdmissionReviewResponse } | { job: CelJob; policies: readonly CachedCelPolicy[] };
+
+  function prepare(route: CelWebhookRoute, review: ParsedReview): Prepared {
     const { request } = review;
-    try {
-      const subject = requestSubject(review);
-      const cfg = options.config();
-      const filtered =
-        isExcludedRequester(cfg, request.userInfo, undefined) ||
-        isFilteredResource(cfg, {
-          ...request.kind,
-          subresource: request.subResource ?? "",
-          namespace: request.namespace ?? subject.namespace,
-          name: request.name ?? subject.name,
-        });
-      if (filtered) return allow(request.uid);
-      const policies = store.select({
-        type: route.type,
-        namespace: subject.namespace,
-        failurePolicy: route.failurePolicy,
-        ...(route.policy === undefined ? {} : { name: route.policy }),
+    const subject = requestSubject(review);
+    const cfg = options.config();
+    const filtered =
+      isExcludedRequester(cfg, request.userInfo, undefined) ||
+      isFilteredResource(cfg, {
+        ...request.kind,
+        subresource: request.subResource ?? "",
+        namespace: request.namespace ?? subject.namespace,
+        name: request.name ?? subject.name,
       });
-      if (policies.length === 0 || (route.type === "mutate" && request.operation === "DELETE"))
-        return allow(request.uid);
-      const base = engineRequest(review, subject, undefined, [], options.resourceKind);
-      const labels = subject.namespace ? options.namespaceLabels?.(subject.namespace) : undefined;
-      if (labels) base.namespaceLabels = labels;
-      if (route.type === "generate") {
-        const sink = options.background;
-        // Evaluated after the answer went out, as generate rules are.
-        if (sink !== undefined && request.dryRun !== true && !request.subResource)
-          sink.offer(() => celGenerateIntents(engine, policies, review, subject, base));
-        return allow(request.uid);
-      }
-      const requestFor = (current: KubeObject): EngineRequest =>
-        current === subject.object ? base : { ...base, resource: current };
-      if (route.type === "mutate") {
-        const evaluated = evaluateAll(
-          route,
-          review,
-          subject,
-          policies,
-          (p, r) => engine.mutate(p.compiled, r),
-          requestFor,
-        );
-        return mutate(review, evaluated);
-      }
-      const evaluated = evaluateAll(
-        route,
-        review,
-        subject,
-        policies,
-        (p, r) => engine.validate(p.compiled, r),
-        requestFor,
+    if (filtered) return { answer: allow(request.uid) };
+    const policies = store.select({
+      type: route.type,
+      namespace: subject.namespace,
+      failurePolicy: route.failurePolicy,
+      ...(route.policy === undefined ? {} : { name: route.policy }),
+    });
+    if (policies.length === 0 || (route.type === "mutate" && request.operation === "DELETE"))
+      return { answer: allow(request.uid) };
+    const base = engineRequest(review, subject, undefined, [], options.resourceKind);
+    const labels = subject.namespace ? options.namespaceLabels?.(subject.namespace) : undefined;
+    if (labels) base.namespaceLabels = labels;
+    if (route.type === "generate") {
+      const sink = options.background;
+      // Evaluated after the answer went out, as generate rules are.
+      if (sink !== undefined && request.dryRun !== true && !request.subResource)
+        sink.offer(() => celGenerateIntents(engine, policies, review, subject, base));
+      return { answer: allow(request.uid) };
+    }
+    const { cache: _cache, contextLoader: _loader, ruleValues: _values, ...plain } = base;
+    const type = route.type === "mutate" ? "mutate" : "validate";
+    const job: CelJob = {
+      type,
+      policies: policies.map((p) => p.key),
+      request: plain,
+      subject,
+      remainingMs: deadlineMs,
+    };
+    return { job, policies };
+  }
+
+  function decideWith(
+    route: CelWebhookRoute,
+    review: ParsedReview,
+    job: CelJob,
+    evaluations: readonly CelEvaluation[],
+  ): AdmissionReviewResponse {
+    const evaluated = recorded(review, evaluations);
+    return route.type === "mutate" ? mutate(review, evaluated) : validate(review, evaluated, job.subject);
+  }
+
+  function failed(route: CelWebhookRoute, review: ParsedReview, error: unknown): AdmissionReviewResponse {
+    const { uid } = review.request;
+    logger.error({ uid, err: error }, "CEL admission handler failed");
+    const message = `policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`;
+    return route.failurePolicy === "Ignore" ? allow(uid, [message]) : deny(uid, message);
+  }
+
+  function handleReview(route: CelWebhookRoute, review: ParsedReview): AdmissionReviewResponse {
+    try {
+      const prepared = prepare(route, review);
+      if ("answer" in prepared) return prepared.answer;
+      const evaluations = evaluateCelPolicies(
+        engine,
+        clock,
+        prepared.job,
+        prepared.policies,
+        prepared.job.request,
       );
-      return validate(review, evaluated, subject);
+      return decideWith(route, review, prepared.job, evaluations);
     } catch (error) {
-      logger.error({ uid: request.uid, err: error }, "CEL admission handler failed");
-      const message = `policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`;
-      return route.failurePolicy === "Ignore" ? allow(request.uid, [message]) : deny(request.uid, message);
+      return failed(route, review, error);
     }
   }
+
+  /**
+   * Evaluates inline within `inlineMs` (the CEL engine stops at that deadline): the evaluations when
+   * they finished in time, undefined when the request needs the evaluator.
+   */
+  function inlineAttempt(prepared: {
+    job: CelJob;
+    policies: readonly CachedCelPolicy[];
+  }): CelEvaluation[] | undefined {
+    if (inlineMs <= 0) return undefined;
+    const started = clock.monotonic();
+    const request = { ...prepared.job.request, deadline: clock.now() + inlineMs };
+    const evaluations = evaluateCelPolicies(engine, clock, prepared.job, prepared.policies, request);
+    return clock.monotonic() - started < inlineMs ? evaluations : undefined;
+  }
+
+  /** Evaluates in the evaluator; a job it could not finish in time answers `error` for each policy. */
+  async function offThread(
+    evaluator: CelEvaluator,
+    prepared: { job: CelJob; policies: readonly CachedCelPolicy[] },
+  ): Promise<CelEvaluation[]> {
+    const { job, policies } = prepared;
+    try {
+      return (await evaluator.evaluateCel(job, job.subject.namespace)).evaluations;
+    } catch (error) {
+      logger.warn({ policies: job.policies, reason: String(error) }, "CEL admission evaluation abandoned");
+      const message = `policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`;
+      return policies.map((p) => ({
+        key: p.key,
+        response: celErrorResponse(job.type, p, job.subject, message, clock.now()),
+        seconds: 0,
+      }));
+    }
+  }
+
+  function serveReview(
+    route: CelWebhookRoute,
+    review: ParsedReview,
+    evaluator: CelEvaluator,
+  ): AdmissionReviewResponse | Promise<AdmissionReviewResponse> {
+    try {
+      const prepared = prepare(route, review);
+      if ("answer" in prepared) return prepared.answer;
+      const quick = inlineAttempt(prepared);
+      if (quick !== undefined) return decideWith(route, review, prepared.job, quick);
+      return offThread(evaluator, prepared)
+        .then((evaluations) => decideWith(route, review, prepared.job, evaluations))
+        .catch((error: unknown) => failed(route, review, error));
+    } catch (error) {
+      return failed(route, review, error);
+    }
+  }
+
+  const unparsable = (
+    route: CelWebhookRoute,
+    parsed: { uid?: string | undefined; message: string },
+  ): HandlerReply =>
+    parsed.uid === undefined
+      ? statusBody(parsed.message)
+      : route.failurePolicy === "Ignore"
+        ? { statusCode: 200, body: allow(parsed.uid, [parsed.message]) }
+        : { statusCode: 200, body: deny(parsed.uid, parsed.message, 400) };
 
   return {
     handleReview,
     handleBody(route, body) {
       const parsed = parseAdmissionReview(body);
-      if (!parsed.ok)
-        return parsed.uid === undefined
-          ? statusBody(parsed.message)
-          : route.failurePolicy === "Ignore"
-            ? { statusCode: 200, body: allow(parsed.uid, [parsed.message]) }
-            : { statusCode: 200, body: deny(parsed.uid, parsed.message, 400) };
+      if (!parsed.ok) return unparsable(route, parsed);
       return { statusCode: 200, body: handleReview(route, parsed.review) };
+    },
+    serveBody(route, body) {
+      const evaluator = options.evaluator;
+      if (evaluator === undefined) return this.handleBody(route, body);
+      const parsed = parseAdmissionReview(body);
+      if (!parsed.ok) return unparsable(route, parsed);
+      const answer = serveReview(route, parsed.review, evaluator);
+      return answer instanceof Promise
+        ? answer.then((b) => ({ statusCode: 200, body: b }))
+        : { statusCode: 200, body: answer };
     },
   };
 }

@@ -5,7 +5,7 @@
  * pathological review itself is answered per failure policy when its deadline passes.
  */
 import { request } from "node:https";
-import type { JsonValue } from "@kyverno-ts/api";
+import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultKyvernoConfig } from "../admission/filters.js";
 import { type AdmissionCore, createAdmissionCore, serveAdmission } from "../admission-controller.js";
@@ -83,6 +83,51 @@ const hostile = policy({
   },
 });
 
+function celPolicy(doc: Json): CelPolicy {
+  const loaded = loadCelPolicy(doc, { file: "test" });
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+  return loaded.value;
+}
+
+const podRules = {
+  resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"] }],
+};
+
+/**
+ * A ValidatingPolicy whose expression compares every container with every other: cheap for an
+ * ordinary Pod, n × n iterations for the big one (its cost limit raised: only the deadline stops it).
+ */
+const hostileCel = celPolicy({
+  apiVersion: "policies.kyverno.io/v1",
+  kind: "ValidatingPolicy",
+  metadata: { name: "cel-nested" },
+  spec: {
+    matchConstraints: podRules,
+    validations: [
+      {
+        expression: "object.spec.containers.all(c, object.spec.containers.all(d, c.name != 'x' + d.name))",
+        message: "never",
+      },
+    ],
+  },
+});
+
+/** An ordinary ValidatingPolicy: Pods need a team label. */
+const requireTeam = celPolicy({
+  apiVersion: "policies.kyverno.io/v1",
+  kind: "ValidatingPolicy",
+  metadata: { name: "require-team" },
+  spec: {
+    matchConstraints: podRules,
+    validations: [
+      {
+        expression: "has(object.metadata.labels) && 'team' in object.metadata.labels",
+        message: "team label required",
+      },
+    ],
+  },
+});
+
 function bigPod(n: number): Json {
   const containers = Array.from({ length: n }, (_, i) => ({ name: `c${i}`, image: "nginx:1" }));
   return {
@@ -115,13 +160,15 @@ describe("evaluation off the serving event loop", { timeout: 120_000 }, () => {
       evaluation: {
         workers: 2,
         // Only the deadline stops the hostile rule (3,000 × 3,000 elements would take ~20 s).
-        limits: { foreachElements: 1e9 },
+        limits: { foreachElements: 1e9, celCost: 1e12 },
         workerUrl: SOURCE_WORKER_URL,
         execArgv: SOURCE_WORKER_EXEC_ARGV,
       },
     });
     core.cache.set(hostile);
     core.cache.set(podValidatePolicy({ name: "disallow-privileged" }));
+    core.celPolicies.set(hostileCel);
+    core.celPolicies.set(requireTeam);
     const servers = await serveAdmission(core, {
       tls: certs.serving,
       clock,
@@ -181,6 +228,44 @@ describe("evaluation off the serving event loop", { timeout: 120_000 }, () => {
     expect(responseOf(p).allowed).toBe(false);
     expect(responseOf(p).status?.message).toContain("nested-foreach");
     expect(responseOf(p).status?.message).toContain("evaluation budget exceeded");
+    expect(core.pool?.stats().running).toBe(0);
+  });
+
+  it("does the same for a CEL policy: the ValidatingPolicy is evaluated in a worker", async () => {
+    const order: string[] = [];
+    const pathological = post(
+      port,
+      ca,
+      "/vpol/fail",
+      review({ uid: "cel-pathological", object: bigPod(3000) }),
+    ).then((answer) => {
+      order.push("pathological");
+      return answer;
+    });
+    while (core.pool?.stats().running !== 1) await new Promise((r) => setTimeout(r, 10));
+    const ordinary = post(
+      port,
+      ca,
+      "/vpol/fail",
+      review({ uid: "cel-ordinary", object: pod({ name: "web", namespace: "tenant-b" }) }),
+    ).then((answer) => {
+      order.push("ordinary");
+      return answer;
+    });
+    const liveness = get(port, ca, "/health/liveness").then((status) => {
+      order.push("liveness");
+      return status;
+    });
+    const [p, o, l] = await Promise.all([pathological, ordinary, liveness]);
+
+    expect(order.indexOf("pathological")).toBe(2);
+    expect(l).toBe(200);
+    // The ordinary review was evaluated: the hostile policy passed it, require-team denied it.
+    expect(responseOf(o).allowed).toBe(false);
+    expect(responseOf(o).status?.message).toBe("Policy require-team failed: team label required");
+    // The pathological one: the hostile policy stopped with an error (failurePolicy Fail: denied).
+    expect(responseOf(p).allowed).toBe(false);
+    expect(responseOf(p).status?.message).toContain("Policy cel-nested error:");
     expect(core.pool?.stats().running).toBe(0);
   });
 });

@@ -1,8 +1,10 @@
 /**
- * Keeps an evaluation pool's workers in step with the main thread's policy cache: a cache whose
- * changes (policies and PolicyExceptions) are also sent to the pool, where each worker compiles them.
+ * Keeps an evaluation pool's workers in step with the main thread's policy cache and CEL policy
+ * store: a cache (store) whose changes (policies and PolicyExceptions) are also sent to the pool,
+ * where each worker compiles them.
  */
 import type { PolicyException } from "@kyverno-ts/api";
+import { type CelPolicyStore, celPolicyKey } from "../policycache/cel-policy-store.js";
 import { type PolicyCache, policyKey } from "../policycache/policy-cache.js";
 import type { EvaluationPool } from "./pool.js";
 
@@ -37,6 +39,36 @@ export function mirrorToPool(cache: PolicyCache, pool: EvaluationPool): PolicyCa
     deleteException(key) {
       const removed = cache.deleteException(key);
       if (exceptions.delete(key)) sendExceptions();
+      return removed;
+    },
+  };
+}
+
+/** `store` (the CEL policies) with every change forwarded to `pool` (reads go to `store` alone). */
+export function mirrorCelToPool(store: CelPolicyStore, pool: EvaluationPool): CelPolicyStore {
+  return {
+    ...store,
+    set(policy) {
+      const status = store.set(policy);
+      const { name, namespace } = policy.metadata;
+      pool.setCelPolicy(celPolicyKey({ kind: policy.kind, name, namespace }), policy);
+      return status;
+    },
+    delete(key) {
+      const removed = store.delete(key);
+      pool.deleteCelPolicy(key);
+      return removed;
+    },
+    setException(exception) {
+      store.setException(exception);
+      pool.setCelException(
+        `${exception.metadata.namespace ?? "default"}/${exception.metadata.name}`,
+        exception,
+      );
+    },
+    deleteException(key) {
+      const removed = store.deleteException(key);
+      pool.deleteCelException(key);
       return removed;
     },
   };

@@ -10,7 +10,8 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Policy, PolicyException } from "@kyverno-ts/api";
+import type { CelPolicy, CelPolicyException, Policy, PolicyException } from "@kyverno-ts/api";
+import type { CelJob, CelJobResult } from "../admission/cel-step.js";
 import type { StepJob, StepResult } from "../admission/step.js";
 import type { ServerClock } from "../clock.js";
 import type { Logger } from "../logger.js";
@@ -54,20 +55,30 @@ export interface PoolStats {
 export interface EvaluationPool {
   /** Evaluates a step in a worker; rejects with `EvaluationAbandoned` when it cannot be in time. */
   evaluate(job: StepJob, tenant: string): Promise<StepResult>;
+  /** Evaluates a CEL webhook's policies in a worker, under the same queue and deadlines. */
+  evaluateCel(job: CelJob, tenant: string): Promise<CelJobResult>;
   /** Policy changes, forwarded to every worker (and replayed to replacements). */
   setPolicy(key: string, policy: Policy): void;
   deletePolicy(key: string): void;
   setExceptions(exceptions: readonly PolicyException[]): void;
+  /** CEL policy and CEL PolicyException changes, forwarded likewise. */
+  setCelPolicy(key: string, policy: CelPolicy): void;
+  deleteCelPolicy(key: string): void;
+  setCelException(key: string, exception: CelPolicyException): void;
+  deleteCelException(key: string): void;
   stats(): PoolStats;
   /** Terminates the workers; jobs still waiting or running are abandoned. */
   close(): Promise<void>;
 }
 
+/** A job of either kind, as the queue holds it. */
+type WorkerJob = { kind: "step"; job: StepJob } | { kind: "cel"; job: CelJob };
+
 interface Pending {
   readonly id: number;
-  readonly job: StepJob;
+  readonly job: WorkerJob;
   readonly tenant: string;
-  readonly resolve: (result: StepResult) => void;
+  readonly resolve: (result: StepResult | CelJobResult) => void;
   readonly reject: (error: EvaluationAbandoned) => void;
   /** Monotonic time the job was queued: its time left shrinks while it waits. */
   readonly queuedAt: number;
@@ -112,6 +123,8 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     : defaultWorker(options.execArgv);
   const policies = new Map<string, Policy>();
   let exceptions: PolicyException[] = [];
+  const celPolicies = new Map<string, CelPolicy>();
+  const celExceptions = new Map<string, CelPolicyException>();
   const queue = createFairQueue<Pending>();
   const runningPerTenant = new Map<string, number>();
   // One namespace may occupy every worker but one, so another namespace always finds a free worker.
@@ -137,6 +150,10 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     for (const policy of policies.values())
       worker.postMessage({ type: "setPolicy", policy } satisfies ToWorker);
     if (exceptions.length > 0) worker.postMessage({ type: "setExceptions", exceptions } satisfies ToWorker);
+    for (const exception of celExceptions.values())
+      worker.postMessage({ type: "setCelException", exception } satisfies ToWorker);
+    for (const policy of celPolicies.values())
+      worker.postMessage({ type: "setCelPolicy", policy } satisfies ToWorker);
     worker.postMessage({ type: "ping" } satisfies ToWorker);
     worker.on("message", (message: FromWorker) => {
       if (message.type === "ready") {
@@ -148,7 +165,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
       const pending = slot.job;
       if (pending === undefined || pending.id !== message.id) return;
       release(slot, pending);
-      if (message.type === "result") pending.resolve(message.result);
+      if (message.type === "result" || message.type === "celResult") pending.resolve(message.result);
       else {
         logger.error({ reason: message.message }, "admission evaluation failed in a worker");
         giveUp(pending, `evaluation failed: ${message.message}`);
@@ -210,15 +227,23 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
       const next = queue.take(eligible);
       if (next === undefined) return;
       const pending = next.item;
-      const remainingMs = pending.job.remainingMs - (clock.monotonic() - pending.queuedAt);
+      const remainingMs = pending.job.job.remainingMs - (clock.monotonic() - pending.queuedAt);
       slot.job = pending;
       pending.slot = slot;
       runningPerTenant.set(pending.tenant, (runningPerTenant.get(pending.tenant) ?? 0) + 1);
-      slot.worker.postMessage({
-        type: "evaluate",
-        id: pending.id,
-        job: { ...pending.job, remainingMs },
-      } satisfies ToWorker);
+      slot.worker.postMessage(
+        pending.job.kind === "step"
+          ? ({
+              type: "evaluate",
+              id: pending.id,
+              job: { ...pending.job.job, remainingMs },
+            } satisfies ToWorker)
+          : ({
+              type: "evaluateCel",
+              id: pending.id,
+              job: { ...pending.job.job, remainingMs },
+            } satisfies ToWorker),
+      );
     }
   }
 
@@ -229,7 +254,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     release(slot, pending);
     giveUp(pending, "the evaluation overran its deadline; its worker was replaced");
     logger.warn(
-      { tenant: pending.tenant, policies: pending.job.policies },
+      { tenant: pending.tenant, policies: pending.job.job.policies },
       "evaluation worker overran the deadline, replacing it",
     );
     void slot.worker.terminate();
@@ -242,38 +267,42 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
 
   for (let i = 0; i < size; i++) slots.push(spawn());
 
-  return {
-    evaluate(job, tenant) {
-      if (closed || slots.length === 0)
-        return Promise.reject(new EvaluationAbandoned("no evaluation worker runs"));
-      return new Promise<StepResult>((resolve, reject) => {
-        const id = nextId++;
-        const pending: Pending = {
-          id,
-          job,
-          tenant,
-          resolve,
-          reject,
-          queuedAt: clock.monotonic(),
-          cancelTimer: () => {},
-          slot: undefined,
-        };
-        // At the deadline: a waiting job is answered at once; a running one gets `graceMs` more.
-        pending.cancelTimer = clock.after(Math.max(0, job.remainingMs), () => {
-          if (pending.slot === undefined) {
-            if (queue.remove(tenant, pending))
-              giveUp(pending, "the deadline passed while the request waited for a worker");
-            return;
-          }
-          const slot = pending.slot;
-          pending.cancelTimer = clock.after(graceMs, () => {
-            if (slot.job === pending) overrun(slot, pending);
-          });
+  function submit(work: WorkerJob, tenant: string): Promise<StepResult | CelJobResult> {
+    const job = work.job;
+    if (closed || slots.length === 0)
+      return Promise.reject(new EvaluationAbandoned("no evaluation worker runs"));
+    return new Promise<StepResult | CelJobResult>((resolve, reject) => {
+      const id = nextId++;
+      const pending: Pending = {
+        id,
+        job: work,
+        tenant,
+        resolve,
+        reject,
+        queuedAt: clock.monotonic(),
+        cancelTimer: () => {},
+        slot: undefined,
+      };
+      // At the deadline: a waiting job is answered at once; a running one gets `graceMs` more.
+      pending.cancelTimer = clock.after(Math.max(0, job.remainingMs), () => {
+        if (pending.slot === undefined) {
+          if (queue.remove(tenant, pending))
+            giveUp(pending, "the deadline passed while the request waited for a worker");
+          return;
+        }
+        const slot = pending.slot;
+        pending.cancelTimer = clock.after(graceMs, () => {
+          if (slot.job === pending) overrun(slot, pending);
         });
-        queue.push(tenant, pending);
-        dispatch();
       });
-    },
+      queue.push(tenant, pending);
+      dispatch();
+    });
+  }
+
+  return {
+    evaluate: (job, tenant) => submit({ kind: "step", job }, tenant) as Promise<StepResult>,
+    evaluateCel: (job, tenant) => submit({ kind: "cel", job }, tenant) as Promise<CelJobResult>,
     setPolicy(key, policy) {
       policies.set(key, policy);
       broadcast({ type: "setPolicy", policy });
@@ -285,6 +314,22 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     setExceptions(list) {
       exceptions = [...list];
       broadcast({ type: "setExceptions", exceptions });
+    },
+    setCelPolicy(key, policy) {
+      celPolicies.set(key, policy);
+      broadcast({ type: "setCelPolicy", policy });
+    },
+    deleteCelPolicy(key) {
+      if (!celPolicies.delete(key)) return;
+      broadcast({ type: "deleteCelPolicy", key });
+    },
+    setCelException(key, exception) {
+      celExceptions.set(key, exception);
+      broadcast({ type: "setCelException", exception });
+    },
+    deleteCelException(key) {
+      if (!celExceptions.delete(key)) return;
+      broadcast({ type: "deleteCelException", key });
     },
     stats() {
       let running = 0;

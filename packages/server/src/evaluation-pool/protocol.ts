@@ -3,8 +3,9 @@
  * boundary is narrow: policy changes go in (each worker compiles them once), a step job goes in and
  * its result comes out. Metrics, events and reports stay on the main thread.
  */
-import type { Policy, PolicyException } from "@kyverno-ts/api";
+import type { CelPolicy, CelPolicyException, Policy, PolicyException } from "@kyverno-ts/api";
 import type { EvaluationLimits } from "@kyverno-ts/engine";
+import type { CelJob, CelJobResult } from "../admission/cel-step.js";
 import type { StepJob, StepResult } from "../admission/step.js";
 
 /** What a worker is started with (`workerData`). */
@@ -22,11 +23,18 @@ export type ToWorker =
   | { type: "setExceptions"; exceptions: PolicyException[] }
   /** Answered with `ready` once everything sent before it is done (the start-up policies compiled). */
   | { type: "ping" }
-  | { type: "evaluate"; id: number; job: StepJob };
+  | { type: "evaluate"; id: number; job: StepJob }
+  /** The CEL policies (ValidatingPolicy, MutatingPolicy…) and their CEL PolicyExceptions. */
+  | { type: "setCelPolicy"; policy: CelPolicy }
+  | { type: "deleteCelPolicy"; key: string }
+  | { type: "setCelException"; exception: CelPolicyException }
+  | { type: "deleteCelException"; key: string }
+  | { type: "evaluateCel"; id: number; job: CelJob };
 
 /** Worker → main thread. */
 export type FromWorker =
   | { type: "ready" }
   | { type: "result"; id: number; result: StepResult }
+  | { type: "celResult"; id: number; result: CelJobResult }
   /** The step threw (a bug outside the engine): the request is answered per failure policy. */
   | { type: "failed"; id: number; message: string };

@@ -6,9 +6,11 @@
  */
 import { getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
-import { createEngine } from "@kyverno-ts/engine";
+import { createCelEngine, createEngine } from "@kyverno-ts/engine";
+import { runCelJob } from "../admission/cel-step.js";
 import { runJob } from "../admission/step.js";
 import { engineClock, systemClock } from "../clock.js";
+import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import type { FromWorker, ToWorker, WorkerSettings } from "./protocol.js";
 
@@ -32,6 +34,22 @@ const engine = createEngine({
   ...(settings.limits ? { limits: settings.limits } : {}),
 });
 const cache = createPolicyCache({ engine });
+// The CEL engine reads namespace labels from the request (the main thread looks them up).
+const celEngine = createCelEngine({
+  clock: engineClock(clock),
+  ...(settings.limits?.celCost !== undefined ? { costBudget: settings.limits.celCost } : {}),
+});
+const celStore = createCelPolicyStore({ engine: celEngine });
+
+function reply(id: number, evaluate: () => FromWorker): void {
+  let message: FromWorker;
+  try {
+    message = evaluate();
+  } catch (error) {
+    message = { type: "failed", id, message: error instanceof Error ? error.message : String(error) };
+  }
+  port?.postMessage(message);
+}
 
 port.on("message", (message: ToWorker) => {
   switch (message.type) {
@@ -47,19 +65,31 @@ port.on("message", (message: ToWorker) => {
     case "ping":
       port.postMessage({ type: "ready" } satisfies FromWorker);
       return;
-    case "evaluate": {
-      let reply: FromWorker;
-      try {
-        reply = { type: "result", id: message.id, result: runJob(engine, cache, clock, message.job) };
-      } catch (error) {
-        reply = {
-          type: "failed",
-          id: message.id,
-          message: error instanceof Error ? error.message : String(error),
-        };
-      }
-      port.postMessage(reply);
+    case "setCelPolicy":
+      celStore.set(message.policy);
       return;
-    }
+    case "deleteCelPolicy":
+      celStore.delete(message.key);
+      return;
+    case "setCelException":
+      celStore.setException(message.exception);
+      return;
+    case "deleteCelException":
+      celStore.deleteException(message.key);
+      return;
+    case "evaluate":
+      reply(message.id, () => ({
+        type: "result",
+        id: message.id,
+        result: runJob(engine, cache, clock, message.job),
+      }));
+      return;
+    case "evaluateCel":
+      reply(message.id, () => ({
+        type: "celResult",
+        id: message.id,
+        result: runCelJob(celEngine, celStore, clock, message.job),
+      }));
+      return;
   }
 });

@@ -198,7 +198,13 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
           const message = ReviewMessages.tooLarge(limit);
           return send(reply, uid ? { statusCode: 200, body: deny(uid, message, 413) } : statusBody(message));
         }
-        return send(reply, celHandler.handleBody(route, body.text));
+        const answer = celHandler.serveBody(route, body.text);
+        if (!(answer instanceof Promise)) return send(reply, answer);
+        answer.then(
+          (r) => send(reply, r),
+          (error: unknown) => reply.send(error),
+        );
+        return reply;
       });
     }
   app.get("/health/liveness", (_request, reply) => reply.code(200).send("ok"));
