@@ -49,6 +49,12 @@ describe("policyReportResults", () => {
     });
     expect(policyReportResults(response, { auditWarn: true })[0]?.result).toBe("warn");
   });
+  it("reports the rule types asked for: the admission controller's mutate rules too", () => {
+    expect(policyReportResults(response, { ruleTypes: ["Mutation"] })).toEqual([
+      expect.objectContaining({ rule: "m", result: "pass", message: "mutated" }),
+    ]);
+    expect(policyReportResults(response).map((r) => r.rule)).toEqual(["a", "b"]);
+  });
   it("summarises results by outcome", () => {
     expect(reportSummary(policyReportResults(response))).toEqual({
       pass: 1,
