@@ -118,6 +118,15 @@ ${table(FLAGS.filter((f) => f.origin === "upstream"))}
 ## kyverno-ts's own flags
 
 ${table(FLAGS.filter((f) => f.origin === "kyverno-ts"))}
+
+The evaluation flags (\`--evaluationWorkers\`, the budgets \`--evaluationForeachElements\`,
+\`--evaluationPatternNodes\`, \`--evaluationJMESPathSteps\`, \`--evaluationCELCost\` and
+\`--evaluationInlineTime\`) have no chart values key of their own: set them with \`extraArgs\`, e.g.
+\`admissionController.container.extraArgs.evaluationForeachElements: 200000\` or
+\`reportsController.extraArgs.evaluationPatternNodes: 2000000\`. A rule that exceeds a budget stops
+and ends as \`error\` (\`evaluation budget exceeded: more than 100000 foreach elements in one rule\`),
+which its policy's failure policy then decides; a value that is not a whole number from 1 up is
+refused at start with a message naming the flag.
 `;
 }
 

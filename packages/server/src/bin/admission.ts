@@ -179,7 +179,11 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
       metricsPort: args.metricsPort,
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
       policyExceptions: args.policyExceptions,
-      evaluation: { workers: args.evaluationWorkers },
+      evaluation: {
+        workers: args.evaluationWorkers,
+        limits: args.evaluationLimits,
+        inlineMs: args.evaluationInlineMs,
+      },
     });
   } catch (error) {
     stderr.write(`error: cannot start: ${(error as Error).message}\n`);

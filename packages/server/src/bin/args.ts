@@ -1,9 +1,11 @@
 /** Command-line flags of `kyverno-ts admission`, read through the flag table (`../flags/catalog.ts`). */
 import { hostname } from "node:os";
+import type { EvaluationLimits } from "@kyverno-ts/engine";
 import { type EventSettings, eventSettings } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
 import { type LogSettings, logSettings } from "../logging/log-lines.js";
 import { type ExceptionSettings, exceptionSettings } from "../policycache/exception-settings.js";
+import { evaluationFlags, inlineTimeFlag } from "./evaluation-flags.js";
 
 /** Parsed flags of the admission command. */
 export interface AdmissionArgs {
@@ -60,6 +62,10 @@ export interface AdmissionArgs {
   clientBurst: number;
   /** `--evaluationWorkers`: evaluation worker threads (0: evaluate on the serving thread). */
   evaluationWorkers: number;
+  /** `--evaluationForeachElements`, `--evaluationPatternNodes`, … (only the given ones). */
+  evaluationLimits: Partial<EvaluationLimits>;
+  /** `--evaluationInlineTime` in milliseconds. */
+  evaluationInlineMs: number;
   /** Cluster mode: `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
   events: EventSettings;
   /**
@@ -136,6 +142,10 @@ export function parseAdmissionArgs(
   const workers = f.int("evaluationWorkers");
   if (!(workers >= 0 && workers <= 64))
     return { ok: false, message: "--evaluationWorkers must be a whole number from 0 to 64" };
+  const budgets = evaluationFlags(f, ["foreachElements", "patternNodes", "jmespathSteps", "celCost"]);
+  if (!budgets.ok) return budgets;
+  const inline = inlineTimeFlag(f);
+  if (!inline.ok) return inline;
   const timeout = f.int("webhookTimeout");
   if (timeout < 1 || timeout > 30)
     return { ok: false, message: "--webhookTimeout must be a whole number of seconds from 1 to 30" };
@@ -190,6 +200,8 @@ export function parseAdmissionArgs(
       clientQps: f.float("clientRateLimitQPS"),
       clientBurst: f.int("clientRateLimitBurst"),
       evaluationWorkers: workers,
+      evaluationLimits: budgets.limits,
+      evaluationInlineMs: inline.ms,
       events: events.settings,
       backgroundServiceAccountName: f.string("backgroundServiceAccountName"),
     },

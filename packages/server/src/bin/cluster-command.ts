@@ -91,7 +91,11 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       port: args.port,
       ...(args.disableMetrics ? {} : { metricsPort: args.metricsPort }),
       webhookTimeoutSeconds: args.webhookTimeoutSeconds,
-      evaluation: { workers: args.evaluationWorkers },
+      evaluation: {
+        workers: args.evaluationWorkers,
+        limits: args.evaluationLimits,
+        inlineMs: args.evaluationInlineMs,
+      },
       // The reports controller runs in its own process: results cross over as ephemeral reports.
       publishEphemeralReports: args.admissionReports,
       events: args.events,

@@ -30,6 +30,7 @@ describe("kyverno-ts reports: flags", () => {
       args: {
         kubeconfig: undefined,
         scanIntervalMs: 3_600_000,
+        evaluationLimits: {},
         workers: 2,
         policyExceptions: { enabled: false },
         metricsPort: 8000,

@@ -5,7 +5,7 @@
  * Prometheus metrics on `--metrics-port`.
  */
 import { hostname } from "node:os";
-import { type ContextLoader, createEngine } from "@kyverno-ts/engine";
+import { type ContextLoader, createEngine, type EvaluationLimits } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { serverVersion } from "../admission-controller.js";
 import { engineClock, type ServerClock, systemClock } from "../clock.js";
@@ -27,6 +27,7 @@ import {
 } from "../policycache/exception-settings.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
+import { evaluationFlags } from "./evaluation-flags.js";
 import { stopSignal } from "./stop-signal.js";
 
 /** What `kyverno-ts reports --help` says before the flags. */
@@ -41,6 +42,8 @@ pid) with --max-semi-space-size=4, which keeps the heap of a large scan near wha
 export interface ReportsArgs {
   kubeconfig: string | undefined;
   scanIntervalMs: number;
+  /** `--evaluationForeachElements`, `--evaluationPatternNodes`, `--evaluationJMESPathSteps` (given ones). */
+  evaluationLimits: Partial<EvaluationLimits>;
   workers: number;
   /** `--enablePolicyException` and `--exceptionNamespace`. */
   policyExceptions: ExceptionSettings;
@@ -111,12 +114,16 @@ export function parseReportsArgs(
     eventsRateLimitBurst: f.int("eventsRateLimitBurst"),
   });
   if (!events.ok) return events;
+  // The classic engine's budgets (the scans' CEL policies keep the engine's default cost limit).
+  const budgets = evaluationFlags(f, ["foreachElements", "patternNodes", "jmespathSteps"]);
+  if (!budgets.ok) return budgets;
   const kubeconfig = f.optional("kubeconfig");
   return {
     ok: true,
     args: {
       kubeconfig: kubeconfig === "" ? undefined : kubeconfig,
       scanIntervalMs: interval,
+      evaluationLimits: budgets.limits,
       workers: f.int("backgroundScanWorkers"),
       policyExceptions: exceptionSettings(f.bool("enablePolicyException"), f.optional("exceptionNamespace")),
       admissionReports: f.bool("admissionReports"),
@@ -203,7 +210,12 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   metrics = createReportsMetrics({ version: serverVersion(), config: metricsConfig.config });
   const exceptionNamespaces = acceptedExceptionNamespaces(args.policyExceptions);
   const engine = (contextLoader: ContextLoader) =>
-    createEngine({ clock: engineClock(clock), exceptionNamespaces, contextLoader });
+    createEngine({
+      clock: engineClock(clock),
+      exceptionNamespaces,
+      contextLoader,
+      limits: args.evaluationLimits,
+    });
   // Events of background scans, through a client of their own (only the leader scans).
   const events = startClusterEvents({
     kube: {

@@ -186,6 +186,11 @@ const OWN: readonly FlagSpec[] = [
   own({ name: "leaderElection", type: "bool", default: "true", controllers: A, help: "Elect a leader on the \"kyverno\" Lease (false: this replica leads alone).", implemented: A }),
   own({ name: "identity", type: "string", default: "", env: "POD_NAME", controllers: ALL, help: "This replica's identity in the Lease (the host name when neither is set).", implemented: ALL, value: "<name>" }),
   own({ name: "evaluationWorkers", type: "int", default: "2", controllers: A, help: "Worker threads that evaluate policies, off the thread serving requests and probes (0: evaluate on it).", implemented: A, value: "<n>" }),
+  own({ name: "evaluationForeachElements", type: "int", default: "100000", controllers: AR, help: "Evaluation budget: elements one rule's foreach loops may visit (all nesting levels summed); a rule over it ends as an error.", implemented: AR, value: "<n>" }),
+  own({ name: "evaluationPatternNodes", type: "int", default: "1000000", controllers: AR, help: "Evaluation budget: resource nodes one rule's pattern checks (pattern, anyPattern, anchors) may visit.", implemented: AR, value: "<n>" }),
+  own({ name: "evaluationJMESPathSteps", type: "int", default: "1000000", controllers: AR, help: "Evaluation budget: JMESPath work (projected or filtered elements, function calls) of one rule.", implemented: AR, value: "<n>" }),
+  own({ name: "evaluationCELCost", type: "int", default: "1000000", controllers: A, help: "Evaluation budget: CEL cost (comprehension iterations) of one validate.cel rule or CEL policy evaluation.", implemented: A, value: "<n>" }),
+  own({ name: "evaluationInlineTime", type: "duration", default: "5ms", controllers: A, help: "With --evaluationWorkers: how long a request is first evaluated on the serving thread before it moves to a worker (0s: always a worker).", implemented: A, value: "<duration>" }),
   own({ name: "log-level", type: "string", default: "", controllers: ALL, help: "debug, info, warn, error or silent; wins over -v.", implemented: ALL, value: "<level>" }),
   own({ name: "serviceAccountName", type: "string", default: "kyverno-background-controller", env: "KYVERNO_SERVICEACCOUNT_NAME", controllers: ["background"], help: "This controller's ServiceAccount, named in permission failures.", implemented: ["background"], value: "<name>" }),
 ];
