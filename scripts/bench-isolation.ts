@@ -12,12 +12,18 @@
 //   --workers a,b,...   `--evaluationWorkers` values to compare (default "0,2"; 0 evaluates inline);
 //   --before <cli bin>  also runs another build's bin (e.g. a worktree of the previous commit), which
 //                       gets no --evaluationWorkers flag;
+//   --kinds classic,cel  which pathological policy (default both, one server each): "classic", the
+//                       namespaced Policy's nested foreach on /validate/fail; "cel", a ValidatingPolicy
+//                       whose expression compares every container with every other, on /vpol/fail
+//                       (stopped by its CEL cost limit or deadline);
 //   --rate 200 --seconds 10 --containers 3000 --timeout 10
+// Ends with one "VERDICT" line per configuration and an overall "VERDICT: PASS" or "VERDICT: FAIL",
+// with the machine's load average (numbers from a loaded machine are not the goal's).
 // Needs the packages built (npm run build).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:https";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,6 +45,13 @@ const containers = flag("containers", 3000);
 const timeoutSeconds = flag("timeout", 10);
 const workerCounts = (option("workers") ?? "0,2").split(",").map(Number);
 const beforeBin = option("before");
+type Kind = "classic" | "cel";
+const kinds = (option("kinds") ?? "classic,cel").split(",").map((k) => {
+  if (k !== "classic" && k !== "cel") throw new Error(`--kinds takes classic and/or cel, got "${k}"`);
+  return k as Kind;
+});
+/** Where each kind's pathological review goes. */
+const HOSTILE_PATH: Readonly<Record<Kind, string>> = { classic: "/validate/fail", cel: "/vpol/fail" };
 
 const POLICIES = `apiVersion: kyverno.io/v1
 kind: ClusterPolicy
@@ -86,6 +99,22 @@ spec:
                       - key: "{{ element.name }}"
                         operator: Equals
                         value: nope
+---
+apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata:
+  name: cel-nested
+spec:
+  validationActions: [Deny]
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [""]
+        apiVersions: [v1]
+        operations: [CREATE]
+        resources: [pods]
+  validations:
+    - expression: "object.spec.containers.all(c, object.spec.containers.all(d, c.name != 'x' + d.name))"
+      message: never
 `;
 
 function review(uid: string, namespace: string, n: number): string {
@@ -203,7 +232,7 @@ interface Phase {
 }
 
 /** One phase: ordinary reviews at `rate` for `seconds`, liveness every 50 ms, and optionally the hostile loop. */
-async function phase(server: Server, hostile: boolean): Promise<Phase> {
+async function phase(server: Server, hostile: Kind | undefined): Promise<Phase> {
   const result: Phase = { ordinary: [], liveness: [], errors: 0, pathological: [] };
   const body = review("ordinary", "default", 1);
   const heavy = review("pathological", "tenant-a", containers);
@@ -213,7 +242,7 @@ async function phase(server: Server, hostile: boolean): Promise<Phase> {
   const hostileLoop = (async () => {
     while (hostile && !stop) {
       const sent = performance.now();
-      const answer = await call(server, "POST", "/validate/fail", heavy).catch(
+      const answer = await call(server, "POST", HOSTILE_PATH[hostile ?? "classic"], heavy).catch(
         (e: Error) => `error ${e.message}`,
       );
       const message =
@@ -263,13 +292,26 @@ const ms = (v: number): string => `${v.toFixed(1)} ms`;
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-isolation-"));
   writeFileSync(join(dir, "policies.yaml"), POLICIES);
-  const configs: Array<{ name: string; bin: string; args: string[] }> = [];
-  if (beforeBin !== undefined) configs.push({ name: "before (previous build)", bin: beforeBin, args: [] });
-  for (const n of workerCounts)
-    configs.push({ name: `--evaluationWorkers ${n}`, bin: cliBin, args: ["--evaluationWorkers", String(n)] });
+  const configs: Array<{ name: string; bin: string; args: string[]; kind: Kind }> = [];
+  for (const kind of kinds) {
+    if (beforeBin !== undefined)
+      configs.push({ name: `${kind}, before (previous build)`, bin: beforeBin, args: [], kind });
+    for (const n of workerCounts)
+      configs.push({
+        name: `${kind}, --evaluationWorkers ${n}`,
+        bin: cliBin,
+        args: ["--evaluationWorkers", String(n)],
+        kind,
+      });
+  }
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ");
   console.log(
-    `isolation benchmark: ordinary Pod reviews at ${rate}/s for ${seconds} s, liveness every 50 ms; hostile phase: one ${containers}×${containers} nested-foreach review always in flight; webhook timeout ${timeoutSeconds} s`,
+    `isolation benchmark: ordinary Pod reviews at ${rate}/s for ${seconds} s, liveness every 50 ms; hostile phase: one ${containers}×${containers} review always in flight (classic: nested foreach; cel: a ValidatingPolicy's nested all()); webhook timeout ${timeoutSeconds} s; ${availableParallelism()} cores, load average ${load()}`,
   );
+  const verdicts: string[] = [];
   try {
     for (const config of configs) {
       const server = await start(config.bin, config.args, dir);
@@ -277,8 +319,8 @@ async function main(): Promise<void> {
         // Warm-up: the JIT and the workers' first evaluations.
         for (let i = 0; i < 200; i++)
           await call(server, "POST", "/validate/fail", review(`w${i}`, "default", 1));
-        const quiet = await phase(server, false);
-        const hostile = await phase(server, true);
+        const quiet = await phase(server, undefined);
+        const hostile = await phase(server, config.kind);
         const p99q = percentile(quiet.ordinary, 99);
         const p99h = percentile(hostile.ordinary, 99);
         console.log(`\n${config.name}`);
@@ -294,6 +336,11 @@ async function main(): Promise<void> {
         );
         const answers = hostile.pathological;
         console.log(`  pathological reviews answered: ${answers.length}; first: ${answers[0] ?? "none"}`);
+        const livenessMax = Math.max(...hostile.liveness);
+        const held = p99h <= 2 * p99q && livenessMax < 100 && hostile.errors === 0;
+        verdicts.push(
+          `VERDICT ${config.name} at ${rate}/s: ${held ? "PASS" : "FAIL"} (ordinary p99 ${ms(p99q)} -> ${ms(p99h)} = ${(p99h / p99q).toFixed(2)}x, goal <= 2x; liveness max ${ms(livenessMax)}, goal < 100 ms; errors ${hostile.errors}; load average ${load()})`,
+        );
       } finally {
         server.agent.destroy();
         server.probeAgent.destroy();
@@ -304,6 +351,14 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  console.log("");
+  for (const line of verdicts) console.log(line);
+  // The goal is the isolation of the workers; `--evaluationWorkers 0` and `--before` are for contrast.
+  const judged = verdicts.filter((v) => !/--evaluationWorkers 0 |before/.test(v));
+  const pass = judged.length > 0 && judged.every((v) => v.includes(": PASS"));
+  console.log(
+    `VERDICT: ${pass ? "PASS" : "FAIL"} (${judged.length} configuration(s) with evaluation workers; load average ${load()} on ${availableParallelism()} cores${loadavg()[0] > availableParallelism() ? ": the machine is loaded, re-run on a quiet one before judging" : ""})`,
+  );
 }
 
 await main();

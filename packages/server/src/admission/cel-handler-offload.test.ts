@@ -1,0 +1,114 @@
+/**
+ * The CEL handler with an evaluator (the evaluation pool's role): requests that need more than the
+ * inline time are decided from the evaluator's results, and a job it could not evaluate is answered
+ * per failure policy.
+ */
+import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
+import { createCelEngine } from "@kyverno-ts/engine";
+import { describe, expect, it } from "vitest";
+import { engineClock } from "../clock.js";
+import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
+import { fakeClock, pod, recordingLogger, review } from "../testing/fixtures.js";
+import { type CelWebhookRoute, createCelAdmissionHandler } from "./cel-handler.js";
+import { type CelEvaluator, type CelJob, runCelJob } from "./cel-step.js";
+import { defaultKyvernoConfig } from "./filters.js";
+
+function requireTeam(name: string, failurePolicy: "Fail" | "Ignore"): CelPolicy {
+  const loaded = loadCelPolicy(
+    {
+      apiVersion: "policies.kyverno.io/v1",
+      kind: "ValidatingPolicy",
+      metadata: { name },
+      spec: {
+        failurePolicy,
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"] },
+          ],
+        },
+        validations: [
+          {
+            expression: "has(object.metadata.labels) && 'team' in object.metadata.labels",
+            message: "team label required",
+          },
+        ],
+      },
+    } as JsonValue,
+    { file: "test" },
+  );
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+  return loaded.value;
+}
+
+type Answer = { allowed: boolean; status?: { message?: string }; warnings?: string[] };
+
+/** A handler that never evaluates inline (`inlineMs: 0`), with `evaluator` doing the work. */
+function setup(policy: CelPolicy, evaluator: (clock: ReturnType<typeof fakeClock>) => CelEvaluator) {
+  const clock = fakeClock();
+  const store = createCelPolicyStore({ engine: createCelEngine({ clock: engineClock(clock) }) });
+  store.set(policy);
+  const handler = createCelAdmissionHandler({
+    engine: createCelEngine({ clock: engineClock(clock) }),
+    store,
+    clock,
+    logger: recordingLogger(),
+    config: defaultKyvernoConfig,
+    evaluator: evaluator(clock),
+    inlineMs: 0,
+  });
+  return async (route: CelWebhookRoute): Promise<Answer> => {
+    const reply = await handler.serveBody(
+      route,
+      JSON.stringify(review({ object: pod({ name: "web", namespace: "shop" }) })),
+    );
+    return (reply.body as { response: Answer }).response;
+  };
+}
+
+describe("CEL handler with an evaluator", () => {
+  it("decides from the evaluator's results, as a worker with its own copy of the policies computes them", async () => {
+    const jobs: CelJob[] = [];
+    const call = setup(requireTeam("require-team", "Fail"), (clock) => {
+      // The worker's side: its own engine and store holding the same policy.
+      const engine = createCelEngine({ clock: engineClock(clock) });
+      const own = createCelPolicyStore({ engine });
+      own.set(requireTeam("require-team", "Fail"));
+      return {
+        evaluateCel: async (job) => {
+          jobs.push(job);
+          return runCelJob(engine, own, clock, job);
+        },
+      };
+    });
+    const answer = await call({ type: "validate", failurePolicy: "Fail" });
+    expect(answer.allowed).toBe(false);
+    expect(answer.status?.message).toBe("Policy require-team failed: team label required");
+    expect(jobs.map((j) => [j.type, j.policies])).toEqual([["validate", ["ValidatingPolicy/require-team"]]]);
+  });
+
+  it("answers a job the evaluator abandoned per failure policy: Fail denies, Ignore warns", async () => {
+    const abandoning = (): CelEvaluator => ({
+      evaluateCel: () =>
+        Promise.reject(new Error("the deadline passed while the request waited for a worker")),
+    });
+    const strict = await setup(
+      requireTeam("strict", "Fail"),
+      abandoning,
+    )({ type: "validate", failurePolicy: "Fail" });
+    expect(strict.allowed).toBe(false);
+    expect(strict.status?.message).toBe(
+      "Policy strict error: policy evaluation failed: the deadline passed while the request waited for a worker",
+    );
+    const lenient = await setup(
+      requireTeam("lenient", "Ignore"),
+      abandoning,
+    )({
+      type: "validate",
+      failurePolicy: "Ignore",
+    });
+    expect(lenient.allowed).toBe(true);
+    expect(lenient.warnings?.[0]).toMatch(
+      /^Policy lenient error: policy evaluation failed: the deadline passed/,
+    );
+  });
+});
