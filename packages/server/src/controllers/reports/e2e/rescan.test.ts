@@ -119,12 +119,13 @@ describe("rescans and expensive scans (sandbox)", { timeout: 60_000 }, () => {
 
   it("answers /health/liveness between the policies of an expensive scan; a rule over budget is an error", async () => {
     const ns = "costly";
-    // Budgets small enough for a test: 10,000 foreach elements is ~99 containers nested over themselves.
-    const limits = { foreachElements: 10_000 };
+    // Budgets small enough for a test: 40,000 foreach elements is 199 containers nested over themselves
+    // (39,800 elements, tens of ms: longer than the scan's 10 ms slice on any machine), 201 is over.
+    const limits = { foreachElements: 40_000 };
     const policies = 8;
     await put(client, namespace(ns));
-    await put(client, podOf("near-budget", ns, 99));
-    await put(client, podOf("over-budget", ns, 101));
+    await put(client, podOf("near-budget", ns, 199));
+    await put(client, podOf("over-budget", ns, 201));
     for (let i = 0; i < policies; i++) await put(client, nestedForeachPolicy(`nested-${i}`, ns));
 
     // Counts the policies evaluated, to see where in the scan each probe was answered.
