@@ -1,5 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { parseBackgroundArgs } from "./background.js";
+import { systemClock } from "../clock.js";
+import { parseBackgroundArgs, runBackgroundCommand } from "./background.js";
+import { openControllerLog } from "./controller-start.js";
+
+function buffer() {
+  let text = "";
+  return {
+    write: (s: string) => {
+      text += s;
+    },
+    get text() {
+      return text;
+    },
+  };
+}
 
 describe("kyverno-ts background flags", () => {
   it("takes upstream's --genWorkers and the exception flags", () => {
@@ -28,5 +42,46 @@ describe("kyverno-ts background flags", () => {
     expect(parseBackgroundArgs(["--noSuchFlag"], {}).ok).toBe(false);
     const zero = parseBackgroundArgs(["--genWorkers=0"], {});
     expect(zero.ok ? "" : zero.message).toContain("--genWorkers must be a whole number from 1 to 1000");
+  });
+});
+
+describe("kyverno-ts background logs", () => {
+  // A kubeconfig that does not exist stops the command right after the flag warnings are logged.
+  const run = async (flags: string[]) => {
+    const stderr = buffer();
+    const args = [...flags, "--enableTracing=true", "--kubeconfig=/nonexistent/kubeconfig"];
+    expect(await runBackgroundCommand({ args, stdout: buffer(), stderr })).toBe(1);
+    return stderr.text.split("\n").filter((line) => line.includes("--enableTracing"));
+  };
+
+  it("writes upstream's text lines with --loggingFormat=text (the default) and JSON with --loggingFormat=json", async () => {
+    for (const flags of [["--loggingFormat=text"], []]) {
+      const [line] = await run(flags);
+      expect(line).toMatch(
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\tWARN\tbackground-controller\t--enableTracing=true /,
+      );
+    }
+    const [json] = await run(["--loggingFormat=json"]);
+    expect(JSON.parse(json ?? "")).toMatchObject({ level: "warn", logger: "background-controller" });
+  });
+
+  it("adds debug lines from -v=4, and --log-level=error drops the warnings", async () => {
+    const debugLines = (argv: string[]) => {
+      const parsed = parseBackgroundArgs(argv, {});
+      if (!parsed.ok) throw new Error(parsed.message);
+      const stderr = buffer();
+      const logger = openControllerLog({
+        name: "background-controller",
+        log: parsed.args.log,
+        stderr,
+        clock: systemClock(),
+        warnings: [],
+      });
+      logger.debug({}, "a debug line");
+      return stderr.text;
+    };
+    expect(debugLines([])).toBe("");
+    expect(debugLines(["-v=4"])).toContain("\tLEVEL(-4)\tbackground-controller\ta debug line");
+    expect(await run(["--log-level=error"])).toEqual([]);
   });
 });

@@ -7,25 +7,20 @@
  */
 import { hostname } from "node:os";
 import { createEngine } from "@kyverno-ts/engine";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { pino } from "pino";
 import { createBoundedResultQueue } from "../admission/results.js";
 import { serverVersion } from "../admission-controller.js";
 import { engineClock, type ServerClock, systemClock } from "../clock.js";
 import { createBackgroundController } from "../controllers/background/background-controller.js";
-import {
-  type BackgroundMetrics,
-  backgroundConfigProblems,
-  createBackgroundMetrics,
-} from "../controllers/background/metrics.js";
+import { backgroundConfigProblems, createBackgroundMetrics } from "../controllers/background/metrics.js";
 import { type EventSettings, eventSettings, startClusterEvents } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
-import type { Logger, LogLevel } from "../logger.js";
-import { loadMetricsConfig } from "../metrics/configmap.js";
+import type { Logger } from "../logger.js";
+import type { LogSettings } from "../logging/log-lines.js";
 import { acceptedExceptionNamespaces, exceptionSettings } from "../policycache/exception-settings.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
 import { createMetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
+import { connectController, logFlags, openControllerLog } from "./controller-start.js";
 import { stopSignal } from "./stop-signal.js";
 
 /** What the command does, for `--help`. */
@@ -58,7 +53,10 @@ Options:
   --maxQueuedEvents <n>            Event writes waiting at most (default 1000)
   --eventsRateLimitQPS <n>         Event writes per second (default 1000)
   --eventsRateLimitBurst <n>       Event writes above the rate at once (default 2000)
-  --log-level <level>              debug, info (default), warn, error or silent
+  --loggingFormat <format>         log format: text (default) or json
+  --loggingtsFormat <format>       log timestamps: RFC3339 (default), iso8601, rfc3339nano, millis or nanos
+  -v <level>                       log verbosity: 0-3 errors, warnings and info; 4 and more add debug lines (default 2)
+  --log-level <level>              debug, info, warn, error or silent; wins over -v
 
 Upstream's other flags of the background controller are accepted; each one given prints a warning
 saying it has no effect (docs/flags.md).
@@ -80,13 +78,12 @@ export interface BackgroundArgs {
   configMapName: string;
   /** `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
   events: EventSettings;
-  logLevel: LogLevel;
+  /** `--loggingFormat`, `--loggingtsFormat`, `-v` and `--log-level`. */
+  log: LogSettings;
   help: boolean;
   /** One line per given upstream flag this controller accepts without acting on it. */
   warnings: string[];
 }
-
-const LEVELS: readonly string[] = ["debug", "info", "warn", "error", "silent"];
 
 /** Parses the arguments after `background` (the shared flag table: upstream's other flags are accepted with a warning); `env` gives upstream's environment defaults. */
 export function parseBackgroundArgs(
@@ -110,9 +107,8 @@ export function parseBackgroundArgs(
         message: `--${name} must be a whole number from ${min} to ${max}, got "${f.string(name)}"`,
       };
   }
-  const logLevel = f.optional("log-level") || "info";
-  if (!LEVELS.includes(logLevel))
-    return { ok: false, message: `--log-level must be one of ${LEVELS.join(", ")}` };
+  const log = logFlags(f);
+  if (!log.ok) return log;
   const namespace = f.string("namespace");
   const kubeconfig = f.optional("kubeconfig");
   const events = eventSettings({
@@ -139,7 +135,7 @@ export function parseBackgroundArgs(
       identity: f.optional("identity") || hostname(),
       configMapName: f.string("configMap"),
       events: events.settings,
-      logLevel: logLevel as LogLevel,
+      log: log.settings,
       help: f.help,
       warnings: f.warnings(),
     },
@@ -175,38 +171,34 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
     return 0;
   }
   const clock = options.clock ?? systemClock();
-  const stream = { write: (text: string) => void stderr.write(text) };
-  const logger =
-    options.logger ?? pino({ level: args.logLevel, base: { component: "background-controller" } }, stream);
-  for (const warning of args.warnings) logger.warn({}, warning);
-  let metrics: BackgroundMetrics | undefined;
-  let client: KubeClient;
-  try {
-    client = createKubeClient({
-      ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
-      qps: args.qps,
-      burst: args.burst,
-      clientType: "background-controller",
-      onQuery: (e) => metrics?.clientQuery(e),
-      clock,
-    });
-  } catch (error) {
-    stderr.write(`error: cannot load the cluster configuration: ${(error as Error).message}\n`);
-    return 1;
-  }
-  const metricsConfig = await loadMetricsConfig(client, args.namespace, args.metricsConfigMapName);
-  const source = `ConfigMap ${args.namespace}/${args.metricsConfigMapName}`;
-  for (const problem of [
-    ...metricsConfig.problems,
-    ...backgroundConfigProblems(metricsConfig.config, source),
-  ])
-    logger.warn({ problem }, "metrics configuration");
-  metrics = createBackgroundMetrics({ version: serverVersion(), config: metricsConfig.config });
+  const logger = openControllerLog({
+    name: "background-controller",
+    log: args.log,
+    stderr,
+    clock,
+    logger: options.logger,
+    warnings: args.warnings,
+  });
+  const connected = await connectController({
+    clientType: "background-controller",
+    kubeconfig: args.kubeconfig,
+    qps: args.qps,
+    burst: args.burst,
+    namespace: args.namespace,
+    metricsConfigMapName: args.metricsConfigMapName,
+    clock,
+    logger,
+    stderr,
+    configProblems: backgroundConfigProblems,
+    createMetrics: (config) => createBackgroundMetrics({ version: serverVersion(), config }),
+  });
+  if (connected === undefined) return 1;
+  const { client, metrics } = connected;
   // Events of processed UpdateRequests, through a client of their own (only the leader processes).
   const events = startClusterEvents({
     kube: {
       ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
-      onQuery: (e) => metrics?.clientQuery(e),
+      onQuery: (e) => metrics.clientQuery(e),
     },
     identity: args.identity,
     settings: args.events,
