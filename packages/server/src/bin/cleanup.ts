@@ -5,17 +5,16 @@
  * `kyverno-cleanup-controller` Lease and Prometheus metrics on `--metricsPort`.
  */
 import { hostname } from "node:os";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { pino } from "pino";
 import { serverVersion } from "../admission-controller.js";
 import { type ServerClock, systemClock } from "../clock.js";
 import { type CleanupController, startCleanupController } from "../controllers/cleanup/cleanup-controller.js";
 import { createCleanupMetrics } from "../controllers/cleanup/metrics.js";
 import { parseFlags } from "../flags/parse.js";
-import type { Logger, LogLevel } from "../logger.js";
-import { loadMetricsConfig } from "../metrics/configmap.js";
+import type { Logger } from "../logger.js";
+import type { LogSettings } from "../logging/log-lines.js";
 import { createMetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
+import { connectController, logFlags, openControllerLog } from "./controller-start.js";
 import { stopSignal } from "./stop-signal.js";
 
 /** Usage text of the command. */
@@ -41,7 +40,10 @@ Options:
   --clientRateLimitQPS <n>            API requests per second (default 300)
   --clientRateLimitBurst <n>          API requests above the rate at once (default 300)
   --identity <name>                   identity in the Lease (default: POD_NAME or the host name)
-  --log-level <level>                 debug, info (default), warn, error or silent
+  --loggingFormat <format>            log format: text (default) or json
+  --loggingtsFormat <format>          log timestamps: RFC3339 (default), iso8601, rfc3339nano, millis or nanos
+  -v <level>                          log verbosity: 0-3 errors, warnings and info; 4 and more add debug lines (default 2)
+  --log-level <level>                 debug, info, warn, error or silent; wins over -v
 
 Upstream's other flags of the cleanup controller are accepted; each one given prints a warning
 saying it has no effect (docs/flags.md).
@@ -62,7 +64,8 @@ export interface CleanupArgs {
   qps: number;
   burst: number;
   identity: string;
-  logLevel: LogLevel;
+  /** `--loggingFormat`, `--loggingtsFormat`, `-v` and `--log-level`. */
+  log: LogSettings;
   help: boolean;
   /** One line per given upstream flag this controller accepts without acting on it. */
   warnings: string[];
@@ -70,8 +73,6 @@ export interface CleanupArgs {
 
 /** Outcome of parsing: the flags, or a message for the user. */
 export type ParsedCleanupArgs = { ok: true; args: CleanupArgs } | { ok: false; message: string };
-
-const LEVELS: readonly string[] = ["debug", "info", "warn", "error", "silent"];
 
 /** Parses the command's arguments (everything after `cleanup`; the shared flag table: upstream's other flags are accepted with a warning); `env` supplies upstream's defaults. */
 export function parseCleanupArgs(
@@ -105,9 +106,8 @@ export function parseCleanupArgs(
         message: `--${name} must be a whole number from 0 to ${max}, got "${f.string(name)}"`,
       };
   }
-  const logLevel = f.optional("log-level") || "info";
-  if (!LEVELS.includes(logLevel))
-    return { ok: false, message: `--log-level must be one of ${LEVELS.join(", ")}` };
+  const log = logFlags(f);
+  if (!log.ok) return log;
   const kubeconfig = f.optional("kubeconfig");
   const serverIP = f.optional("serverIP");
   return {
@@ -126,7 +126,7 @@ export function parseCleanupArgs(
       qps: f.float("clientRateLimitQPS"),
       burst: f.int("clientRateLimitBurst"),
       identity: f.optional("identity") || hostname(),
-      logLevel: logLevel as LogLevel,
+      log: log.settings,
       help: f.help,
       warnings: f.warnings(),
     },
@@ -171,29 +171,33 @@ export async function runCleanupCommand(options: CleanupCommandOptions): Promise
     return CleanupExit.Ok;
   }
   const clock = options.clock ?? systemClock();
-  const stream = { write: (text: string) => void stderr.write(text) };
-  const logger =
-    options.logger ?? pino({ level: args.logLevel, base: { component: "cleanup-controller" } }, stream);
-  for (const warning of args.warnings) logger.warn({}, warning);
-  let metrics: ReturnType<typeof createCleanupMetrics> | undefined;
-  let client: KubeClient;
-  try {
-    client = createKubeClient({
-      ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
-      qps: args.qps,
-      burst: args.burst,
-      clientType: "cleanup-controller",
-      onQuery: (e) => metrics?.clientQuery(e),
-      clock,
-    });
-  } catch (error) {
-    stderr.write(`error: cannot load the cluster configuration: ${(error as Error).message}\n`);
+  const logger = openControllerLog({
+    name: "cleanup-controller",
+    log: args.log,
+    stderr,
+    clock,
+    logger: options.logger,
+    warnings: args.warnings,
+  });
+  const stop = stopSignal(options.signal);
+  const connected = await connectController({
+    clientType: "cleanup-controller",
+    kubeconfig: args.kubeconfig,
+    qps: args.qps,
+    burst: args.burst,
+    namespace: args.namespace,
+    metricsConfigMapName: args.metricsConfigMapName,
+    clock,
+    logger,
+    stderr,
+    createMetrics: (config) => createCleanupMetrics({ version: serverVersion(), config }),
+    signal: stop.signal,
+  });
+  if (connected === undefined) {
+    stop.dispose();
     return CleanupExit.Failure;
   }
-  const stop = stopSignal(options.signal);
-  const loaded = await loadMetricsConfig(client, args.namespace, args.metricsConfigMapName, stop.signal);
-  for (const problem of loaded.problems) logger.warn({ problem }, "metrics configuration");
-  metrics = createCleanupMetrics({ version: serverVersion(), config: loaded.config });
+  const { client, metrics } = connected;
   let controller: CleanupController | undefined;
   const metricsServer = createMetricsServer({ metrics, ready: () => controller?.ready() ?? false });
   try {
