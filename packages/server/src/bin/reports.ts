@@ -6,20 +6,14 @@
  */
 import { hostname } from "node:os";
 import { type ContextLoader, createEngine, type EvaluationLimits } from "@kyverno-ts/engine";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { serverVersion } from "../admission-controller.js";
 import { engineClock, type ServerClock, systemClock } from "../clock.js";
-import {
-  createReportsMetrics,
-  type ReportsMetrics,
-  reportsConfigProblems,
-} from "../controllers/reports/metrics.js";
+import { createReportsMetrics, reportsConfigProblems } from "../controllers/reports/metrics.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
 import { type EventSettings, eventSettings, startClusterEvents } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
 import type { Logger } from "../logger.js";
-import { createControllerLogger, type LogSettings, logSettings } from "../logging/log-lines.js";
-import { loadMetricsConfig } from "../metrics/configmap.js";
+import type { LogSettings } from "../logging/log-lines.js";
 import {
   acceptedExceptionNamespaces,
   type ExceptionSettings,
@@ -27,6 +21,7 @@ import {
 } from "../policycache/exception-settings.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
+import { connectController, logFlags, openControllerLog } from "./controller-start.js";
 import { evaluationFlags } from "./evaluation-flags.js";
 import { stopSignal } from "./stop-signal.js";
 
@@ -100,12 +95,7 @@ export function parseReportsArgs(
         message: `--${name} must be a whole number from ${min} to ${max}, got "${f.string(name)}"`,
       };
   }
-  const log = logSettings({
-    loggingFormat: f.string("loggingFormat"),
-    loggingtsFormat: f.string("loggingtsFormat"),
-    v: f.int("v"),
-    logLevel: f.optional("log-level"),
-  });
+  const log = logFlags(f);
   if (!log.ok) return log;
   const events = eventSettings({
     omitEvents: f.string("omitEvents"),
@@ -179,35 +169,29 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     return ReportsExit.Ok;
   }
   const clock = options.clock ?? systemClock();
-  const logger =
-    options.logger ??
-    createControllerLogger({
-      ...args.log,
-      stream: stderr,
-      name: "reports-controller",
-      now: () => clock.now(),
-    });
-  for (const warning of args.warnings) logger.warn({}, warning);
-  let metrics: ReportsMetrics | undefined;
-  let client: KubeClient;
-  try {
-    client = createKubeClient({
-      ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
-      qps: args.qps,
-      burst: args.burst,
-      clientType: "reports-controller",
-      onQuery: (e) => metrics?.clientQuery(e),
-      clock,
-    });
-  } catch (error) {
-    stderr.write(`error: cannot load the cluster configuration: ${(error as Error).message}\n`);
-    return ReportsExit.Failure;
-  }
-  const source = `ConfigMap ${args.namespace}/${args.metricsConfigMapName}`;
-  const metricsConfig = await loadMetricsConfig(client, args.namespace, args.metricsConfigMapName);
-  for (const problem of [...metricsConfig.problems, ...reportsConfigProblems(metricsConfig.config, source)])
-    logger.warn({ problem }, "metrics configuration");
-  metrics = createReportsMetrics({ version: serverVersion(), config: metricsConfig.config });
+  const logger = openControllerLog({
+    name: "reports-controller",
+    log: args.log,
+    stderr,
+    clock,
+    logger: options.logger,
+    warnings: args.warnings,
+  });
+  const connected = await connectController({
+    clientType: "reports-controller",
+    kubeconfig: args.kubeconfig,
+    qps: args.qps,
+    burst: args.burst,
+    namespace: args.namespace,
+    metricsConfigMapName: args.metricsConfigMapName,
+    clock,
+    logger,
+    stderr,
+    configProblems: reportsConfigProblems,
+    createMetrics: (config) => createReportsMetrics({ version: serverVersion(), config }),
+  });
+  if (connected === undefined) return ReportsExit.Failure;
+  const { client, metrics } = connected;
   const exceptionNamespaces = acceptedExceptionNamespaces(args.policyExceptions);
   const engine = (contextLoader: ContextLoader) =>
     createEngine({
@@ -220,7 +204,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   const events = startClusterEvents({
     kube: {
       ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
-      onQuery: (e) => metrics?.clientQuery(e),
+      onQuery: (e) => metrics.clientQuery(e),
     },
     identity: args.identity,
     settings: args.events,
