@@ -4,10 +4,8 @@
  * unless a filter needs the result rows.
  */
 import type { FastifyInstance } from "fastify";
-import { SEVERITIES } from "../model/types.js";
 import type {
   ApiFilterQuery,
-  ApiSeverity,
   ApiStatus,
   FindingCounts,
   Findings,
@@ -96,27 +94,13 @@ export function registerV2Routes(app: FastifyInstance, { store, targets }: Route
     "/v2/policies",
     { schema: { querystring: filterQuery, response: { 200: responses.policies } } },
     async (req): Promise<Policy[]> => {
-      const rows = await store.countBy(
-        ["source", "category", "policy", "severity", "status"],
-        toFilter(req.query),
-      );
-      const policies = new Map<string, Policy>();
-      const rank = (s: string | undefined) => (s ? (SEVERITIES as readonly string[]).indexOf(s) : -1);
-      for (const row of rows) {
-        const key = `${row.source}\u0000${row.category}\u0000${row.policy}`;
-        let policy = policies.get(key);
-        if (!policy) {
-          policy = {
-            source: row.source,
-            category: row.category,
-            policy: row.policy,
-            results: emptyStatusCounts(),
-          };
-          policies.set(key, policy);
-        }
-        if (rank(row.severity) > rank(policy.severity)) policy.severity = row.severity as ApiSeverity;
-        addStatus(policy.results, row.status, row.count);
-      }
+      const policies: Policy[] = (await store.policyCounts(toFilter(req.query))).map((row) => ({
+        source: row.source,
+        category: row.category,
+        policy: row.policy,
+        ...(row.severity ? { severity: row.severity } : {}),
+        results: row.results,
+      }));
       const order = (a: Policy, b: Policy) =>
         a.policy < b.policy
           ? -1
@@ -127,7 +111,7 @@ export function registerV2Routes(app: FastifyInstance, { store, targets }: Route
               : a.source > b.source
                 ? 1
                 : 0;
-      return [...policies.values()].sort(order);
+      return policies.sort(order);
     },
   );
 

@@ -9,7 +9,7 @@ import pg from "pg";
 import { ReporterError } from "../errors.js";
 import { toStoreError } from "./errors.js";
 import { appliedVersion, migrate } from "./migrations.js";
-import { countBy, propertyValues, values } from "./read-counts.js";
+import { countBy, policyCounts, propertyValues, values } from "./read-counts.js";
 import { reports, resource, resourceCounts, resources, results } from "./read-lists.js";
 import type { Database } from "./schema.js";
 import { createSqliteDialect } from "./sqlite-driver.js";
@@ -218,6 +218,7 @@ export async function createStore(options: StoreOptions): Promise<ReportStore> {
     reportIds: () =>
       read(async () => (await db.selectFrom("reports").select("id").execute()).map((r) => r.id)),
     countBy: (dimensions, filter) => read(() => countBy(db, dialect, dimensions, filter)),
+    policyCounts: (filter) => read(() => policyCounts(db, dialect, filter)),
     values: (dimension, filter) => read(() => values(db, dialect, dimension, filter)),
     propertyValues: (property, filter) => read(() => propertyValues(db, dialect, property, filter)),
     results: (filter, pagination) => read(() => results(db, dialect, filter, pagination)),

@@ -3,8 +3,9 @@
  * else by grouping `results` directly.
  */
 import { type Kysely, sql } from "kysely";
+import { SEVERITIES, type Severity, STATUSES, type StatusCounts } from "../model/types.js";
 import type { Database } from "./schema.js";
-import type { CountRow, Dimension, ResultFilter, StoreDialect } from "./types.js";
+import type { CountRow, Dimension, PolicyCountRow, ResultFilter, StoreDialect } from "./types.js";
 import { countsWhere, pickCountTable, resolveSearch, resultsWhere } from "./where.js";
 
 /** The `results` column behind each dimension (`result_counts` uses the dimension name). */
@@ -68,6 +69,79 @@ export async function countBy<D extends Dimension>(
   if (cols.length > 0) q = q.groupBy(cols);
   for (const col of cols) q = q.orderBy(col);
   return toRows(dimensions, await q.execute());
+}
+
+const POLICY_DIMENSIONS = ["source", "category", "policy", "severity", "status"] as const;
+
+/** A severity's rank (its index in SEVERITIES); -1 for none or an unknown one. */
+function rank(severity: string | undefined): number {
+  return severity ? (SEVERITIES as readonly string[]).indexOf(severity) : -1;
+}
+
+/**
+ * See `ReportStore.policyCounts`. From a count table the database groups by policy — one row per
+ * policy with a column per status and the highest severity's rank — instead of returning a row per
+ * (policy, severity, status) for the caller to fold: at 1,000,000 results ~540 rows instead of
+ * ~5,400. Otherwise the grouped counts are folded here.
+ */
+export async function policyCounts(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  filter: ResultFilter,
+): Promise<PolicyCountRow[]> {
+  const spec = pickCountTable(POLICY_DIMENSIONS, filter);
+  if (!spec) {
+    const policies = new Map<string, PolicyCountRow>();
+    for (const row of await countBy(db, dialect, POLICY_DIMENSIONS, filter)) {
+      const key = `${row.source}\u0000${row.category}\u0000${row.policy}`;
+      let policy = policies.get(key);
+      if (!policy) {
+        policy = {
+          source: row.source,
+          category: row.category,
+          policy: row.policy,
+          severity: undefined,
+          results: { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 },
+        };
+        policies.set(key, policy);
+      }
+      if (rank(row.severity) > rank(policy.severity)) policy.severity = row.severity as Severity;
+      if ((STATUSES as readonly string[]).includes(row.status))
+        policy.results[row.status as keyof StatusCounts] += row.count;
+    }
+    return [...policies.values()];
+  }
+  const col = (d: string) => sql.ref(`${spec.table}.${d}`);
+  const rankCase = sql.join(
+    SEVERITIES.map((s, i) => sql`when ${sql.lit(s)} then ${sql.lit(i)}`),
+    sql` `,
+  );
+  const statusSums = STATUSES.map(
+    (s) =>
+      sql`sum(case when ${col("status")} = ${sql.lit(s)} then ${col("total")} else 0 end) as ${sql.ref(s)}`,
+  );
+  const groups = [col("source"), col("category"), col("policy")];
+  const { rows } = await sql<Record<string, unknown>>`select ${col("source")} as ${sql.ref("source")}, ${col(
+    "category",
+  )} as ${sql.ref("category")}, ${col("policy")} as ${sql.ref("policy")}, max(case ${col(
+    "severity",
+  )} ${rankCase} else -1 end) as ${sql.ref("severity_rank")}, ${sql.join(statusSums)} from ${sql.table(
+    spec.table,
+  )} where ${countsWhere(spec, filter)} group by ${sql.join(groups)}`.execute(db);
+  const out: PolicyCountRow[] = [];
+  for (const row of rows) {
+    // Every group has results: the count tables' condition keeps only positive totals.
+    const results: StatusCounts = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
+    for (const s of STATUSES) results[s] = Number(row[s] ?? 0);
+    out.push({
+      source: String(row.source ?? ""),
+      category: String(row.category ?? ""),
+      policy: String(row.policy ?? ""),
+      severity: SEVERITIES[Number(row.severity_rank ?? -1)],
+      results,
+    });
+  }
+  return out;
 }
 
 /** See `ReportStore.values`: distinct non-empty values of one dimension. */

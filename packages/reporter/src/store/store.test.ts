@@ -62,6 +62,40 @@ async function expectAggregatesConsistent(store: ReportStore, filter: ResultFilt
       expect(new Map(rows.map((row) => [dims.map((d) => row[d]).join("|"), row.count]))).toEqual(fromRows);
     }
   }
+  // Per policy: grouped in the database from a count table, or (a filter on resources) folded from rows.
+  const severities = ["info", "low", "medium", "high", "critical"];
+  const policiesOf = (items: typeof all.items) => {
+    const out = new Map<string, string>();
+    const folded = new Map<string, { severity: number; counts: Record<string, number> }>();
+    for (const r of items) {
+      const key = `${r.source}|${r.category}|${r.policy}`;
+      const entry = folded.get(key) ?? { severity: -1, counts: {} };
+      entry.severity = Math.max(entry.severity, severities.indexOf(r.severity));
+      entry.counts[r.status] = (entry.counts[r.status] ?? 0) + 1;
+      folded.set(key, entry);
+    }
+    for (const [key, e] of folded)
+      out.set(key, `${severities[e.severity] ?? "-"} ${STATUSES.map((st) => e.counts[st] ?? 0).join("/")}`);
+    return out;
+  };
+  const policyMap = (rows: Awaited<ReturnType<ReportStore["policyCounts"]>>) =>
+    new Map(
+      rows.map((p) => [
+        `${p.source}|${p.category}|${p.policy}`,
+        `${p.severity ?? "-"} ${STATUSES.map((st) => p.results[st]).join("/")}`,
+      ]),
+    );
+  expect(policyMap(await store.policyCounts(filter))).toEqual(policiesOf(all.items));
+  const someResources = [...new Set(all.items.flatMap((r) => (r.resource ? [r.resource.id] : [])))].slice(
+    0,
+    2,
+  );
+  if (someResources.length > 0) {
+    const picked = all.items.filter((r) => r.resource && someResources.includes(r.resource.name));
+    expect(policyMap(await store.policyCounts({ ...filter, resources: someResources }))).toEqual(
+      policiesOf(picked),
+    );
+  }
   const perResource = await store.resourceCounts(filter, { byCategory: true });
   const fromRows = new Map<string, number>();
   for (const r of all.items) {

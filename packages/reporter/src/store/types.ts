@@ -94,6 +94,16 @@ export interface Page<T> {
 /** One group of {@link ReportStore.countBy}: the grouped dimensions and the number of results. */
 export type CountRow<D extends Dimension> = { [K in D]: string } & { count: number };
 
+/** One policy of {@link ReportStore.policyCounts}: its results per status and its highest severity. */
+export interface PolicyCountRow {
+  source: string;
+  category: string;
+  policy: string;
+  /** The highest known severity among its results; undefined when none has one. */
+  severity: Severity | undefined;
+  results: StatusCounts;
+}
+
 /** One stored result, flattened for lists. */
 export interface ResultRow {
   id: string;
@@ -165,6 +175,11 @@ export interface ReportStore {
   reportIds(): Promise<string[]>;
   /** Result counts grouped by the given dimensions, ordered by them; served from pre-aggregated counts when the filter allows. */
   countBy<D extends Dimension>(dimensions: readonly D[], filter: ResultFilter): Promise<CountRow<D>[]>;
+  /**
+   * Result counts per policy (source, category, policy) with the highest severity, unordered; grouped
+   * in the database from the pre-aggregated counts when the filter allows.
+   */
+  policyCounts(filter: ResultFilter): Promise<PolicyCountRow[]>;
   /** Distinct values of one dimension among the matching results, sorted. */
   values(dimension: Dimension, filter: ResultFilter): Promise<string[]>;
   /** Distinct values of one result property among the matching results, sorted. */
