@@ -12,13 +12,13 @@ import { type AdmissionController, startAdmissionController } from "../admission
 import { type ServerClock, systemClock } from "../clock.js";
 import { caBundle, generateCertificates } from "../controllers/certificates/certificates.js";
 import type { Logger } from "../logger.js";
-import { createControllerLogger } from "../logging/log-lines.js";
 import { readMetricsConfigFile } from "../metrics/configmap.js";
 import { admissionConfigProblems } from "../metrics/metrics.js";
 import { loadPolicyFiles } from "../standalone/load-policies.js";
 import type { TlsMaterial } from "../webhooks/server.js";
 import { ADMISSION_DESCRIPTION, type AdmissionArgs, parseAdmissionArgs } from "./args.js";
 import { type ClusterHooks, runClusterMode } from "./cluster-command.js";
+import { openControllerLog } from "./controller-start.js";
 import { stopSignal } from "./stop-signal.js";
 
 /** Anything text can be written to (`process.stdout`, a test buffer). */
@@ -106,15 +106,14 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
     return AdmissionExit.Ok;
   }
   const clock = options.clock ?? systemClock();
-  const logger =
-    options.logger ??
-    createControllerLogger({
-      ...args.log,
-      stream: stderr,
-      name: "admission-controller",
-      now: () => clock.now(),
-    });
-  for (const warning of args.warnings) logger.warn({}, warning);
+  const logger = openControllerLog({
+    name: "admission-controller",
+    log: args.log,
+    stderr,
+    clock,
+    logger: options.logger,
+    warnings: args.warnings,
+  });
   if (!args.standalone) {
     const stop = stopSignal(options.signal);
     try {

@@ -3,8 +3,9 @@ import { hostname } from "node:os";
 import type { EvaluationLimits } from "@kyverno-ts/engine";
 import { type EventSettings, eventSettings } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
-import { type LogSettings, logSettings } from "../logging/log-lines.js";
+import type { LogSettings } from "../logging/log-lines.js";
 import { type ExceptionSettings, exceptionSettings } from "../policycache/exception-settings.js";
+import { logFlags } from "./controller-start.js";
 import { evaluationFlags, inlineTimeFlag } from "./evaluation-flags.js";
 
 /** Parsed flags of the admission command. */
@@ -149,12 +150,7 @@ export function parseAdmissionArgs(
   const timeout = f.int("webhookTimeout");
   if (timeout < 1 || timeout > 30)
     return { ok: false, message: "--webhookTimeout must be a whole number of seconds from 1 to 30" };
-  const log = logSettings({
-    loggingFormat: f.string("loggingFormat"),
-    loggingtsFormat: f.string("loggingtsFormat"),
-    v: f.int("v"),
-    logLevel: f.optional("log-level"),
-  });
+  const log = logFlags(f);
   if (!log.ok) return log;
   const certFile = file(f.optional("tls-cert-file"));
   const keyFile = file(f.optional("tls-key-file"));
