@@ -4,6 +4,8 @@ export type { LoadError, LoadErrorCode, Loaded, PathSegment, Where } from "./loa
 export { formatLoadError, formatPath } from "./load/errors.js";
 export type { ParsedDocument, ParsedFile } from "./load/parse.js";
 export { parseDocuments } from "./load/parse.js";
+export type { Logger } from "./log/logger.js";
+export { silentLogger } from "./log/logger.js";
 export { loadAdmissionPolicy, loadCelPolicy, loadCelPolicyException } from "./policy/cel-load.js";
 export type {
   AdmissionPolicyBinding,

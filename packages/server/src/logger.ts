@@ -1,20 +1,16 @@
+import { type Logger, silentLogger as silent } from "@kyverno-ts/api";
 import { pino } from "pino";
 
 /**
- * The structured logger the server writes to: a subset of pino's API, so a pino logger can be passed
- * as is and tests can pass a recorder. Every line about a request carries its `uid`.
+ * The structured logger the server writes to (`@kyverno-ts/api`'s, shared by every package): a subset
+ * of pino's API, so a pino logger can be passed as is and tests can pass a recorder. Every line about
+ * a request carries its `uid`.
  */
-export interface Logger {
-  debug(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+export type { Logger };
 
-/** A logger that drops everything; the default when none is injected. */
+/** A logger that drops everything; the default when none is injected (a copy of `@kyverno-ts/api`'s `silentLogger`, which callers may spy on). */
 export function silentLogger(): Logger {
-  const drop = (): void => {};
-  return { debug: drop, info: drop, warn: drop, error: drop };
+  return { ...silent };
 }
 
 /** Log levels accepted by `createJsonLogger`. */
