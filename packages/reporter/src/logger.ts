@@ -1,23 +1,9 @@
 /**
- * The logging interface the reporter writes to. pino loggers satisfy it; tests pass
- * {@link silentLogger} or a recording logger.
+ * The logging interface the reporter writes to: `@kyverno-ts/api`'s `Logger`, shared with the server.
+ * pino loggers satisfy it; tests pass {@link silentLogger} or a recording logger.
  */
+export type { Logger } from "@kyverno-ts/api";
+export { silentLogger } from "@kyverno-ts/api";
 
 /** Structured fields attached to a log line. */
 export type LogFields = Record<string, unknown>;
-
-/** A structured logger (pino's `(fields, message)` call shape). */
-export interface Logger {
-  debug(fields: LogFields, message: string): void;
-  info(fields: LogFields, message: string): void;
-  warn(fields: LogFields, message: string): void;
-  error(fields: LogFields, message: string): void;
-}
-
-/** A logger that drops everything. */
-export const silentLogger: Logger = Object.freeze({
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-});
