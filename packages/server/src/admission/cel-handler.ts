@@ -162,6 +162,9 @@ interface Evaluation {
 /** How long a request is evaluated on the serving thread before it goes to the evaluator (ms). */
 const DEFAULT_INLINE_MS = 5;
 const DEFAULT_DEADLINE_MS = 10_000;
+/** How long a policy whose inline attempt overran is evaluated by the evaluator only (ms). */
+const SLOW_POLICY_MS = 60_000;
+const SLOW_POLICIES_MAX = 1000;
 
 /** Creates the handler; it holds no per-request state. */
 export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): CelAdmissionHandler {
@@ -169,6 +172,8 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
 
   const inlineMs = options.inlineMs ?? DEFAULT_INLINE_MS;
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  /** Policies whose inline attempt overran, by key: until when (monotonic) they skip it. */
+  const slow = new Map<string, number>();
 
   /** The evaluations with their policies (by key, as this thread holds them), metrics recorded. */
   const recorded = (review: ParsedReview, evaluations: readonly CelEvaluation[]): Evaluation[] => {
@@ -343,9 +348,18 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
   }): CelEvaluation[] | undefined {
     if (inlineMs <= 0) return undefined;
     const started = clock.monotonic();
+    if (prepared.policies.some((p) => (slow.get(p.key) ?? 0) > started)) return undefined;
     const request = { ...prepared.job.request, deadline: clock.now() + inlineMs };
     const evaluations = evaluateCelPolicies(engine, clock, prepared.job, prepared.policies, request);
-    return clock.monotonic() - started < inlineMs ? evaluations : undefined;
+    if (clock.monotonic() - started < inlineMs) return evaluations;
+    // A CEL evaluation stopped at the deadline still finishes its loops (errors are values there):
+    // policies that overran go straight to the evaluator for a while, costing this thread nothing.
+    for (const e of evaluations)
+      if (e.seconds * 1000 >= inlineMs) {
+        if (slow.size >= SLOW_POLICIES_MAX) slow.clear();
+        slow.set(e.key, started + SLOW_POLICY_MS);
+      }
+    return undefined;
   }
 
   /** Evaluates in the evaluator; a job it could not finish in time answers `error` for each policy. */
@@ -395,16 +409,18 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
         ? { statusCode: 200, body: allow(parsed.uid, [parsed.message]) }
         : { statusCode: 200, body: deny(parsed.uid, parsed.message, 400) };
 
+  function handleBody(route: CelWebhookRoute, body: string): HandlerReply {
+    const parsed = parseAdmissionReview(body);
+    if (!parsed.ok) return unparsable(route, parsed);
+    return { statusCode: 200, body: handleReview(route, parsed.review) };
+  }
+
   return {
     handleReview,
-    handleBody(route, body) {
-      const parsed = parseAdmissionReview(body);
-      if (!parsed.ok) return unparsable(route, parsed);
-      return { statusCode: 200, body: handleReview(route, parsed.review) };
-    },
+    handleBody,
     serveBody(route, body) {
       const evaluator = options.evaluator;
-      if (evaluator === undefined) return this.handleBody(route, body);
+      if (evaluator === undefined) return handleBody(route, body);
       const parsed = parseAdmissionReview(body);
       if (!parsed.ok) return unparsable(route, parsed);
       const answer = serveReview(route, parsed.review, evaluator);
