@@ -91,6 +91,8 @@ describe("default values", { timeout: 60_000 }, () => {
       "--servicePort=443",
       "--metricsConfigMap=kyverno-metrics",
       "--ttlReconciliationInterval=1m",
+      "--loggingFormat=json",
+      "--v=2",
     ]);
     // The cleanup webhooks' Service, as upstream's chart sets it for the cleanup controller.
     expect(cleanup.env).toContainEqual({ name: "KYVERNO_SVC", value: CLEANUP });
@@ -102,6 +104,8 @@ describe("default values", { timeout: 60_000 }, () => {
       "--metricsConfigMap=kyverno-metrics",
       // generateSuccessEvents of the success Events; upstream's default omitted Event types.
       "--configMap=kyverno",
+      "--loggingFormat=json",
+      "--v=2",
       "--omitEvents=PolicyApplied,PolicySkipped",
     ]);
     // Named in its permission failures, as the admission controller's auth check expects it.
