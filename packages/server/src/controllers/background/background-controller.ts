@@ -160,6 +160,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     intents: intake,
     isLeader: () => leading,
     namespaceLabels: (ns) => state.namespaceLabels(ns),
+    clock,
     exceptionNamespaces: options.exceptionNamespaces,
   });
   state.subscribe((change) => {

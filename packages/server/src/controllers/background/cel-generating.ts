@@ -10,14 +10,15 @@
  *   its copies are deleted.
  * The downstream kinds are the ones the policy was seen generating (`GeneratedKinds`): they are
  * watched (selected by the `generate.kyverno.io/policy-name` label) from the first generation on.
- * The two GeneratingPolicy kinds are watched here (when their CRDs are installed), compiled into the
+ * The two GeneratingPolicy kinds are watched here (when their CRDs are installed, at start or later), compiled into the
  * controller's CEL policy store with the CEL PolicyExceptions of the accepted namespaces (when
  * exceptions are enabled), so an exempted trigger gets nothing generated here either.
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { type CelEngine, matchWildcard } from "@kyverno-ts/engine";
-import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
+import { type Clock, createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import { CEL_POLICY_API_VERSION, createCelFeed } from "../../cluster-state/cel-feed.js";
+import { createServedKinds, type ServedKinds } from "../../cluster-state/served-kinds.js";
 import type { Logger } from "../../logger.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import {
@@ -81,6 +82,8 @@ export interface CelGeneratingOptions {
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
   /** Namespaces CEL PolicyExceptions are accepted from, with wildcards (none: not watched). */
   exceptionNamespaces?: readonly string[];
+  /** For the wait on CRDs installed after start. */
+  clock?: Clock;
 }
 
 /** Creates the reactions (no informer runs before a policy generated something). */
@@ -93,6 +96,7 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
   let stopped = false;
   const policyInformers: Informer<KubeObject>[] = [];
   let exceptionInformer: Informer<KubeObject> | undefined;
+  let served: ServedKinds | undefined;
   let revision = 0;
 
   const regenerate = (labels: Record<string, string>): boolean => {
@@ -307,45 +311,52 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
     },
   });
 
+  /** The informer of one CEL kind, feeding the store (policies) or the exceptions. */
+  const watchCelKind = (kind: string): Informer<KubeObject> => {
+    const [only] = exceptionNamespaces;
+    const namespace =
+      kind === "PolicyException" && exceptionNamespaces.length === 1 && only && !/[*?]/.test(only)
+        ? only
+        : undefined;
+    const informer = createInformer<KubeObject>({
+      client,
+      apiVersion: CEL_POLICY_API_VERSION,
+      kind,
+      ...(namespace ? { namespace } : {}),
+    });
+    const exception = kind === "PolicyException";
+    informer.on("add", exception ? feed.upsertException : feed.upsertPolicy);
+    informer.on("update", exception ? feed.upsertException : feed.upsertPolicy);
+    informer.on("delete", exception ? feed.removeException : feed.removePolicy);
+    informer.on("error", (e) => {
+      if (e.source !== "handler") logger.warn({ watch: kind, reason: e.failure.reason }, "cannot watch");
+    });
+    if (exception) exceptionInformer = informer;
+    else policyInformers.push(informer);
+    return informer;
+  };
+
   return {
     kinds,
     changed,
     async start() {
       const kinds = ["GeneratingPolicy", "NamespacedGeneratingPolicy"];
       if (exceptionNamespaces.length > 0) kinds.push("PolicyException");
-      for (const kind of kinds) {
-        const served = await client.resource(CEL_POLICY_API_VERSION, kind);
-        if (!served.ok && served.reason === "UnknownKind") {
-          logger.warn(
-            { kind, apiVersion: CEL_POLICY_API_VERSION },
-            "kind not served (CRD not installed): not watched",
-          );
-          continue;
-        }
-        const [only] = exceptionNamespaces;
-        const namespace =
-          kind === "PolicyException" && exceptionNamespaces.length === 1 && only && !/[*?]/.test(only)
-            ? only
-            : undefined;
-        const informer = createInformer<KubeObject>({
-          client,
-          apiVersion: CEL_POLICY_API_VERSION,
-          kind,
-          ...(namespace ? { namespace } : {}),
-        });
-        const exception = kind === "PolicyException";
-        informer.on("add", exception ? feed.upsertException : feed.upsertPolicy);
-        informer.on("update", exception ? feed.upsertException : feed.upsertPolicy);
-        informer.on("delete", exception ? feed.removeException : feed.removePolicy);
-        informer.on("error", (e) => {
-          if (e.source !== "handler") logger.warn({ watch: kind, reason: e.failure.reason }, "cannot watch");
-        });
-        // Exceptions are not waited for: a missing grant must not keep the controller from starting.
-        if (exception) {
-          exceptionInformer = informer;
-          void informer.start();
-        } else policyInformers.push(informer);
-      }
+      served = createServedKinds({
+        client,
+        apiVersion: CEL_POLICY_API_VERSION,
+        kinds,
+        logger,
+        ...(options.clock ? { clock: options.clock } : {}),
+        onServed: (kind, later) => {
+          if (stopped) return;
+          const informer = watchCelKind(kind);
+          // Exceptions and kinds whose CRD came later are not waited for (a missing grant, or a
+          // controller already running, must not be held up).
+          if (later || kind === "PolicyException") void informer.start();
+        },
+      });
+      await served.start();
       await Promise.all(policyInformers.map((i) => i.start()));
     },
     synced: () => policyInformers.every((i) => i.hasSynced()),
@@ -361,6 +372,7 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
     },
     async stop() {
       stopped = true;
+      served?.stop();
       const all = [...informers.values(), ...sources.values(), ...policyInformers];
       if (exceptionInformer) all.push(exceptionInformer);
       await Promise.all(all.map((i) => i.stop()));
