@@ -40,13 +40,37 @@ function requireTeam(name: string, failurePolicy: "Fail" | "Ignore"): CelPolicy 
   return loaded.value;
 }
 
-type Answer = { allowed: boolean; status?: { message?: string }; warnings?: string[] };
+type Answer = { allowed: boolean; status?: { message?: string }; warnings?: string[]; patch?: string };
+
+function mutating(name: string, expression: string): CelPolicy {
+  const loaded = loadCelPolicy(
+    {
+      apiVersion: "policies.kyverno.io/v1",
+      kind: "MutatingPolicy",
+      metadata: { name },
+      spec: {
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"] },
+          ],
+        },
+        mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression } }],
+      },
+    } as JsonValue,
+    { file: "test" },
+  );
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+  return loaded.value;
+}
 
 /** A handler that never evaluates inline (`inlineMs: 0`), with `evaluator` doing the work. */
-function setup(policy: CelPolicy, evaluator: (clock: ReturnType<typeof fakeClock>) => CelEvaluator) {
+function setup(
+  policy: CelPolicy | CelPolicy[],
+  evaluator: (clock: ReturnType<typeof fakeClock>) => CelEvaluator,
+) {
   const clock = fakeClock();
   const store = createCelPolicyStore({ engine: createCelEngine({ clock: engineClock(clock) }) });
-  store.set(policy);
+  for (const p of Array.isArray(policy) ? policy : [policy]) store.set(p);
   const handler = createCelAdmissionHandler({
     engine: createCelEngine({ clock: engineClock(clock) }),
     store,
@@ -110,5 +134,27 @@ describe("CEL handler with an evaluator", () => {
     expect(lenient.warnings?.[0]).toMatch(
       /^Policy lenient error: policy evaluation failed: the deadline passed/,
     );
+  });
+
+  it("chains MutatingPolicies in the evaluator as inline: each sees the object the ones before it left", async () => {
+    const policies = [
+      mutating("a-owner", "Object{metadata: Object.metadata{labels: {'owner': 'platform'}}}"),
+      mutating(
+        "b-copy",
+        "Object{metadata: Object.metadata{labels: {'copy': object.metadata.labels['owner']}}}",
+      ),
+    ];
+    const call = setup(policies, (clock) => {
+      const engine = createCelEngine({ clock: engineClock(clock) });
+      const own = createCelPolicyStore({ engine });
+      for (const p of policies) own.set(p);
+      return { evaluateCel: async (job) => runCelJob(engine, own, clock, job) };
+    });
+    const answer = await call({ type: "mutate", failurePolicy: "Fail" });
+    expect(answer.allowed).toBe(true);
+    expect(JSON.parse(Buffer.from(answer.patch ?? "", "base64").toString())).toEqual([
+      { op: "add", path: "/metadata/labels", value: { owner: "platform" } },
+      { op: "add", path: "/metadata/labels/copy", value: "platform" },
+    ]);
   });
 });
