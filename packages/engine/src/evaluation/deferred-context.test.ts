@@ -15,7 +15,7 @@ function policy(rule: Omit<Rule, "name" | "match">): Policy {
       validationFailureAction: "Enforce",
       background: false,
     },
-  };
+  } as Policy;
 }
 
 const cm = (data: Record<string, string>): KubeObject =>

@@ -1,4 +1,4 @@
-import type { KubeObject } from "@kyverno-ts/api";
+import type { JsonObject, KubeObject } from "@kyverno-ts/api";
 import { createKubeClient } from "@kyverno-ts/kube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubectlAvailable, kubectlFor } from "../e2e/kubectl.js";
@@ -22,7 +22,7 @@ const v1Event = (name: string): KubeObject => ({
 
 describe("events.k8s.io/v1 conversion", () => {
   it("renames the fields both ways and keeps the shared ones", () => {
-    const stored = eventFromV1({ ...v1Event("a"), deprecatedCount: 3 });
+    const stored = eventFromV1({ ...v1Event("a"), deprecatedCount: 3 } as JsonObject);
     expect(stored).toMatchObject({
       apiVersion: "v1",
       involvedObject: { kind: "Pod", name: "web" },
@@ -107,8 +107,8 @@ describe("the sandbox serves events.k8s.io/v1 over the core/v1 Events' storage",
       const plain = await kubectl(["get", "events", "-n", "default"]);
       expect(plain.stderr).toBe("");
       // LAST SEEN is the series' last observation as an age (kube-apiserver's printer), not a timestamp.
-    expect(plain.stdout).toMatch(/^\S+\s+Warning\s+PolicyViolation\s+pod\/web\s+policy require-labels/m);
-    expect(plain.stdout).not.toContain("2026-01-02T03:05:05");
+      expect(plain.stdout).toMatch(/^\S+\s+Warning\s+PolicyViolation\s+pod\/web\s+policy require-labels/m);
+      expect(plain.stdout).not.toContain("2026-01-02T03:05:05");
       const v1 = await kubectl([
         "get",
         "events.events.k8s.io",

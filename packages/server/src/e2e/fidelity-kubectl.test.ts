@@ -277,7 +277,7 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
   ): Promise<PolicyReportResult[]> => {
     const got = await client.get<KubeObject>({ apiVersion: "v1", kind, namespace, name });
     if (!got.ok) throw new Error(got.message);
-    const uid = got.value.metadata?.uid ?? "";
+    const uid = String(got.value.metadata?.uid ?? "");
     let results: PolicyReportResult[] = [];
     await until(
       async () => {

@@ -257,7 +257,9 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
     ]);
     expect(patched.code).toBe(0);
     await until(
-      async () => (await get("ConfigMap", "team-a", "defaults"))?.data?.team === "team-a",
+      async () =>
+        ((await get("ConfigMap", "team-a", "defaults"))?.data as Record<string, string> | undefined)?.team ===
+        "team-a",
       20_000,
       `ConfigMap reverted${logs()}`,
     );
@@ -277,7 +279,9 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
     ]);
     expect(patched.code).toBe(0);
     await until(
-      async () => (await get("Secret", "team-a", "regcred"))?.data?.token === token("two"),
+      async () =>
+        ((await get("Secret", "team-a", "regcred"))?.data as Record<string, string> | undefined)?.token ===
+        token("two"),
       20_000,
       `the copy synced with its source${logs()}`,
     );
@@ -296,7 +300,9 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
     });
     expect((await kubectl(["create", "namespace", "team-b"])).code).toBe(0);
     await until(
-      async () => (await get("Secret", "team-b", "regcred"))?.data?.token === token("three"),
+      async () =>
+        ((await get("Secret", "team-b", "regcred"))?.data as Record<string, string> | undefined)?.token ===
+        token("three"),
       20_000,
       `the copy in team-b${logs()}`,
     );

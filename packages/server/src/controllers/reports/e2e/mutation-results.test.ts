@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { createBoundedResultQueue } from "../../../admission/results.js";
 import { allReports, controllerFor, eventually, namespace, put, useCluster } from "../testing/harness.js";
 
-const POLICY: Policy = {
+const POLICY = {
   apiVersion: "kyverno.io/v1",
   kind: "ClusterPolicy",
   metadata: { name: "owner-label" },
@@ -30,7 +30,7 @@ const POLICY: Policy = {
       },
     ],
   },
-};
+} as unknown as Policy;
 
 describe("reports controller: the mutating webhook's results, in process (sandbox)", {
   timeout: 30_000,
