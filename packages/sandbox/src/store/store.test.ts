@@ -60,7 +60,7 @@ describe("object store", () => {
     store.update("configmaps", { ...cm("a", "changed") });
     store.remove("configmaps", "ns", "b");
     store.create("configmaps", cm("c"));
-    const at2 = store.listAt("configmaps", 2) ?? [];
+    const at2 = [...(store.scan("configmaps", { at: 2 })?.items ?? [])];
     expect(at2.map((o) => [(o.metadata as { name: string }).name, (o.data as { v: string }).v])).toEqual([
       ["a", "1"],
       ["b", "1"],
@@ -77,5 +77,43 @@ describe("object store", () => {
     store.remove("configmaps", "ns", "u");
     expect(seen).toEqual(["ADDED ns/u"]);
     expect(store.byUid("uid-1")).toBeUndefined();
+  });
+});
+
+describe("scan: chunked lists at one version", () => {
+  it("pages through a version while writes go on, in one namespace or all", () => {
+    const store = createStore();
+    for (const name of ["a", "b", "c", "d"]) store.create("configmaps", cm(name));
+    store.create("configmaps", { metadata: { name: "z", namespace: "other" }, data: { v: "1" } });
+    const at = store.currentRv();
+    const names = (objects: Iterable<Record<string, unknown>>) =>
+      [...objects].map((o) => `${(o.metadata as { name: string }).name}=${(o.data as { v: string }).v}`);
+    const first = store.scan("configmaps", { at, namespace: "ns" });
+    expect(first?.total).toBe(4);
+    // Writes after the version: none of them shows in later pages read at that version.
+    store.update("configmaps", cm("c", "changed"));
+    store.remove("configmaps", "ns", "d");
+    store.create("configmaps", cm("bb"));
+    const second = store.scan("configmaps", { at, namespace: "ns", start: "ns/b\u0000" });
+    expect(second?.total).toBe(2);
+    expect(names(second?.items ?? [])).toEqual(["c=1", "d=1"]);
+    store.update("configmaps", cm("a", "again"));
+    expect(names(store.scan("configmaps", { at })?.items ?? [])).toEqual(["a=1", "b=1", "c=1", "d=1", "z=1"]);
+    // Now: the writes show, and a namespace's range ends before the next namespace.
+    expect(names(store.scan("configmaps", { namespace: "ns" })?.items ?? [])).toEqual([
+      "a=again",
+      "b=1",
+      "bb=1",
+      "c=changed",
+    ]);
+    expect(names(store.list("configmaps", "other"))).toEqual(["z=1"]);
+  });
+
+  it("is undefined once the history no longer reaches the version", () => {
+    const store = createStore({ historySize: 2 });
+    store.create("configmaps", cm("a"));
+    const at = store.currentRv();
+    for (const v of ["2", "3", "4"]) store.update("configmaps", cm("a", v));
+    expect(store.scan("configmaps", { at })).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
 import { createHistory, type StoreEvent } from "./history.js";
+import { type Scan, type Snapshot, scanSnapshot, snapshotAt } from "./snapshots.js";
 
 /** A stored object with where it lives. */
 export interface StoredRef {
@@ -43,8 +44,12 @@ export interface ObjectStore {
   compactedRv(): number;
   /** Events after `rv` (oldest first), or `undefined` when they are no longer all kept. */
   eventsSince(rv: number): StoreEvent[] | undefined;
-  /** The objects of a storage key as they were at `rv`, or `undefined` when that is too old. */
-  listAt(storageKey: string, rv: number, namespace?: string): JsonObject[] | undefined;
+  /**
+   * The objects of a storage key (in one namespace when given) from key `start` on, as they were at
+   * `at` (now when undefined or not older), or `undefined` when `at` is too old. Chunked lists read
+   * every page at one version; the view of that version is kept, so a page costs about its size.
+   */
+  scan(storageKey: string, options: { at?: number; namespace?: string; start?: string }): Scan | undefined;
   /** Registers a listener called synchronously after each write; returns the unsubscribe function. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
 }
@@ -83,6 +88,49 @@ export function createStore(options: StoreOptions = {}): ObjectStore {
   const uids = new Map<string, { storageKey: string; key: string }>();
   const history = createHistory(options.historySize ?? 10000, rv);
   const listeners = new Set<(event: StoreEvent) => void>();
+  /** Sorted keys per storage key, dropped when a key is added or removed. */
+  const sorted = new Map<string, string[]>();
+  /** Views of earlier versions for chunked lists (`storageKey@rv`), the most recent few. */
+  const views = new Map<string, { asOf: number; view: ReturnType<typeof snapshotAt> }>();
+  const sortedKeys = (storageKey: string): string[] => {
+    let keys = sorted.get(storageKey);
+    if (keys === undefined) {
+      keys = [...(buckets.get(storageKey)?.keys() ?? [])].sort();
+      sorted.set(storageKey, keys);
+    }
+    return keys;
+  };
+  const NO_OBJECTS = new Map<string, JsonObject>();
+  /** The view of a storage key at `at` (earlier than now), or undefined when the history no longer has it. */
+  const viewAt = (storageKey: string, at: number): Snapshot | undefined => {
+    const id = `${storageKey}@${at}`;
+    const cached = views.get(id);
+    if (cached !== undefined) {
+      const later = history.since(cached.asOf);
+      if (later !== undefined) {
+        cached.view.extend(later);
+        cached.asOf = rv;
+        views.delete(id);
+        views.set(id, cached);
+        return cached.view;
+      }
+      views.delete(id);
+    }
+    const events = history.since(at);
+    if (events === undefined) return undefined;
+    const view = snapshotAt(
+      buckets.get(storageKey) ?? NO_OBJECTS,
+      sortedKeys(storageKey),
+      storageKey,
+      events,
+    );
+    views.set(id, { asOf: rv, view });
+    for (const old of views.keys()) {
+      if (views.size <= 8) break;
+      views.delete(old);
+    }
+    return view;
+  };
 
   const bucket = (storageKey: string): Map<string, JsonObject> => {
     let b = buckets.get(storageKey);
@@ -115,12 +163,9 @@ export function createStore(options: StoreOptions = {}): ObjectStore {
     list(storageKey, namespace) {
       const b = buckets.get(storageKey);
       if (b === undefined) return [];
-      const keys = [...b.keys()].sort();
-      const prefix = namespace === undefined ? undefined : `${namespace}/`;
-      const out: JsonObject[] = [];
-      for (const k of keys)
-        if (prefix === undefined || k.startsWith(prefix)) out.push(b.get(k) as JsonObject);
-      return out;
+      return [
+        ...scanSnapshot({ keys: sortedKeys(storageKey), objectAt: (k) => b.get(k) }, namespace, "").items,
+      ];
     },
     byUid(uid) {
       const ref = uids.get(uid);
@@ -133,6 +178,7 @@ export function createStore(options: StoreOptions = {}): ObjectStore {
       const key = keyOf(object);
       const b = bucket(storageKey);
       if (b.has(key)) throw new Error(`object ${storageKey} ${key} already exists`);
+      sorted.delete(storageKey);
       rv++;
       const stored = withRv(object, rv);
       b.set(key, stored);
@@ -158,6 +204,7 @@ export function createStore(options: StoreOptions = {}): ObjectStore {
       const previous = b?.get(key);
       if (b === undefined || previous === undefined) return undefined;
       b.delete(key);
+      sorted.delete(storageKey);
       uids.delete(metaString(previous, "uid"));
       rv++;
       const last = withRv(previous, rv);
@@ -166,21 +213,14 @@ export function createStore(options: StoreOptions = {}): ObjectStore {
     },
     compactedRv: () => history.compactedRv(),
     eventsSince: (since) => history.since(since),
-    listAt(storageKey, at, namespace) {
-      if (at >= rv) return store.list(storageKey, namespace);
-      const events = history.since(at);
-      if (events === undefined) return undefined;
-      const state = new Map((buckets.get(storageKey) ?? new Map<string, JsonObject>()).entries());
-      for (const e of events.reverse()) {
-        if (e.storageKey !== storageKey) continue;
-        if (e.type === "ADDED") state.delete(e.key);
-        else if (e.previous !== undefined) state.set(e.key, e.previous);
+    scan(storageKey, options) {
+      const { at, namespace, start = "" } = options;
+      if (at !== undefined && at < rv) {
+        const view = viewAt(storageKey, at);
+        return view === undefined ? undefined : scanSnapshot(view, namespace, start);
       }
-      const prefix = namespace === undefined ? undefined : `${namespace}/`;
-      return [...state.keys()]
-        .sort()
-        .filter((k) => prefix === undefined || k.startsWith(prefix))
-        .map((k) => state.get(k) as JsonObject);
+      const b = buckets.get(storageKey) ?? NO_OBJECTS;
+      return scanSnapshot({ keys: sortedKeys(storageKey), objectAt: (k) => b.get(k) }, namespace, start);
     },
     subscribe(listener) {
       listeners.add(listener);

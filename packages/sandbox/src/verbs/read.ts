@@ -94,20 +94,26 @@ export function handleList(env: ApiEnv, request: ResourceRequest): void {
   const select = selectionOf(request);
   const { rv, exact, start } = listVersion(env, request.query);
   const namespace = r.namespaced && request.namespace !== "" ? request.namespace : undefined;
-  const snapshot = exact
-    ? env.store.listAt(r.storageKey, rv, namespace)
-    : env.store.list(r.storageKey, namespace);
-  if (snapshot === undefined) {
+  const scan = env.store.scan(r.storageKey, { ...(exact ? { at: rv } : {}), namespace, start });
+  if (scan === undefined) {
     if (request.query.has("continue")) throw expired(CONTINUE_EXPIRED);
     throw expired("The resourceVersion for the provided list is too old.");
   }
   const keyOf = (o: JsonObject): string => `${metaString(o, "namespace")}/${metaString(o, "name")}`;
-  let items = snapshot.filter((o) => keyOf(o) >= start).filter(select);
   const limitParam = Number(request.query.get("limit") ?? "0");
+  const limit = Number.isInteger(limitParam) && limitParam > 0 ? limitParam : Number.POSITIVE_INFINITY;
+  const items: JsonObject[] = [];
+  let more = false;
+  for (const object of scan.items) {
+    if (!select(object)) continue;
+    if (items.length === limit) {
+      more = true;
+      break;
+    }
+    items.push(object);
+  }
   const listMeta: JsonObject = { resourceVersion: String(rv) };
-  if (Number.isInteger(limitParam) && limitParam > 0 && items.length > limitParam) {
-    const remaining = items.length - limitParam;
-    items = items.slice(0, limitParam);
+  if (more) {
     const last = items[items.length - 1];
     listMeta.continue = encodeContinue({
       v: "meta.k8s.io/v1",
@@ -115,7 +121,7 @@ export function handleList(env: ApiEnv, request: ResourceRequest): void {
       start: `${last === undefined ? "" : keyOf(last)}\u0000`,
     });
     if (!request.query.has("labelSelector") && !request.query.has("fieldSelector"))
-      listMeta.remainingItemCount = remaining;
+      listMeta.remainingItemCount = scan.total - items.length;
   }
   const served = items.map((o) => toServedVersion(o, r));
   if (representation === "table") {
