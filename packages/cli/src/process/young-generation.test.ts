@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SERVER_SEMI_SPACE_MIB, youngGenerationArgv } from "./young-generation.js";
+import { SERVER_SEMI_SPACE_MIB, SYNC_HEAP_GROWING_PERCENT, youngGenerationArgv } from "./young-generation.js";
 
 describe("server commands' young generation", () => {
   const proc = {
@@ -12,6 +12,7 @@ describe("server commands' young generation", () => {
     expect(youngGenerationArgv(proc)).toEqual([
       "/usr/bin/node",
       `--max-semi-space-size=${SERVER_SEMI_SPACE_MIB}`,
+      `--heap-growing-percent=${SYNC_HEAP_GROWING_PERCENT}`,
       "--enable-source-maps",
       "/app/bin.js",
       "reports",
@@ -41,5 +42,15 @@ describe("server commands' young generation", () => {
     expect(
       youngGenerationArgv({ ...proc, env: { NODE_OPTIONS: "--max-semi-space-size=2" } }),
     ).toBeUndefined();
+  });
+  it("bounds the heap growth of the cluster-syncing commands only, unless the user chose a growth", () => {
+    const line = (command: string, more: Partial<typeof proc> = {}) =>
+      youngGenerationArgv({ ...proc, ...more, argv: ["node", "bin.js", command] });
+    const flag = `--heap-growing-percent=${SYNC_HEAP_GROWING_PERCENT}`;
+    expect(line("reports")).toContain(flag);
+    expect(line("reporter")).toContain(flag);
+    for (const command of ["admission", "playground", "sandbox"]) expect(line(command)).not.toContain(flag);
+    expect(line("reporter", { execArgv: ["--heap-growing-percent=80"] })).not.toContain(flag);
+    expect(line("reports", { env: { NODE_OPTIONS: "--heap_growing_percent=20" } })).not.toContain(flag);
   });
 });

@@ -11,7 +11,6 @@ import { type LoadedConfig, loadReporterConfig } from "../config/load.js";
 import { isConfigError } from "../config/read.js";
 import { isReporterError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { boundHeapGrowth } from "./heap.js";
 
 /** Anything text can be written to (`process.stdout`, a test buffer). */
 export interface TextOutput {
@@ -39,8 +38,6 @@ export interface ReporterCommandOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Replaces the logger built from `logging`. */
   logger?: Logger;
-  /** Sets V8's heap growing factor for this process (see heap.ts); default true. */
-  boundHeap?: boolean;
   /** Called once the API listens (before the initial sync is done). */
   onStarted?: (info: ReporterReadyInfo) => void;
 }
@@ -151,8 +148,6 @@ export async function runReporterCommand(options: ReporterCommandOptions): Promi
     return ReporterExit.Ok;
   }
   const env = options.env ?? process.env;
-  // A long-running process: full collections before the heap doubles (see heap.ts).
-  if (options.boundHeap !== false) boundHeapGrowth(process);
   let loaded: LoadedConfig;
   try {
     loaded = loadReporterConfig({

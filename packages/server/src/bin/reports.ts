@@ -23,7 +23,6 @@ import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-ser
 import type { TextOutput } from "./admission.js";
 import { connectController, logFlags, openControllerLog } from "./controller-start.js";
 import { evaluationFlags } from "./evaluation-flags.js";
-import { boundHeapGrowth } from "./heap-growth.js";
 import { stopSignal } from "./stop-signal.js";
 
 /** What `kyverno-ts reports --help` says before the flags. */
@@ -151,8 +150,6 @@ export interface ReportsCommandOptions {
   onReady?: (info: { metricsPort: number }) => void;
   /** What `--help` prints (the CLI renders it from the flag table); default: the description. */
   usage?: string;
-  /** Sets V8's heap growing factor for this process (see heap-growth.ts); default true. */
-  boundHeap?: boolean;
 }
 
 /** Exit statuses: 0 after a clean stop, 1 when the controller cannot run, 2 for unusable flags. */
@@ -171,8 +168,6 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     stdout.write(options.usage ?? `Usage: kyverno-ts reports [flags]\n\n${REPORTS_DESCRIPTION}\n`);
     return ReportsExit.Ok;
   }
-  // A long-running process: full collections before the heap doubles (see heap-growth.ts).
-  if (options.boundHeap !== false) boundHeapGrowth(process);
   const clock = options.clock ?? systemClock();
   const logger = openControllerLog({
     name: "reports-controller",
