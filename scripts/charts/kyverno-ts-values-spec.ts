@@ -388,7 +388,8 @@ export const VALUE_RULES: readonly ValueRule[] = [
   {
     path: "features.reporting",
     status: "accepted",
-    reason: "the per-rule-type switches are not implemented (all rule types are reported, upstream's default)",
+    reason:
+      "the per-rule-type switches are not implemented (all rule types are reported, upstream's default)",
   },
   {
     path: "features.autoUpdateWebhooks.enabled",
