@@ -202,7 +202,8 @@ export function compileCelPolicy(
   const targets =
     type === "mutate" && spec.evaluation?.mutateExisting?.enabled === true
       ? {
-          constraints: spec.targetMatchConstraints,
+          // No targetMatchConstraints: the targets are the existing objects the policy matches.
+          constraints: spec.targetMatchConstraints ?? spec.matchConstraints,
           expression:
             spec.targetMatchConstraints?.expression !== undefined
               ? c.expression(spec.targetMatchConstraints.expression, "spec.targetMatchConstraints.expression")

@@ -619,4 +619,40 @@ describe("mutate-existing MutatingPolicy", () => {
     expect(rule?.patchedTargets?.map((t) => t.patched)).toEqual([{ ...existing, data: { mode: "new" } }]);
     expect(existing.data).toEqual({ mode: "old" });
   });
+
+  it("answers error, not a silent skip, when nothing can list the targets (admission: work for the background)", () => {
+    const bare = createCelEngine();
+    const compiled = bare.compile(policy);
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.issues));
+    const rule = bare.mutateExisting(compiled.policy, { resource: pod("trigger") }).rules[0];
+    expect(rule?.status).toBe("error");
+    expect(rule?.message).toContain("no resource loader");
+  });
+
+  it("targets the existing objects the policy matches when targetMatchConstraints is absent", () => {
+    const other = pod("other", {}, {});
+    const lister = createCelEngine({
+      contextLoader: {
+        kubeResource: (call) =>
+          call.verb === "list" && call.resource === "pods"
+            ? { ok: true, value: { items: [pod("trigger"), other] as unknown as JsonValue[] } }
+            : { ok: false, error: "not found" },
+      },
+    });
+    const {
+      targetMatchConstraints: _t,
+      targetMatchConditions: _c,
+      ...spec
+    } = policy.spec as Record<string, unknown>;
+    const same = { ...policy, spec: { ...spec, mutations: [labelled] } } as unknown as CelPolicy;
+    const compiled = lister.compile(same);
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.issues));
+    const rule = lister.mutateExisting(compiled.policy, { resource: pod("trigger") }).rules[0];
+    expect(rule?.patchedTargets?.map((t) => t.target.metadata?.name)).toEqual(["trigger", "other"]);
+  });
 });
+
+const labelled = {
+  patchType: "ApplyConfiguration",
+  applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'seen': 'yes'}}}" },
+};

@@ -35,13 +35,14 @@ function candidates(
     const list = toJson(out.value);
     return (Array.isArray(list) ? list : [list]).filter(isObject) as KubeObject[];
   }
+  if (loader.kubeResource === undefined) return "target resources are not available (no resource loader)";
   const found: KubeObject[] = [];
   for (const rule of targets.constraints?.resourceRules ?? []) {
     for (const group of rule.apiGroups ?? [""]) {
       for (const version of rule.apiVersions ?? ["v1"]) {
         for (const resource of rule.resources ?? []) {
           const apiVersion = group === "" ? version : `${group}/${version}`;
-          const listed = loader.kubeResource?.({ verb: "list", apiVersion, resource, namespace });
+          const listed = loader.kubeResource({ verb: "list", apiVersion, resource, namespace });
           const items = listed?.ok && isObject(listed.value) ? listed.value.items : undefined;
           if (Array.isArray(items)) found.push(...(items.filter(isObject) as KubeObject[]));
         }
@@ -68,11 +69,8 @@ export function mutateExistingCel(
     }
     const patched: TargetPatch[] = [];
     for (const target of selected) {
-      const input = {
-        target: requestTarget({ resource: target }),
-        namespaceLabels: undefined,
-        oldObject: undefined,
-      };
+      const at = requestTarget({ resource: target });
+      const input = { target: at, namespaceLabels: env.namespaceLabels(at.namespace), oldObject: undefined };
       if (targets.expression === undefined && targets.constraints !== undefined) {
         const rules = targets.constraints.resourceRules?.map((r) => ({ ...r, operations: ["*"] }));
         if (!matchesConstraints({ ...targets.constraints, resourceRules: rules ?? [] }, input)) continue;
