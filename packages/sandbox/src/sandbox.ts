@@ -18,6 +18,7 @@ import { createServiceAccountTokens } from "./auth/service-account-tokens.js";
 import { startTokenSecretController } from "./auth/token-secrets.js";
 import { startGarbageCollector } from "./gc/garbage-collector.js";
 import { startNamespaceController } from "./gc/namespace-controller.js";
+import { startRootCaPublisher } from "./gc/root-ca-publisher.js";
 import { startServiceAccountController } from "./gc/service-account-controller.js";
 import { createWorkQueue } from "./gc/work-queue.js";
 import { createHandler } from "./http/handler.js";
@@ -211,6 +212,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const stopGc = startGarbageCollector(env, queue);
   const stopNs = startNamespaceController(env, queue);
   const stopServiceAccounts = startServiceAccountController(env, queue);
+  const stopRootCa = startRootCaPublisher(env, queue, ca.caCertPem);
   const stopAggregation = startAggregationController(env, queue);
   const stopTokenSecrets = startTokenSecretController(env, queue, tokens, ca.caCertPem);
 
@@ -265,6 +267,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stopGc();
       stopNs();
       stopServiceAccounts();
+      stopRootCa();
       stopAggregation();
       stopTokenSecrets();
       stopCrdSync();

@@ -15,9 +15,9 @@ import type { Container, KeyToPath, Pod, Volume } from "./pod-types.js";
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /**
- * The ConfigMap kube-controller-manager publishes in every namespace, which the sandbox does not: the
- * token volume the sandbox injects into Pods (`kube-api-access-…`) reads `ca.crt` from it, so the API
- * server's CA stands in while it does not exist.
+ * The ConfigMap kube-controller-manager's root CA publisher (and the sandbox's) keeps in every namespace:
+ * the token volume injected into Pods (`kube-api-access-…`) reads `ca.crt` from it; the API server's CA
+ * stands in while it does not exist (a namespace created a moment ago).
  */
 const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
 

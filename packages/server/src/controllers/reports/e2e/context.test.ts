@@ -175,7 +175,8 @@ describe("context entries in background scans (sandbox)", { timeout: 30_000 }, (
     for (const p of policies) await put(client, p);
     const controller = controllerFor(client, {
       engine: (contextLoader) => createEngine({ contextLoader }),
-      contextLimits: { maxResponseBytes: 1000, timeoutMs: 300 },
+      // Room for the namespace's ConfigMaps (kube-root-ca.crt holds a CA), not for the 5,000-byte answer.
+      contextLimits: { maxResponseBytes: 4000, timeoutMs: 300 },
     });
     await controller.start();
     try {
@@ -194,7 +195,7 @@ describe("context entries in background scans (sandbox)", { timeout: 30_000 }, (
       expect(bad["registries-from-service"]).toBe("fail");
       expect(good["missing-configmap"]).toMatch(/^error: .*configMap ctx\/gone.*NotFound/);
       expect(good["too-slow"]).toMatch(/^error: .*timed out after 300 ms/);
-      expect(good["too-big"]).toMatch(/^error: .*response larger than 1000 bytes/);
+      expect(good["too-big"]).toMatch(/^error: .*response larger than 4000 bytes/);
 
       // The next full scan reads the ConfigMap again: the results follow it.
       await put(client, configMap("settings", { registry: "docker.io", next: "teams" }));
