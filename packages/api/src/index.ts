@@ -107,3 +107,5 @@ export type {
   ValuesRule,
   ValuesSpec,
 } from "./test/types.js";
+export type { Clock, ManualClock, SystemClockOptions } from "./time/clock.js";
+export { createManualClock, createSystemClock, flush, sleep, systemClock } from "./time/clock.js";

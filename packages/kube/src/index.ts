@@ -4,6 +4,7 @@
  * leader election on a Lease and an event recorder. The public API is this list; nothing is re-exported wholesale.
  */
 
+export { type Clock, systemClock } from "@kyverno-ts/api";
 export {
   BUILTIN_RESOURCES,
   type BuiltinResource,
@@ -34,7 +35,6 @@ export type {
   WatchStream,
   WriteOptions,
 } from "./client/types.js";
-export { type Clock, systemClock } from "./clock/clock.js";
 export {
   type EventObjectRef,
   type EventRecord,

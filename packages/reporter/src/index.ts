@@ -57,8 +57,6 @@ export type { SessionUser, TokenCodec, TokenCodecOptions, UserProfile } from "./
 export { createTokenCodec } from "./auth/session.js";
 export type { ReporterCommandOptions, ReporterReadyInfo } from "./bin/reporter.js";
 export { REPORTER_USAGE, ReporterExit, runReporterCommand } from "./bin/reporter.js";
-export type { Clock, ManualClock, TimerHandle } from "./clock.js";
-export { createManualClock, systemClock } from "./clock.js";
 export { ENV_OVERRIDES } from "./config/env.js";
 export type { LoadConfigOptions, LoadedConfig } from "./config/load.js";
 export { loadReporterConfig } from "./config/load.js";

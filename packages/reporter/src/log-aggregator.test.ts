@@ -1,5 +1,5 @@
+import { createManualClock } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { createManualClock } from "./clock.js";
 import { createLogAggregator } from "./log-aggregator.js";
 import type { Logger } from "./logger.js";
 

@@ -5,7 +5,7 @@
  * line says how many there were ("dropped 5,000 notifications to slack in the last 30 s"). While the
  * events go on, that is one line per window; after a quiet window the next event is logged at once.
  */
-import type { Clock, TimerHandle } from "./clock.js";
+import type { Clock } from "@kyverno-ts/api";
 import type { LogFields, Logger } from "./logger.js";
 
 /** Options of {@link createLogAggregator}. */
@@ -39,7 +39,7 @@ export interface LogAggregator {
 }
 
 interface Window {
-  timer: TimerHandle;
+  cancel: () => void;
   count: number;
   last: AggregatedEvent;
 }
@@ -66,14 +66,14 @@ export function createLogAggregator(options: LogAggregatorOptions): LogAggregato
     const window: Window = {
       count: 0,
       last: event,
-      timer: clock.setTimeout(() => {
+      cancel: clock.after(windowMs, () => {
         if (window.count === 0) {
           windows.delete(key);
           return;
         }
         summarize(window);
         open(key, window.last); // the events go on: count the next window too
-      }, windowMs),
+      }),
     };
     windows.set(key, window);
   };
@@ -90,7 +90,7 @@ export function createLogAggregator(options: LogAggregatorOptions): LogAggregato
     },
     flush() {
       for (const window of windows.values()) {
-        clock.clearTimeout(window.timer);
+        window.cancel();
         if (window.count > 0) summarize(window);
       }
       windows.clear();

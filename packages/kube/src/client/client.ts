@@ -5,8 +5,7 @@
  */
 import { createRequire } from "node:module";
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { KubeObject } from "@kyverno-ts/api";
-import { type Clock, systemClock } from "../clock/clock.js";
+import { type Clock, type KubeObject, systemClock } from "@kyverno-ts/api";
 import { createTokenBucket } from "../ratelimit/token-bucket.js";
 import { createDiscovery, groupVersionPath } from "./discovery.js";
 import { clientFailure } from "./failure.js";

@@ -1,11 +1,11 @@
+import { createManualClock, flush } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import { exponentialBackoff } from "../informer/backoff.js";
-import { createFakeClock, flush } from "../testing/fake-clock.js";
 import { createRecoveryProbe } from "./recovery.js";
 
 describe("recovery probe", () => {
   it("probes while someone waits and releases every waiter at the first answer", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     let up = false;
     let probes = 0;
     const recovery = createRecoveryProbe({
@@ -19,19 +19,19 @@ describe("recovery probe", () => {
     const released: boolean[] = [];
     void recovery.wait().then((r) => released.push(r));
     void recovery.wait().then((r) => released.push(r));
-    await clock.advance(3000);
+    await clock.settle(3000);
     expect(probes).toBe(3); // one probe per interval for both waiters, not one each
     expect(released).toEqual([]);
     up = true;
-    await clock.advance(1000);
+    await clock.settle(1000);
     await flush();
     expect(released).toEqual([true, true]);
-    await clock.advance(5000);
+    await clock.settle(5000);
     expect(probes).toBe(4); // nobody waits: no more probes
   });
 
   it("lets a waiter go when its signal aborts", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     const recovery = createRecoveryProbe({ probe: async () => false, clock, intervalMs: 1000 });
     const abort = new AbortController();
     const waiting = recovery.wait(abort.signal);

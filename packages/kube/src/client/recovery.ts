@@ -4,7 +4,7 @@
  * server is back. While anyone waits, one probe per client asks the server every `intervalMs`, and the
  * first answer releases every waiter at once.
  */
-import { type Clock, sleep } from "../clock/clock.js";
+import { type Clock, sleep } from "@kyverno-ts/api";
 
 /** Options of `createRecoveryProbe`. */
 export interface RecoveryProbeOptions {

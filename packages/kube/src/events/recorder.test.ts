@@ -1,7 +1,7 @@
 import type { KubeObject } from "@kyverno-ts/api";
+import { createManualClock, flush } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import type { ApiResult, ObjectRef, Patch } from "../client/types.js";
-import { createFakeClock, flush } from "../testing/fake-clock.js";
 import type { EventRecord } from "./event.js";
 import { createEventRecorder, type EventRecorderOptions } from "./recorder.js";
 
@@ -46,7 +46,7 @@ const violation = (
 });
 
 function setup(extra: Partial<EventRecorderOptions> = {}) {
-  const clock = createFakeClock(Date.UTC(2026, 0, 2, 3, 4, 5));
+  const clock = createManualClock(Date.UTC(2026, 0, 2, 3, 4, 5));
   const api = fakeEvents();
   const drops: string[] = [];
   const recorder = createEventRecorder({
@@ -112,7 +112,7 @@ describe("event recorder", () => {
     const { api, recorder, clock } = setup();
     recorder.record(violation("web-1"));
     await recorder.flush();
-    await clock.advance(1000);
+    await clock.settle(1000);
     recorder.record(violation("web-1"));
     await flush();
     expect(patches(api.calls).map((p) => p.patch.patch)).toEqual([
@@ -121,7 +121,7 @@ describe("event recorder", () => {
     for (let i = 0; i < 98; i++) recorder.record(violation("web-1"));
     await flush();
     expect(patches(api.calls)).toHaveLength(1);
-    await clock.advance(30_000);
+    await clock.settle(30_000);
     const last = patches(api.calls).at(-1);
     expect(patches(api.calls)).toHaveLength(2);
     expect(last?.ref).toEqual({
@@ -141,7 +141,7 @@ describe("event recorder", () => {
     const { api, recorder, clock } = setup();
     recorder.record(violation("web-1"));
     await recorder.flush();
-    await clock.advance(6 * 60_000 + 1);
+    await clock.settle(6 * 60_000 + 1);
     recorder.record(violation("web-1"));
     await recorder.flush();
     expect(creates(api.calls)).toHaveLength(2);
@@ -170,7 +170,7 @@ describe("event recorder", () => {
     );
     expect(recorder.stats().spamFiltered).toBe(15);
     expect(drops.filter((d) => d === "spam")).toHaveLength(15);
-    await clock.advance(5 * 60_000);
+    await clock.settle(5 * 60_000);
     recorder.record(violation("noisy", "after five minutes"));
     recorder.record(violation("noisy", "too soon"));
     await recorder.flush();
@@ -224,9 +224,9 @@ describe("event recorder", () => {
     for (let i = 0; i < 25; i++) recorder.record(violation(`pod-${i}`));
     await flush();
     expect(creates(api.calls)).toHaveLength(5);
-    await clock.advance(1000);
+    await clock.settle(1000);
     expect(creates(api.calls)).toHaveLength(15);
-    await clock.advance(1000);
+    await clock.settle(1000);
     expect(creates(api.calls)).toHaveLength(25);
   });
 
@@ -240,7 +240,7 @@ describe("event recorder", () => {
     recorder.record(violation("unlucky"));
     await flush();
     expect(api.calls).toHaveLength(2);
-    await clock.advance(5000);
+    await clock.settle(5000);
     expect(api.calls).toHaveLength(4);
     expect(recorder.stats()).toMatchObject({ failed: 2, pending: 0 });
     expect(drops).toEqual(["failed", "failed"]);

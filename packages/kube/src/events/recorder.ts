@@ -7,9 +7,8 @@
  * dropping and counting past it). Workers write the queue under a token bucket (Kyverno's
  * `--eventsRateLimitQPS` / `--eventsRateLimitBurst`), retrying failures the API server may recover from.
  */
-import type { KubeObject } from "@kyverno-ts/api";
+import { type Clock, type KubeObject, sleep, systemClock } from "@kyverno-ts/api";
 import type { KubeClient } from "../client/client.js";
-import { type Clock, sleep, systemClock } from "../clock/clock.js";
 import { createTokenBucket } from "../ratelimit/token-bucket.js";
 import {
   EVENT_API_VERSION,

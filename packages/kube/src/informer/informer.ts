@@ -12,9 +12,9 @@
  * - after a failure, waits `delay(attempt)` (injected, so tests do not sleep) before retrying.
  */
 
+import { type Clock, sleep, systemClock } from "@kyverno-ts/api";
 import type { KubeClient } from "../client/client.js";
 import type { ApiFailure, ApiResult, ObjectHeader, WatchEvent, WatchQuery } from "../client/types.js";
-import { type Clock, sleep, systemClock } from "../clock/clock.js";
 import { exponentialBackoff } from "./backoff.js";
 import { createObjectStore } from "./store.js";
 

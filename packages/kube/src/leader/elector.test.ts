@@ -1,5 +1,5 @@
+import { createManualClock, type ManualClock } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { createFakeClock, type FakeClock } from "../testing/fake-clock.js";
 import { createFakeLeases, type FakeLeases, type Link } from "../testing/fake-leases.js";
 import { createLeaderElector, type LeaderElector, type LeaderElectorOptions } from "./elector.js";
 
@@ -15,7 +15,7 @@ interface Replica {
 const replica = (
   id: string,
   leases: FakeLeases,
-  clock: FakeClock,
+  clock: ManualClock,
   extra: Partial<LeaderElectorOptions> = {},
 ): Replica => {
   const { client, setLink } = leases.client();
@@ -52,11 +52,11 @@ const overlaps = (a: Array<[number, number]>, b: Array<[number, number]>): boole
 
 describe("leader election (fake clock, in-memory leases)", () => {
   it("creates the Lease, leads, and renews every retry period", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     const leases = createFakeLeases();
     const a = replica("a", leases, clock);
     a.elector.start();
-    await clock.advance(0);
+    await clock.settle(0);
     expect(a.elector.isLeader()).toBe(true);
     expect(a.started).toEqual([clock.now()]);
     expect(a.leaders).toEqual(["a"]);
@@ -68,7 +68,7 @@ describe("leader election (fake clock, in-memory leases)", () => {
     });
     expect(leases.lease()?.spec?.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     const acquired = leases.lease()?.spec?.acquireTime;
-    await clock.advance(10_000);
+    await clock.settle(10_000);
     expect(leases.writes()).toBe(6); // create + 5 renewals, 2 s apart
     expect(leases.lease()?.spec?.acquireTime).toBe(acquired);
     expect(a.elector.isLeader()).toBe(true);
@@ -76,14 +76,14 @@ describe("leader election (fake clock, in-memory leases)", () => {
   });
 
   it("a candidate waits while the lease is renewed and reports the leader", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     const leases = createFakeLeases();
     const a = replica("a", leases, clock);
     const b = replica("b", leases, clock);
     a.elector.start();
-    await clock.advance(0);
+    await clock.settle(0);
     b.elector.start();
-    await clock.advance(60_000);
+    await clock.settle(60_000);
     expect(b.started).toEqual([]);
     expect(b.elector.isLeader()).toBe(false);
     expect(b.elector.leader()).toBe("a");
@@ -93,17 +93,17 @@ describe("leader election (fake clock, in-memory leases)", () => {
 
   for (const outage of ["hanging", "failing"] as const) {
     it(`when the leader's requests are ${outage}, it steps down at the renew deadline and the other takes over only after the lease expired`, async () => {
-      const clock = createFakeClock();
+      const clock = createManualClock(1_000_000);
       const leases = createFakeLeases();
       const a = replica("a", leases, clock);
       const b = replica("b", leases, clock);
       a.elector.start();
-      await clock.advance(0);
+      await clock.settle(0);
       b.elector.start();
-      await clock.advance(5_000);
+      await clock.settle(5_000);
       const lastRenewal = Date.parse(leases.lease()?.spec?.renewTime ?? "");
       a.setLink(outage);
-      await clock.advance(30_000);
+      await clock.settle(30_000);
       expect(a.stopped).toHaveLength(1);
       expect(a.stopped[0]).toBe(lastRenewal + 10_000);
       expect(b.started).toHaveLength(1);
@@ -114,7 +114,7 @@ describe("leader election (fake clock, in-memory leases)", () => {
 
       // back online, the old leader sees the new one and stays a follower
       a.setLink("up");
-      await clock.advance(30_000);
+      await clock.settle(30_000);
       expect(a.started).toHaveLength(1);
       expect(a.elector.leader()).toBe("b");
       expect(overlaps(intervals(a, clock.now()), intervals(b, clock.now()))).toBe(false);
@@ -123,7 +123,7 @@ describe("leader election (fake clock, in-memory leases)", () => {
   }
 
   it("release() steps down first, then empties the holder so another replica takes over at once", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     const leases = createFakeLeases();
     let holderWhenStopping: string | null | undefined;
     const a = replica("a", leases, clock, {
@@ -133,27 +133,27 @@ describe("leader election (fake clock, in-memory leases)", () => {
     });
     const b = replica("b", leases, clock);
     a.elector.start();
-    await clock.advance(0);
+    await clock.settle(0);
     b.elector.start();
-    await clock.advance(3_000);
+    await clock.settle(3_000);
     const released = clock.now();
     await a.elector.release();
     expect(holderWhenStopping).toBe("a");
     expect(a.elector.isLeader()).toBe(false);
     expect(leases.lease()?.spec).toMatchObject({ holderIdentity: "", leaseDurationSeconds: 1 });
-    await clock.advance(3_000);
+    await clock.settle(3_000);
     expect(b.started).toHaveLength(1);
     expect(b.started[0]).toBeLessThanOrEqual(released + 2_400 + 1);
     expect(leases.lease()?.spec).toMatchObject({ holderIdentity: "b", leaseTransitions: 1 });
     // a released elector does not campaign again
     a.elector.start();
-    await clock.advance(60_000);
+    await clock.settle(60_000);
     expect(a.started).toHaveLength(1);
     await b.elector.release();
   });
 
   it("the signal given to onStartedLeading aborts when leadership is lost", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     const leases = createFakeLeases();
     let signal: AbortSignal | undefined;
     const a = replica("a", leases, clock, {
@@ -162,16 +162,16 @@ describe("leader election (fake clock, in-memory leases)", () => {
       },
     });
     a.elector.start();
-    await clock.advance(0);
+    await clock.settle(0);
     expect(signal?.aborted).toBe(false);
     a.setLink("hanging");
-    await clock.advance(11_000);
+    await clock.settle(11_000);
     expect(signal?.aborted).toBe(true);
     await a.elector.release();
   });
 
   it("never has two leaders under random outages of three replicas", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     const leases = createFakeLeases();
     const replicas = ["a", "b", "c"].map((id) => replica(id, leases, clock));
     for (const r of replicas) r.elector.start();
@@ -184,7 +184,7 @@ describe("leader election (fake clock, in-memory leases)", () => {
     for (let step = 0; step < 600; step++) {
       if (step % 20 === 0)
         for (const r of replicas) r.setLink(links[Math.floor(random() * links.length)] ?? "up");
-      await clock.advance(500);
+      await clock.settle(500);
       expect(replicas.filter((r) => r.elector.isLeader()).length).toBeLessThanOrEqual(1);
     }
     const end = clock.now();

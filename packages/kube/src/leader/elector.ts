@@ -13,9 +13,9 @@
  *   down first and then empties the Lease's holder so another replica takes over at once.
  */
 
+import { type Clock, sleep, systemClock } from "@kyverno-ts/api";
 import type { KubeClient } from "../client/client.js";
 import type { ApiFailure } from "../client/types.js";
-import { type Clock, sleep, systemClock } from "../clock/clock.js";
 import { type LeaderRecord, type Lease, leaseWith, microTime, recordOf, sameRecord } from "./lease.js";
 
 /** Options of `createLeaderElector`; durations default to upstream Kyverno's 12 s / 10 s / 2 s. */

@@ -2,7 +2,7 @@
  * Per-item retry delays for the work queue, as client-go's `workqueue` rate limiters: exponential per
  * item, an overall token bucket, and the maximum of several.
  */
-import { type Clock, systemClock } from "../clock/clock.js";
+import { type Clock, systemClock } from "@kyverno-ts/api";
 import { createTokenBucket } from "../ratelimit/token-bucket.js";
 
 /** Decides how long a key waits before it is retried. */

@@ -1,5 +1,5 @@
+import { createManualClock, flush } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { createFakeClock, flush } from "../testing/fake-clock.js";
 import { bucketRateLimiter, exponentialRateLimiter } from "./rate-limiters.js";
 import { createWorkQueue, type QueueEvent, type WorkQueueOptions } from "./work-queue.js";
 
@@ -12,7 +12,7 @@ const deferred = () => {
 };
 
 const setup = (extra: Partial<WorkQueueOptions<string>> = {}) => {
-  const clock = createFakeClock();
+  const clock = createManualClock(1_000_000);
   const events: Array<[string, QueueEvent<string>]> = [];
   const queue = createWorkQueue<string>({
     name: "test-controller",
@@ -81,7 +81,7 @@ describe("work queue", () => {
       throw new Error("boom");
     });
     queue.add("k");
-    await clock.advance(1000);
+    await clock.settle(1000);
     expect(attempts).toEqual([
       { at: 0, retries: 0 },
       { at: 5, retries: 1 },
@@ -114,13 +114,13 @@ describe("work queue", () => {
       return calls < 3 ? { error: "not yet" } : undefined;
     });
     queue.add("k");
-    await clock.advance(100);
+    await clock.settle(100);
     expect(calls).toBe(3);
     expect(queue.retries("k")).toBe(0);
     expect(events.filter(([kind]) => kind === "requeue")).toHaveLength(2);
     // a later failure starts again from the base delay
     queue.add("k");
-    await clock.advance(0);
+    await clock.settle(0);
     expect(calls).toBe(4);
     await queue.shutdown();
   });
@@ -134,7 +134,7 @@ describe("work queue", () => {
       return runs.length < 3 ? { requeueAfterMs: 1000 } : undefined;
     });
     queue.add("k");
-    await clock.advance(5000);
+    await clock.settle(5000);
     expect(runs).toEqual([0, 1000, 2000]);
     expect(events.filter(([kind]) => kind !== "reconcile")).toEqual([]);
     await queue.shutdown();
@@ -151,7 +151,7 @@ describe("work queue", () => {
     queue.addAfter("a", 100);
     queue.addAfter("a", 300);
     queue.addAfter("b", 0);
-    await clock.advance(1000);
+    await clock.settle(1000);
     expect(runs).toEqual([
       ["b", 0],
       ["a", 100],
@@ -185,7 +185,7 @@ describe("work queue", () => {
     gate.resolve();
     await stopped;
     await running;
-    await clock.advance(100);
+    await clock.settle(100);
     expect(seen).toEqual(["a", "b", "c"]);
     expect(clock.pending()).toBe(0);
   });
@@ -261,17 +261,17 @@ describe("rate limiters", () => {
   });
 
   it("bucket: burst at once, then one token per 1/qps, refilled with time", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     const limiter = bucketRateLimiter<string>({ qps: 10, burst: 2, clock });
     expect([limiter.when("a"), limiter.when("b"), limiter.when("c"), limiter.when("d")]).toEqual([
       0, 0, 100, 200,
     ]);
-    await clock.advance(1000);
+    await clock.settle(1000);
     expect(limiter.when("e")).toBe(0);
   });
 
   it("the queue's overall bucket spaces out retries of many keys", async () => {
-    const clock = createFakeClock();
+    const clock = createManualClock(1_000_000);
     const queue = createWorkQueue<string>({
       name: "bucket",
       clock,
@@ -283,7 +283,7 @@ describe("rate limiters", () => {
     void queue.process(3, async (key) => {
       seen.push([key, clock.now() - start]);
     });
-    await clock.advance(5000);
+    await clock.settle(5000);
     expect(seen).toEqual([
       ["a", 0],
       ["b", 1000],

@@ -5,7 +5,7 @@
  * up to `maxRetries` times, then dropped. Metrics hooks map to `kyverno_controller_reconcile_total`,
  * `_requeue_total` and `_drop_total`.
  */
-import { type Clock, systemClock } from "../clock/clock.js";
+import { type Clock, systemClock } from "@kyverno-ts/api";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
 
 /** Passed to the metrics hooks; `controller` is the `controller_name` label. */

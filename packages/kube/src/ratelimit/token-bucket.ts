@@ -3,7 +3,7 @@
  * holding at most `burst`. Reservations are taken in call order and may drive the balance negative, so
  * every caller learns at once how long it must wait and callers are served first come, first served.
  */
-import { type Clock, sleep, systemClock } from "../clock/clock.js";
+import { type Clock, sleep, systemClock } from "@kyverno-ts/api";
 
 /** Options of `createTokenBucket`. */
 export interface TokenBucketOptions {

@@ -4,11 +4,12 @@
  * configuration. The API listens first (so `/ready` answers 503 during the initial sync); the store
  * is rebuilt from the cluster in the background, then the reporter turns ready.
  */
+
+import { type Clock, createSystemClock } from "@kyverno-ts/api";
 import { createLeaderElector, type KubeClient, type LeaderElector } from "@kyverno-ts/kube";
 import type { Redis } from "ioredis";
 import type { Target as ApiTarget } from "../api/contract.js";
 import { type ApiServer, createApiServer } from "../api/server.js";
-import { type Clock, systemClock } from "../clock.js";
 import { reportKindsToWatch } from "../cluster/kinds.js";
 import { createControllerLookup, createNamespaceLabelsLookup } from "../cluster/lookups.js";
 import { createReportWatcher, type ReportWatcher } from "../cluster/watcher.js";
@@ -139,7 +140,7 @@ async function bounded(work: Promise<unknown>, ms: number, onTimeout: () => void
  */
 export async function startReporter(options: ReporterOptions): Promise<RunningReporter> {
   const logger = options.logger ?? silentLogger;
-  const clock = options.clock ?? systemClock();
+  const clock = options.clock ?? createSystemClock({ unref: true });
   const { client } = options;
   const config = await resolveConfigSecrets(options.config, {
     readSecret: kubeSecretReader(client, options.config.namespace),

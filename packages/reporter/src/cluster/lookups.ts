@@ -3,8 +3,9 @@
  * object has a controller owner (`sourceFilters[].uncontrolledOnly`), and a namespace's labels
  * (`target.*.filter.namespaces.selector`).
  */
+
+import type { Clock } from "@kyverno-ts/api";
 import type { KubeClient } from "@kyverno-ts/kube";
-import type { Clock } from "../clock.js";
 import type { ControllerLookup } from "../ingest/filters.js";
 import type { Logger } from "../logger.js";
 import type { NamespaceLabelsLookup } from "../targets/filter/filter.js";

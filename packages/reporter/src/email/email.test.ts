@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createManualClock } from "@kyverno-ts/api";
 import { type CertificateAndKey, createCertificateAuthority } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../clock.js";
 import { createStore } from "../store/connect.js";
 import type { ReportStore } from "../store/types.js";
 import { testLogger } from "../targets/testing/receiver.js";

@@ -5,7 +5,7 @@
  * reported through `onError`; they never throw out of a scheduled run.
  */
 import { readFileSync } from "node:fs";
-import { type Clock, systemClock } from "../clock.js";
+import { type Clock, createSystemClock } from "@kyverno-ts/api";
 import { ConfigError } from "../config/read.js";
 import { type Logger, silentLogger } from "../logger.js";
 import type { ReportStore } from "../store/types.js";
@@ -91,7 +91,7 @@ function channelsOf(config: EmailReportsConfig, kind: EmailReportKind): EmailCha
  */
 export function createEmailReports(options: EmailReportsOptions): EmailReports {
   const { config, store } = options;
-  const clock = options.clock ?? systemClock();
+  const clock = options.clock ?? createSystemClock({ unref: true });
   const logger = options.logger ?? silentLogger;
   const mailer = options.mailer ?? nodemailerFactory;
   const isActive = options.isActive ?? (() => true);

@@ -2,8 +2,9 @@
  * Cron schedules on the injected {@link Clock}: croner computes the next run (UTC), the clock's timer
  * waits for it, so tests drive the schedule with a manual clock instead of waiting for 8 o'clock.
  */
+
+import type { Clock } from "@kyverno-ts/api";
 import { Cron } from "croner";
-import type { Clock, TimerHandle } from "../clock.js";
 
 /** Longest single timer (Node caps timeouts at 2^31-1 ms); longer waits re-arm. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -33,7 +34,7 @@ export interface CronSchedule {
  * going when the next one is due is the caller's concern.
  */
 export function scheduleCron(pattern: string, clock: Clock, fire: (at: number) => void): CronSchedule {
-  let timer: TimerHandle | undefined;
+  let cancel: (() => void) | undefined;
   let due: number | undefined;
   let stopped = false;
   const arm = (after: number): void => {
@@ -43,17 +44,14 @@ export function scheduleCron(pattern: string, clock: Clock, fire: (at: number) =
     const wait = (): void => {
       const left = target - clock.now();
       if (left > MAX_TIMER_MS) {
-        timer = clock.setTimeout(wait, MAX_TIMER_MS);
+        cancel = clock.after(MAX_TIMER_MS, wait);
         return;
       }
-      timer = clock.setTimeout(
-        () => {
-          if (stopped) return;
-          fire(target);
-          arm(Math.max(target, clock.now()));
-        },
-        Math.max(0, left),
-      );
+      cancel = clock.after(Math.max(0, left), () => {
+        if (stopped) return;
+        fire(target);
+        arm(Math.max(target, clock.now()));
+      });
     };
     wait();
   };
@@ -62,8 +60,8 @@ export function scheduleCron(pattern: string, clock: Clock, fire: (at: number) =
     next: () => (stopped ? undefined : due),
     stop() {
       stopped = true;
-      if (timer) clock.clearTimeout(timer);
-      timer = undefined;
+      cancel?.();
+      cancel = undefined;
     },
   };
 }

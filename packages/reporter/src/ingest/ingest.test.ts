@@ -1,5 +1,5 @@
+import { createManualClock, type ManualClock } from "@kyverno-ts/api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createManualClock, type ManualClock } from "../clock.js";
 import { ReporterError } from "../errors.js";
 import { createMetrics, METRIC_NAMES, type ReporterMetrics } from "../metrics/metrics.js";
 import { reportId } from "../model/ids.js";

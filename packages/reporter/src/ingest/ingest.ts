@@ -5,7 +5,7 @@
  * handed to the listeners in parallel: metrics (synchronously), the store (batched) and any
  * others (notifications), each in order per report.
  */
-import { type Clock, systemClock, type TimerHandle } from "../clock.js";
+import { type Clock, createSystemClock } from "@kyverno-ts/api";
 import type { ReporterError } from "../errors.js";
 import { type Logger, silentLogger } from "../logger.js";
 import type { ReporterMetrics } from "../metrics/metrics.js";
@@ -84,7 +84,7 @@ function identity(object: unknown, kind: ReportKind | undefined): { id: string; 
 
 /** Creates the ingest pipeline. */
 export function createIngest(options: IngestOptions): Ingest {
-  const clock = options.clock ?? systemClock();
+  const clock = options.clock ?? createSystemClock({ unref: true });
   const logger = options.logger ?? silentLogger;
   const holdMs = options.holdMs ?? 60_000;
   const listeners = options.listeners ?? [];
@@ -101,7 +101,7 @@ export function createIngest(options: IngestOptions): Ingest {
   });
   /** Result count of every report applied so far (an empty update of a non-empty report is held). */
   const known = new Map<string, number>();
-  const holds = new Map<string, { report: Report; timer: TimerHandle; issues: readonly ModelIssue[] }>();
+  const holds = new Map<string, { report: Report; cancel: () => void; issues: readonly ModelIssue[] }>();
   /** Per report, the tail of its event chain (serialises filter lookups and listener calls). */
   const chains = new Map<string, Promise<unknown>>();
 
@@ -143,7 +143,7 @@ export function createIngest(options: IngestOptions): Ingest {
   /** Removes a report now; the promise settles when it is deleted from the store. */
   const remove = (id: string, issues: readonly ModelIssue[] = []): Promise<IngestOutcome> => {
     const hold = holds.get(id);
-    if (hold) clock.clearTimeout(hold.timer);
+    if (hold) hold.cancel();
     holds.delete(id);
     known.delete(id);
     options.metrics?.deleteReport(id);
@@ -190,20 +190,20 @@ export function createIngest(options: IngestOptions): Ingest {
           if (report.results.length === 0 && (held || (previous ?? 0) > 0)) {
             if (held) held.report = report;
             else {
-              const timer = clock.setTimeout(() => {
+              const cancel = clock.after(holdMs, () => {
                 const entry = holds.get(report.id);
                 if (!entry) return;
                 holds.delete(report.id);
                 void inOrder(report.id, async () => {
                   void apply(entry.report, entry.issues);
                 });
-              }, holdMs);
-              holds.set(report.id, { report, timer, issues });
+              });
+              holds.set(report.id, { report, cancel, issues });
             }
             return { status: "held", reportId: report.id, issues };
           }
           if (held) {
-            clock.clearTimeout(held.timer);
+            held.cancel();
             holds.delete(report.id);
           }
           return { wait: apply(report, issues) };
@@ -240,7 +240,7 @@ export function createIngest(options: IngestOptions): Ingest {
     storeBehind: () => writer.behind(),
 
     async close() {
-      for (const hold of holds.values()) clock.clearTimeout(hold.timer);
+      for (const hold of holds.values()) hold.cancel();
       holds.clear();
       await this.flush();
     },

@@ -11,7 +11,7 @@
  * bounded by the reports the cluster had during the outage. Only a write the reachable store keeps
  * refusing (a report the database cannot take) is dropped after `attempts`.
  */
-import type { Clock } from "../clock.js";
+import type { Clock } from "@kyverno-ts/api";
 import { isReporterError, ReporterError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { ReportStore, WriteOp } from "../store/types.js";
@@ -108,7 +108,7 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
   };
 
   const schedule = (retry: Entry[], delay: number, before?: () => void) => {
-    clock.setTimeout(() => {
+    clock.after(delay, () => {
       before?.();
       for (const entry of retry) {
         const key = keyOf(entry.op);
@@ -118,7 +118,7 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
       }
       kick();
       settleIdle();
-    }, delay);
+    });
   };
 
   /**

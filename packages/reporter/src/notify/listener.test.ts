@@ -1,5 +1,5 @@
+import { createManualClock } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { createManualClock } from "../clock.js";
 import type { IngestEvent } from "../ingest/ingest.js";
 import { silentLogger } from "../logger.js";
 import { normalized, pod, report, result } from "../testing/fixtures.js";

@@ -3,7 +3,7 @@
  * while this replica is not the leader (with leader election), and retries an event whose seen-cache
  * claim failed (Redis unreachable) before giving it up with a log line and a metric.
  */
-import type { Clock } from "../clock.js";
+import type { Clock } from "@kyverno-ts/api";
 import type { IngestEvent, IngestListener } from "../ingest/ingest.js";
 import { createLogAggregator } from "../log-aggregator.js";
 import type { Logger } from "../logger.js";
@@ -78,7 +78,7 @@ export function createNotifierListener(options: NotifierListenerOptions): Ingest
   const log = createLogAggregator({ logger: options.logger, clock: options.clock });
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
-      options.clock.setTimeout(resolve, ms);
+      options.clock.after(ms, resolve);
     });
   return {
     name: "notifier",

@@ -1,5 +1,5 @@
+import { createManualClock } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { createManualClock } from "../clock.js";
 import { createMemorySeenCache } from "./memory-cache.js";
 
 describe("memory seen cache", () => {

@@ -1,7 +1,7 @@
 /**
  * The in-memory `SeenCache` of a single replica.
  */
-import type { Clock } from "../clock.js";
+import type { Clock } from "@kyverno-ts/api";
 import { DEFAULT_SEEN_TTL_MS, type OpenFailure, type SeenCache } from "./types.js";
 
 /** Options of `createMemorySeenCache`. */

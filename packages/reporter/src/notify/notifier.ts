@@ -2,7 +2,7 @@
  * New-result detection and dispatch: for each report event, find the results no one has notified yet
  * (and, opt-in, the failures that now pass) and hand them to every target's own delivery queue.
  */
-import type { Clock } from "../clock.js";
+import type { Clock } from "@kyverno-ts/api";
 import { createLogAggregator } from "../log-aggregator.js";
 import type { Logger } from "../logger.js";
 import {

@@ -2,7 +2,7 @@
  * The contract between the notifier and the notification targets: the result shape a target renders,
  * the `Target` interface, and the dependencies every target is built with.
  */
-import type { Clock } from "../clock.js";
+import type { Clock } from "@kyverno-ts/api";
 import type { Logger } from "../logger.js";
 
 /** Outcome of a policy rule for a resource, as in PolicyReport results. */

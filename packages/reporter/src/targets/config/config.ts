@@ -3,7 +3,7 @@
  * its own filter, HTTP clients shared per TLS setting, webhook keepalives.
  */
 
-import type { Clock } from "../../clock.js";
+import type { Clock } from "@kyverno-ts/api";
 import type { Logger } from "../../logger.js";
 import { createHttpClient, type HttpClientOptions } from "../delivery/http-client.js";
 import { type FilterConfig, type NamespaceLabelsLookup, withFilter } from "../filter/filter.js";

@@ -1,5 +1,5 @@
+import { createManualClock } from "@kyverno-ts/api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createManualClock } from "../../clock.js";
 import { type Receiver, sampleResult, startReceiver, testDeps, testLogger } from "../testing/receiver.js";
 import type { DeliveryFailure, HttpClient, Target } from "../types.js";
 import { createWebhookTarget } from "../webhook/webhook.js";

@@ -2,7 +2,7 @@
  * A bounded, ordered delivery queue in front of one target, so a slow or failing target never delays
  * the others or the caller.
  */
-import { type Clock, systemClock } from "../../clock.js";
+import { type Clock, createSystemClock } from "@kyverno-ts/api";
 import { createLogAggregator } from "../../log-aggregator.js";
 import type { Logger } from "../../logger.js";
 import type { DeliveryFailure, NotifiableResult, SendContext, Target } from "../types.js";
@@ -58,7 +58,10 @@ export function createDeliveryQueue(
   let inFlight = 0;
   let waiters: (() => void)[] = [];
   // An unreachable target drops every notification: the first drop is logged, then one line per 30 s.
-  const log = createLogAggregator({ logger: deps.logger, clock: deps.clock ?? systemClock() });
+  const log = createLogAggregator({
+    logger: deps.logger,
+    clock: deps.clock ?? createSystemClock({ unref: true }),
+  });
   const dropped = (level: "warn" | "error", code: string, results: number, message: string) =>
     log.log({
       key: code,

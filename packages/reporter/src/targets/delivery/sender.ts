@@ -2,10 +2,11 @@
  * JSON delivery with a per-request timeout and bounded retries with exponential backoff.
  * 5xx, 429, timeouts and network errors are retried; other 4xx are not (the request is wrong).
  */
+
+import { sleep } from "@kyverno-ts/api";
 import { createLogAggregator } from "../../log-aggregator.js";
 import type { DeliveryErrorCode, DeliveryOptions, HttpResponse, TargetDeps } from "../types.js";
 import { DeliveryError } from "./errors.js";
-import { sleep } from "./sleep.js";
 
 /** Defaults of `DeliveryOptions`: 10 s timeout, 3 retries, backoff 500 ms doubling up to 10 s. */
 export const DEFAULT_DELIVERY: Readonly<Required<DeliveryOptions>> = {

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Clock } from "../../clock.js";
+import type { Clock } from "@kyverno-ts/api";
 import type { LogFields, Logger } from "../../logger.js";
 import type { NotifiableResult, TargetDeps } from "../types.js";
 
@@ -104,7 +104,7 @@ export function testClock(now: Date = NOW, realTimers = false): Clock & { sleeps
   return {
     sleeps,
     now: () => now.getTime(),
-    setTimeout(fn, ms) {
+    after(ms, fn) {
       sleeps.push(ms);
       const id = ++next;
       const run = (): void => {
@@ -118,11 +118,10 @@ export function testClock(now: Date = NOW, realTimers = false): Clock & { sleeps
         const t = setImmediate(run);
         cancels.set(id, () => clearImmediate(t));
       }
-      return { id };
-    },
-    clearTimeout(handle) {
-      cancels.get(handle.id)?.();
-      cancels.delete(handle.id);
+      return () => {
+        cancels.get(id)?.();
+        cancels.delete(id);
+      };
     },
   };
 }

@@ -2,9 +2,10 @@
  * Generic webhook target (single mode): the shared JSON body per result, with configured headers;
  * an optional keepalive heartbeat.
  */
+
+import { sleep } from "@kyverno-ts/api";
 import { sendEach } from "../delivery/send-each.js";
 import { createJsonSender } from "../delivery/sender.js";
-import { sleep } from "../delivery/sleep.js";
 import { sharedJsonResult } from "../format.js";
 import type { BaseTargetOptions, NotifiableResult, SendContext, Target, TargetDeps } from "../types.js";
 
