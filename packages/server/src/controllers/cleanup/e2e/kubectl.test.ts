@@ -1,12 +1,14 @@
 /**
  * End to end: `kyverno-ts cleanup` (in process, `--serverIP 127.0.0.1`) against the sandbox API
- * server with the upstream cleanup policy CRDs, driven by the real kubectl as a user would: an
- * invalid cleanup policy is rejected at `kubectl apply` with its field path, a ClusterCleanupPolicy
- * deletes the Pods it matches on its schedule and records `lastExecutionTime`, a Pod labelled
+ * server with the upstream cleanup policy CRDs, driven by the real kubectl as a user would: the
+ * replica leads on the `kyverno-cleanup-controller` Lease and answers its probes; an invalid cleanup
+ * policy is rejected at `kubectl apply` with its field path, a ClusterCleanupPolicy (conditions with a
+ * context entry) deletes the Pods it matches on its schedule and records `lastExecutionTime`, a Pod labelled
  * `cleanup.kyverno.io/ttl: 5s` is gone after expiry, and an unreadable TTL value is reported (a
  * warning at `kubectl apply`, an error in the controller's log) and the Pod is kept; a DeletingPolicy
  * (CEL) deletes the Pods its conditions select.
  */
+import { get as httpsGet } from "node:https";
 import { fileURLToPath } from "node:url";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
@@ -50,6 +52,7 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
   const logger = recordingLogger();
   let exited: Promise<number>;
   let metricsPort = 0;
+  let webhookPort = 0;
 
   beforeAll(async () => {
     sandbox = await startSandbox({ crds: CRDS });
@@ -77,6 +80,7 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
         logger,
         onReady: (info) => {
           metricsPort = info.metricsPort;
+          webhookPort = info.port;
           resolve();
         },
       });
@@ -110,6 +114,38 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
     return text.split("\n").filter((l) => l.startsWith(name));
   };
 
+  it("leads on the kyverno-cleanup-controller Lease and answers its probes on the webhook port", async () => {
+    await until(
+      async () => {
+        const lease = await read(client, {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          namespace: "kyverno",
+          name: "kyverno-cleanup-controller",
+        });
+        return (
+          (lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === "kyverno-cleanup-0"
+        );
+      },
+      20_000,
+      "the Lease held",
+    );
+    // The webhook server's certificate is the controller's own CA's: not verified here.
+    const probe = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpsGet(
+          { host: "127.0.0.1", port: webhookPort, path, rejectUnauthorized: false },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on("error", reject);
+      });
+    expect(await probe("/health/liveness")).toBe(200);
+    expect(await probe("/health/readiness")).toBe(200);
+  });
+
   it("rejects an invalid cleanup policy at kubectl apply, naming the field", async () => {
     const applied = await kubectl(
       ["apply", "-f", "-"],
@@ -134,11 +170,12 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
     expect((await kubectl(["get", "clustercleanuppolicy", "broken"])).stderr).toContain("not found");
   });
 
-  it("deletes the Pods a ClusterCleanupPolicy matches, on its schedule", async () => {
+  it("deletes the Pods a ClusterCleanupPolicy matches (conditions read a context ConfigMap), on its schedule", async () => {
     await kubectl(["create", "-f", "-"], pod("old-a", { canremove: "true", tier: "batch" }));
     await kubectl(["create", "-f", "-"], pod("old-b", { canremove: "true", tier: "batch" }));
     await kubectl(["create", "-f", "-"], pod("old-web", { canremove: "true", tier: "web" }));
     await kubectl(["create", "-f", "-"], pod("keep", { tier: "batch" }));
+    await kubectl(["create", "configmap", "-n", "team", "cleanup-settings", "--from-literal=tier=batch"]);
     const applied = await kubectl(
       ["apply", "-f", "-"],
       JSON.stringify({
@@ -151,8 +188,16 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
           match: {
             any: [{ resources: { kinds: ["Pod"], selector: { matchLabels: { canremove: "true" } } } }],
           },
+          // The tier to clean up comes from a ConfigMap read through the policy's context.
+          context: [{ name: "settings", configMap: { name: "cleanup-settings", namespace: "team" } }],
           conditions: {
-            all: [{ key: "{{ target.metadata.labels.tier }}", operator: "Equals", value: "batch" }],
+            all: [
+              {
+                key: "{{ target.metadata.labels.tier }}",
+                operator: "Equals",
+                value: "{{ settings.data.tier }}",
+              },
+            ],
           },
           deletionPropagationPolicy: "Background",
         },

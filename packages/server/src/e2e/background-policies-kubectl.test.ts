@@ -1,0 +1,409 @@
+/**
+ * End to end: the generate and mutate-existing features of ClusterPolicies and Policies that
+ * `background-kubectl.test.ts` leaves out, with `kyverno-ts admission` and `kyverno-ts background` as
+ * their own processes against the sandbox API server and the real kubectl: `generateExisting`,
+ * `cloneList`, `foreach`, a namespaced Policy generating only in its namespace (a Failed UpdateRequest,
+ * retried, then given up, and a PolicyError Event), mutate-existing targets with their own context and
+ * preconditions, `mutateExistingOnPolicyUpdate`, and what deleting a policy does to its downstream
+ * (deleted when synchronized, kept with `orphanDownstreamOnPolicyDelete`).
+ */
+import { fileURLToPath } from "node:url";
+import type { KubeObject } from "@kyverno-ts/api";
+import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BackgroundProcess, startBackground } from "../testing/background.js";
+import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
+import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
+import { type Replica, startReplica } from "../testing/replicas.js";
+
+const hasKubectl = kubectlAvailable();
+if (!hasKubectl) console.warn("skipping the background policies e2e suite: kubectl is not installed");
+
+const UR_CRD = fileURLToPath(
+  new URL(
+    "../../../../../shared/reference/kyverno-crds/kyverno/kyverno.io_updaterequests.yaml",
+    import.meta.url,
+  ),
+);
+
+const RBAC = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: kyverno:background-controller}
+rules:
+- apiGroups: [""]
+  resources: [namespaces, configmaps, secrets]
+  verbs: [get, list, watch, create, update, patch, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: kyverno:background-controller}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: kyverno:background-controller}
+subjects:
+- {kind: ServiceAccount, name: kyverno-background-controller, namespace: kyverno}
+`;
+
+/** Created after a labelled Namespace exists: reaches it through generateExisting. */
+const GENERATE_EXISTING = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: existing-defaults}
+spec:
+  rules:
+  - name: settings
+    match: {any: [{resources: {kinds: [Namespace], selector: {matchLabels: {defaults: "yes"}}}}]}
+    generate:
+      generateExisting: true
+      synchronize: true
+      apiVersion: v1
+      kind: ConfigMap
+      name: settings
+      namespace: "{{request.object.metadata.name}}"
+      data:
+        data: {owner: "{{request.object.metadata.name}}"}
+`;
+
+const CLONE_LIST = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: copy-secrets}
+spec:
+  rules:
+  - name: copy-labelled
+    match: {any: [{resources: {kinds: [Namespace], names: ["list-*"]}}]}
+    generate:
+      synchronize: true
+      orphanDownstreamOnPolicyDelete: true
+      namespace: "{{request.object.metadata.name}}"
+      cloneList:
+        namespace: shared
+        kinds: [v1/Secret]
+        selector: {matchLabels: {copy: "yes"}}
+  - name: marker
+    match: {any: [{resources: {kinds: [Namespace], names: ["list-*"]}}]}
+    generate:
+      synchronize: true
+      apiVersion: v1
+      kind: ConfigMap
+      name: marker
+      namespace: "{{request.object.metadata.name}}"
+      data:
+        data: {a: b}
+`;
+
+const FOREACH = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: per-team}
+spec:
+  rules:
+  - name: team-configmaps
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [apps], names: [teams]}}]}
+    generate:
+      foreach:
+      - list: "split(request.object.data.names, ',')"
+        apiVersion: v1
+        kind: ConfigMap
+        name: "team-{{element}}"
+        namespace: apps
+        data:
+          data: {team: "{{element}}"}
+`;
+
+/** Where it generates comes from the trigger: only its own namespace is allowed. */
+const NAMESPACED = `apiVersion: kyverno.io/v1
+kind: Policy
+metadata: {name: local-copy, namespace: apps}
+spec:
+  rules:
+  - name: copy
+    match: {any: [{resources: {kinds: [ConfigMap], names: ["where-*"]}}]}
+    generate:
+      apiVersion: v1
+      kind: ConfigMap
+      name: "out-{{request.object.metadata.name}}"
+      namespace: "{{request.object.data.ns}}"
+      data:
+        data: {from: "{{request.object.metadata.name}}"}
+`;
+
+/** Targets with their own context (a ConfigMap) and preconditions (on the target). */
+const MUTATE_TARGETS = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: stamp-secrets}
+spec:
+  rules:
+  - name: stamp
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [apps], names: ["stamp-*"]}}]}
+    mutate:
+      targets:
+      - apiVersion: v1
+        kind: Secret
+        namespace: apps
+        name: "m-*"
+        context:
+        - name: settings
+          configMap: {name: stamp-settings, namespace: apps}
+        preconditions:
+          all:
+          - key: "{{ target.metadata.labels.mutable || '' }}"
+            operator: Equals
+            value: "yes"
+      patchStrategicMerge:
+        metadata:
+          labels:
+            stamped-by: "{{request.object.metadata.name}}"
+            stamp: "{{settings.data.stamp}}"
+`;
+
+/** Created after its trigger exists: reaches it through mutateExistingOnPolicyUpdate. */
+const MUTATE_ON_UPDATE = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: stamp-on-update}
+spec:
+  rules:
+  - name: stamp
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [apps], names: [late-trigger]}}]}
+    mutate:
+      mutateExistingOnPolicyUpdate: true
+      targets:
+      - {apiVersion: v1, kind: Secret, namespace: apps, name: late-target}
+      patchStrategicMerge:
+        metadata:
+          labels: {late: "{{request.object.data.value}}"}
+`;
+
+describe.skipIf(!hasKubectl)("generate and mutate-existing policies in a cluster, through kubectl", () => {
+  let sandbox: Sandbox;
+  let client: KubeClient;
+  let replica: Replica;
+  let background: BackgroundProcess;
+  let kubectl: ReturnType<typeof kubectlFor>;
+  const get = (kind: string, namespace: string, name: string) =>
+    read(client, { apiVersion: "v1", kind, namespace, name });
+  const apply = async (yaml: string) => {
+    const applied = await kubectl(["apply", "-f", "-"], yaml);
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+  };
+  const ready = async (...policies: string[]) => {
+    const waited = await kubectl(["wait", "--for=condition=Ready", "--timeout=20s", ...policies]);
+    expect(waited.stderr + waited.stdout).toContain("condition met");
+  };
+  const secret = (namespace: string, name: string, labels: Record<string, string> = {}) =>
+    client.create({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name, namespace, labels },
+      data: { token: Buffer.from(name).toString("base64") },
+    });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ crds: [...KYVERNO_CRDS, UR_CRD] });
+    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
+    kubectl = kubectlFor(sandbox.kubeconfigPath);
+    for (const name of ["kyverno", "shared", "apps"])
+      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    await secret("shared", "copy-a", { copy: "yes" });
+    await secret("shared", "copy-b", { copy: "yes" });
+    await secret("shared", "not-copied", { copy: "no" });
+    await secret("apps", "m-yes", { mutable: "yes" });
+    await secret("apps", "m-no", { mutable: "no" });
+    await secret("apps", "late-target");
+    await client.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "stamp-settings", namespace: "apps" },
+      data: { stamp: "blue" },
+    });
+    replica = await startReplica({
+      kubeconfig: sandbox.kubeconfigPath,
+      identity: "kyverno-admission-0",
+      args: ["--serverIP", "127.0.0.1"],
+      startTimeoutMs: 120_000,
+    });
+    background = await startBackground({
+      kubeconfig: sandbox.kubeconfigPath,
+      identity: "kyverno-background-0",
+      args: ["--genWorkers", "2"],
+    });
+    await apply(RBAC);
+  }, 240_000);
+  afterAll(async () => {
+    await background?.stop();
+    await replica?.stop();
+    client?.close();
+    await sandbox?.stop();
+  }, 30_000);
+
+  /** Waits until the admission webhook covers a resource (its configuration names it). */
+  const webhookCovers = (resource: string) =>
+    until(
+      async () => {
+        const cfg = await read(client, {
+          apiVersion: "admissionregistration.k8s.io/v1",
+          kind: "ValidatingWebhookConfiguration",
+          name: "kyverno-resource-validating-webhook-cfg",
+        });
+        return JSON.stringify(cfg?.webhooks ?? []).includes(`"${resource}"`);
+      },
+      20_000,
+      `webhooks for ${resource}`,
+    );
+
+  it("generateExisting: a policy created later generates for the Namespaces that already match; deleted, it takes its synchronized downstream along", async () => {
+    expect((await kubectl(["create", "namespace", "old-1"])).code).toBe(0);
+    expect((await kubectl(["label", "namespace", "old-1", "defaults=yes"])).code).toBe(0);
+    await apply(GENERATE_EXISTING);
+    await until(
+      async () => (await get("ConfigMap", "old-1", "settings")) !== undefined,
+      20_000,
+      `ConfigMap in old-1\n${background.output().slice(-3000)}`,
+    );
+    expect((await get("ConfigMap", "old-1", "settings"))?.data).toEqual({ owner: "old-1" });
+    expect((await kubectl(["delete", "clusterpolicy", "existing-defaults"])).code).toBe(0);
+    await until(
+      async () => (await get("ConfigMap", "old-1", "settings")) === undefined,
+      20_000,
+      "the deleted policy's downstream deleted",
+    );
+  }, 60_000);
+
+  it("cloneList copies the selected Secrets; with orphanDownstreamOnPolicyDelete they stay when the policy goes", async () => {
+    await apply(CLONE_LIST);
+    await ready("clusterpolicy/copy-secrets");
+    await webhookCovers("namespaces");
+    expect((await kubectl(["create", "namespace", "list-a"])).code).toBe(0);
+    await until(
+      async () =>
+        (await get("Secret", "list-a", "copy-a")) !== undefined &&
+        (await get("Secret", "list-a", "copy-b")) !== undefined &&
+        (await get("ConfigMap", "list-a", "marker")) !== undefined,
+      20_000,
+      `cloned Secrets in list-a\n${background.output().slice(-3000)}`,
+    );
+    expect(await get("Secret", "list-a", "not-copied")).toBeUndefined();
+    const copy = await get("Secret", "list-a", "copy-a");
+    expect(copy?.data).toEqual({ token: Buffer.from("copy-a").toString("base64") });
+    expect(copy?.metadata?.labels).toMatchObject({
+      "generate.kyverno.io/policy-name": "copy-secrets",
+      "generate.kyverno.io/rule-name": "copy-labelled",
+      "generate.kyverno.io/source-namespace": "shared",
+      "generate.kyverno.io/source-name": "copy-a",
+    });
+    expect(await get("ConfigMap", "list-a", "marker")).toBeDefined();
+    expect((await kubectl(["delete", "clusterpolicy", "copy-secrets"])).code).toBe(0);
+    // The synchronized rule without the flag loses its downstream: the deletion was handled.
+    await until(
+      async () => (await get("ConfigMap", "list-a", "marker")) === undefined,
+      20_000,
+      "the marker ConfigMap deleted with its policy",
+    );
+    expect(await get("Secret", "list-a", "copy-a")).toBeDefined();
+    expect(await get("Secret", "list-a", "copy-b")).toBeDefined();
+  }, 60_000);
+
+  it("foreach generates one ConfigMap per element of the list", async () => {
+    await apply(FOREACH);
+    await ready("clusterpolicy/per-team");
+    await webhookCovers("configmaps");
+    expect(
+      (await kubectl(["create", "configmap", "-n", "apps", "teams", "--from-literal=names=red,green"])).code,
+    ).toBe(0);
+    await until(
+      async () =>
+        (await get("ConfigMap", "apps", "team-red")) !== undefined &&
+        (await get("ConfigMap", "apps", "team-green")) !== undefined,
+      20_000,
+      `foreach ConfigMaps\n${background.output().slice(-3000)}`,
+    );
+    expect((await get("ConfigMap", "apps", "team-green"))?.data).toEqual({ team: "green" });
+  }, 60_000);
+
+  it("a namespaced Policy generates in its namespace; elsewhere the UpdateRequest fails, is retried, given up and reported", async () => {
+    await apply(NAMESPACED);
+    await ready("policy/local-copy", "-n", "apps");
+    await webhookCovers("configmaps");
+    expect(
+      (await kubectl(["create", "configmap", "-n", "apps", "where-in", "--from-literal=ns=apps"])).code,
+    ).toBe(0);
+    await until(
+      async () => (await get("ConfigMap", "apps", "out-where-in")) !== undefined,
+      20_000,
+      "generated in the policy's namespace",
+    );
+    expect(
+      (await kubectl(["create", "configmap", "-n", "apps", "where-out", "--from-literal=ns=shared"])).code,
+    ).toBe(0);
+    // The UpdateRequest shows Failed with the reason (kubectl get ur), then is given up after its retries.
+    let failed: KubeObject | undefined;
+    await until(
+      async () => {
+        const listed = await kubectl(["get", "updaterequests", "-n", "kyverno", "-o", "json"]);
+        const items = (JSON.parse(listed.stdout || '{"items":[]}') as { items: KubeObject[] }).items;
+        failed = items.find(
+          (ur) =>
+            (ur.spec as { resource?: { name?: string } }).resource?.name === "where-out" &&
+            (ur.status as { state?: string } | undefined)?.state === "Failed",
+        );
+        return failed !== undefined;
+      },
+      20_000,
+      "a Failed UpdateRequest",
+    );
+    expect(failed?.status).toMatchObject({
+      state: "Failed",
+      message: expect.stringContaining("a namespaced Policy generates only in its namespace apps"),
+    });
+    expect((failed?.status as { retryCount?: number } | undefined)?.retryCount).toBeGreaterThanOrEqual(1);
+    await until(
+      async () =>
+        !(await kubectl(["get", "updaterequests", "-n", "kyverno", "-o", "json"])).stdout.includes(
+          '"where-out"',
+        ),
+      40_000,
+      "the failing UpdateRequest given up",
+    );
+    expect(await get("ConfigMap", "shared", "out-where-out")).toBeUndefined();
+    const events = await kubectl([
+      "get",
+      "events",
+      "-n",
+      "apps",
+      "--field-selector",
+      "reason=PolicyError,involvedObject.name=local-copy",
+      "-o",
+      "json",
+    ]);
+    expect(events.stdout).toContain("a namespaced Policy generates only in its namespace apps");
+  }, 90_000);
+
+  it("mutate-existing targets: the target's context and preconditions decide which targets are patched", async () => {
+    await apply(MUTATE_TARGETS);
+    await ready("clusterpolicy/stamp-secrets");
+    await webhookCovers("configmaps");
+    expect((await kubectl(["create", "configmap", "-n", "apps", "stamp-1", "--from-literal=a=b"])).code).toBe(
+      0,
+    );
+    await until(
+      async () => (await get("Secret", "apps", "m-yes"))?.metadata?.labels?.["stamped-by"] === "stamp-1",
+      20_000,
+      `m-yes stamped\n${background.output().slice(-3000)}`,
+    );
+    expect((await get("Secret", "apps", "m-yes"))?.metadata?.labels).toMatchObject({
+      mutable: "yes",
+      "stamped-by": "stamp-1",
+      stamp: "blue",
+    });
+    expect((await get("Secret", "apps", "m-no"))?.metadata?.labels).toEqual({ mutable: "no" });
+  }, 60_000);
+
+  it("mutateExistingOnPolicyUpdate: a policy created after its trigger patches the target", async () => {
+    expect(
+      (await kubectl(["create", "configmap", "-n", "apps", "late-trigger", "--from-literal=value=v1"])).code,
+    ).toBe(0);
+    await apply(MUTATE_ON_UPDATE);
+    await until(
+      async () => (await get("Secret", "apps", "late-target"))?.metadata?.labels?.late === "v1",
+      20_000,
+      `late-target patched\n${background.output().slice(-3000)}`,
+    );
+  }, 60_000);
+});
