@@ -102,6 +102,72 @@ describe("kyverno-ts apply", () => {
     expect(run.stdout).toContain("pass: 1, fail: 1");
   });
 
+  it("prints a YAML error on stdin once, naming stdin and the line", async () => {
+    const dir = tree({ "policy.yaml": REQUIRE_APP_LABEL });
+    const run = await cli(["apply", "policy.yaml", "--stdin"], dir, "a: [\nb: 1\n");
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^Error: stdin:2 \(document 1\): /),
+    ]);
+  });
+
+  it("matches a Scale by its parent's kind and subresource (Deployment/scale), as declared in the values file", async () => {
+    const policy = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: max-replicas
+spec:
+  validationFailureAction: Enforce
+  background: false
+  rules:
+    - name: scale-at-most-3
+      match:
+        any:
+          - resources:
+              kinds: [Deployment/scale]
+      validate:
+        message: "{{ request.object.spec.replicas }} replicas: at most 3"
+        deny:
+          conditions:
+            any:
+              - key: "{{ request.object.spec.replicas }}"
+                operator: GreaterThan
+                value: 3
+`;
+    const scales = `apiVersion: autoscaling/v1
+kind: Scale
+metadata: {name: web, namespace: default}
+spec: {replicas: 5}
+---
+apiVersion: autoscaling/v1
+kind: Scale
+metadata: {name: api, namespace: default}
+spec: {replicas: 2}
+`;
+    const values = `apiVersion: cli.kyverno.io/v1alpha1
+kind: Value
+subresources:
+  - subresource: {name: deployments/scale, kind: Scale, group: autoscaling, version: v1}
+    parentResource: {name: deployments, kind: Deployment, group: apps, version: v1}
+`;
+    const dir = tree({
+      "policy.yaml": policy,
+      "scales.yaml": scales,
+      "values.yaml": values,
+      "deploy.yaml": BAD_DEPLOYMENT,
+    });
+    const run = await cli(["apply", "policy.yaml", "-r", "scales.yaml", "-f", "values.yaml"], dir);
+    expect(run.stdout).toContain(
+      "policy max-replicas -> resource default/Scale/web failed: \n1. scale-at-most-3: 5 replicas: at most 3",
+    );
+    expect(run.stdout).toContain("pass: 1, fail: 1, warn: 0, error: 0, skip: 0");
+    expect(run.code).toBe(1);
+    // Without the values file a Scale is just a Scale; a Deployment is not its scale subresource.
+    const unmapped = await cli(["apply", "policy.yaml", "-r", "scales.yaml", "-r", "deploy.yaml"], dir);
+    expect(unmapped.stdout).toContain("pass: 0, fail: 0, warn: 0, error: 0, skip: 0");
+    expect(unmapped.code).toBe(0);
+  });
+
   it("exits 2 on invalid YAML, naming the file and line", async () => {
     const dir = tree({
       "policy.yaml": REQUIRE_APP_LABEL,

@@ -201,6 +201,61 @@ describe("validate webhook", () => {
     expect(call(VALIDATE_FAIL, del({})).allowed).toBe(true);
   });
 
+  it("matches a kubectl scale request by the addressed kind and subresource (Deployment/scale), not by its Scale object", () => {
+    const maxReplicas = policy({
+      apiVersion: "kyverno.io/v1",
+      kind: "ClusterPolicy",
+      metadata: { name: "max-replicas" },
+      spec: {
+        validationFailureAction: "Enforce",
+        background: false,
+        rules: [
+          {
+            name: "no-scale",
+            match: { any: [{ resources: { kinds: ["Deployment/scale"], operations: ["UPDATE"] } }] },
+            validate: {
+              message:
+                "scaling {{ request.name }} to {{ request.object.spec.replicas }} replicas is more than 3",
+              deny: {
+                conditions: {
+                  any: [{ key: "{{ request.object.spec.replicas }}", operator: "GreaterThan", value: 3 }],
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    const scale = (replicas: number) => ({
+      apiVersion: "autoscaling/v1",
+      kind: "Scale",
+      metadata: { name: "web", namespace: "default" },
+      spec: { replicas },
+    });
+    const scaleReview = (resource: { group: string; version: string; resource: string }) => {
+      const r = review({
+        operation: "UPDATE",
+        object: scale(5),
+        oldObject: scale(3),
+        kind: { group: "autoscaling", version: "v1", kind: "Scale" },
+      }) as { request: Record<string, unknown> };
+      r.request.resource = resource;
+      r.request.subResource = "scale";
+      return r;
+    };
+    const { call } = setup([maxReplicas]);
+    const denied = call(
+      VALIDATE_FAIL,
+      scaleReview({ group: "apps", version: "v1", resource: "deployments" }),
+    );
+    expect(denied.allowed).toBe(false);
+    expect(denied.status?.message).toContain("no-scale: scaling web to 5 replicas is more than 3");
+    // The scale subresource of a StatefulSet carries the same Scale object: not matched.
+    expect(
+      call(VALIDATE_FAIL, scaleReview({ group: "apps", version: "v1", resource: "statefulsets" })).allowed,
+    ).toBe(true);
+  });
+
   it("only evaluates policies whose failurePolicy matches the endpoint", () => {
     const { call } = setup([podValidatePolicy({ name: "ignored", failurePolicy: "Ignore" })]);
     expect(call(VALIDATE_FAIL, review({ object: pod({ privileged: true }) })).allowed).toBe(true);
