@@ -198,8 +198,8 @@ export interface CompiledPolicy {
    */
   readonly readsExternalData: boolean;
   /**
-   * Rules using a feature this engine does not evaluate yet (`verifyImages`, `validate.cel`,
-   * `validate.manifests`), in rule order. Such a rule never passes: it yields an `error` result on
+   * Rules using a feature this engine does not evaluate yet (`verifyImages`, `validate.manifests`),
+   * in rule order. Such a rule never passes: it yields an `error` result on
    * every resource it matches, and controllers report the policy as not ready with these reasons.
    */
   readonly unsupported: readonly UnsupportedRule[];
@@ -208,7 +208,7 @@ export interface CompiledPolicy {
 /** A rule of a compiled policy that uses a feature the engine does not evaluate yet. */
 export interface UnsupportedRule {
   readonly rule: string;
-  /** The feature, as written in the policy: `verifyImages`, `validate.cel`, `validate.manifests`. */
+  /** The feature, as written in the policy: `verifyImages` or `validate.manifests`. */
   readonly feature: string;
   /** `<feature> is not supported by kyverno-ts yet …`: the rule's result message. */
   readonly message: string;

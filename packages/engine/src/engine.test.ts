@@ -316,11 +316,16 @@ describe("DELETE and subresource requests", () => {
 });
 
 describe("rules the engine does not evaluate yet", () => {
-  it("answers verifyImages with an error and lists it on the compiled policy; validate.cel is evaluated", () => {
+  it("answers verifyImages and validate.manifests with an error and lists them on the compiled policy; validate.cel is evaluated", () => {
     const engine = createEngine({ clock });
     const compiled = engine.compile(
       policy([
         { name: "verify", match: matchPods, verifyImages: [{ imageReferences: ["*"], attestors: [] }] },
+        {
+          name: "signed-manifest",
+          match: matchPods,
+          validate: { manifests: { attestors: [{ entries: [{ keys: { publicKeys: "k" } }] }] } },
+        },
         { name: "cel", match: matchPods, validate: { cel: { expressions: [{ expression: "true" }] } } },
       ]),
     );
@@ -332,10 +337,17 @@ describe("rules the engine does not evaluate yet", () => {
         message:
           "verifyImages is not supported by kyverno-ts yet (image signatures and attestations are not verified): the rule reports an error instead of a result",
       },
+      {
+        rule: "signed-manifest",
+        feature: "validate.manifests",
+        message:
+          "validate.manifests is not supported by kyverno-ts yet (manifest signatures are not verified): the rule reports an error instead of a result",
+      },
     ]);
     const rules = engine.validate(compiled.policy, { resource: pod("a", "nginx:1") }).rules;
     expect(rules.map((r) => [r.name, r.type, r.status])).toEqual([
       ["verify", "ImageVerify", "error"],
+      ["signed-manifest", "Validation", "error"],
       ["cel", "Validation", "pass"],
     ]);
   });

@@ -1,6 +1,6 @@
 /**
- * Validate rules: deny, pattern, anyPattern and foreach blocks, podSecurity, and the rules the engine
- * does not evaluate yet (verifyImages, validate.cel, validate.manifests), which answer `error`.
+ * Validate rules: deny, pattern, anyPattern and foreach blocks, podSecurity, validate.cel, and the rules
+ * the engine does not evaluate yet (verifyImages, validate.manifests), which answer `error`.
  */
 import type { JsonValue } from "@kyverno-ts/api";
 import { evaluateCelRule } from "../cel-policies/classic-rule.js";

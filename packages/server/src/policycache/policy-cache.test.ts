@@ -149,7 +149,7 @@ describe("policy cache index", () => {
     expect(await metrics.render()).not.toContain("kyverno_policy_rule_info_total{");
   });
 
-  it("keeps a policy with verifyImages rules evaluated but not ready, naming the rules (validate.cel is evaluated)", async () => {
+  it("keeps a policy with verifyImages or validate.manifests rules evaluated but not ready, naming the rules (validate.cel is evaluated)", async () => {
     const metrics = createAdmissionMetrics({ version: "test" });
     const cache = createPolicyCache({ engine, metrics });
     const status = cache.set(
@@ -170,13 +170,19 @@ describe("policy cache index", () => {
               match: { any: [{ resources: { kinds: ["Pod"] } }] },
               validate: { cel: { expressions: [{ expression: "true" }] } },
             },
+            {
+              name: "signed-manifest",
+              match: { any: [{ resources: { kinds: ["Pod"] } }] },
+              validate: { manifests: { attestors: [{ entries: [{ keys: { publicKeys: "k" } }] }] } },
+            },
           ],
         },
       }),
     );
     expect(status.ready).toBe(false);
     expect(status.message).toBe(
-      "rule verify-signature: verifyImages is not supported by kyverno-ts yet (image signatures and attestations are not verified): the rule reports an error instead of a result",
+      "rule verify-signature: verifyImages is not supported by kyverno-ts yet (image signatures and attestations are not verified): the rule reports an error instead of a result; " +
+        "rule signed-manifest: validate.manifests is not supported by kyverno-ts yet (manifest signatures are not verified): the rule reports an error instead of a result",
     );
     // Still evaluated by the validate webhook, where its rules answer `error`, never a pass.
     expect(cache.select(query("Pod")).map((p) => p.key)).toEqual(["verify-signed"]);
