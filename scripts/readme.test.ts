@@ -13,7 +13,15 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "node_modules", ".bin", "kyverno-ts");
-const SERVERS = new Set(["playground", "sandbox", "admission", "reports", "reporter"]);
+const SERVERS = new Set([
+  "playground",
+  "sandbox",
+  "admission",
+  "reports",
+  "background",
+  "cleanup",
+  "reporter",
+]);
 
 /** The `npx kyverno-ts` commands of the README's CLI section, continuation lines joined, comments cut. */
 function readmeCommands(): string[][] {
