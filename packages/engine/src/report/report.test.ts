@@ -55,6 +55,38 @@ describe("policyReportResults", () => {
     ]);
     expect(policyReportResults(response).map((r) => r.rule)).toEqual(["a", "b"]);
   });
+  it("names the objects a generate rule made in generated-resources, as upstream", () => {
+    const generating: PolicyResponse = {
+      ...response,
+      rules: [
+        {
+          name: "g",
+          type: "Generation",
+          status: "pass",
+          message: "created",
+          failureAction: "Audit",
+          generated: [
+            {
+              object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "prod" } },
+              labels: {},
+            },
+            {
+              object: {
+                apiVersion: "rbac.authorization.k8s.io/v1",
+                kind: "ClusterRole",
+                metadata: { name: "r" },
+              },
+              labels: {},
+            },
+          ],
+        },
+      ],
+    };
+    expect(policyReportResults(generating, { ruleTypes: ["Generation"] })[0]?.properties).toEqual({
+      "generated-resources":
+        "/v1, Kind=ConfigMap Name=cm Namespace=prod; rbac.authorization.k8s.io/v1, Kind=ClusterRole Name=r Namespace=",
+    });
+  });
   it("summarises results by outcome", () => {
     expect(reportSummary(policyReportResults(response))).toEqual({
       pass: 1,

@@ -71,6 +71,27 @@ export function resourceReference(response: PolicyResponse): ObjectReference {
 }
 
 /**
+ * A generated object as upstream's `generated-resources` property names it: Go's
+ * `GroupVersionKind.String()` then name and namespace (`/v1, Kind=ConfigMap Name=cm Namespace=prod`).
+ */
+function generatedResourceName(generated: NonNullable<RuleResponse["generated"]>[number]): string {
+  const o = generated.object;
+  const apiVersion = o.apiVersion ?? "";
+  const gv = apiVersion.includes("/") ? apiVersion : `/${apiVersion}`;
+  return `${gv}, Kind=${o.kind ?? ""} Name=${o.metadata?.name ?? ""} Namespace=${o.metadata?.namespace ?? ""}`;
+}
+
+/** The rule's report properties, and the objects a generate rule made (`generated-resources`). */
+function resultProperties(rule: RuleResponse): Record<string, string> | undefined {
+  const generated = rule.generated ?? [];
+  const props =
+    generated.length === 0
+      ? rule.properties
+      : { ...rule.properties, "generated-resources": generated.map(generatedResourceName).join("; ") };
+  return props !== undefined && Object.keys(props).length > 0 ? props : undefined;
+}
+
+/**
  * Report results of the validate rule responses (or of `ruleTypes`) of one policy response, as upstream builds them:
  * source `kyverno` (`KyvernoValidatingPolicy` and friends for the CEL kinds), policy (`ns/name` for namespaced Policies), rule, result, message,
  * category/severity from the policy annotations, the resource reference, scored, timestamp and
@@ -99,7 +120,8 @@ export function policyReportResults(
     if (response.category) result.category = response.category;
     const severity = response.severity?.toLowerCase();
     if (severity !== undefined && SEVERITIES.has(severity)) result.severity = severity as PolicySeverity;
-    if (rule.properties && Object.keys(rule.properties).length > 0) result.properties = rule.properties;
+    const properties = resultProperties(rule);
+    if (properties !== undefined) result.properties = properties;
     out.push(result);
   }
   return out;

@@ -456,6 +456,13 @@ data: {a: "1"}
     expect(results.filter((r) => r.policy === "psa-audit")).toEqual([
       expect.objectContaining({ rule: "restricted", result: "fail", message: PSS_MESSAGE }),
     ]);
+    // Upstream's Pod Security properties: the level, the version and the failed checks' IDs.
+    expect(results.find((r) => r.policy === "psa-audit")?.properties).toEqual({
+      process: "background scan",
+      standard: "restricted",
+      version: "latest",
+      controls: "allowPrivilegeEscalation,capabilities_restricted,runAsNonRoot,seccompProfile_restricted",
+    });
   });
 
   it("matches operations: [UPDATE] only on updates", async () => {
@@ -501,6 +508,10 @@ metadata: {name: born-frozen, namespace: ops, labels: {frozen: "true"}}
       ["copy-settings", "copy", "pass", "background scan"],
       ["copy-settings", "label-target", "pass", "background scan"],
     ]);
+    // The generated object is named as upstream's `generated-resources` property names it.
+    expect(results.find((r) => r.rule === "copy")?.properties?.["generated-resources"]).toBe(
+      "/v1, Kind=ConfigMap Name=copy-trigger-a Namespace=gen",
+    );
     const copy = await client.get<KubeObject>({
       apiVersion: "v1",
       kind: "ConfigMap",
