@@ -138,16 +138,18 @@ describe("default values", { timeout: 60_000 }, () => {
     }
   });
 
-  it("probes the binaries' health endpoints: the webhook port (HTTPS) and the reports controller's metrics port", () => {
-    const admission = container(deployment(objects, ADMISSION));
-    expect(admission.ports).toEqual([
-      { name: "https", containerPort: 9443, protocol: "TCP" },
-      { name: "metrics", containerPort: 8000, protocol: "TCP" },
-    ]);
+  it("probes each binary's health endpoints: the webhook port (HTTPS) of admission and cleanup, the metrics port of reports and background", () => {
     const https = (path: string) => ({ path, port: "https", scheme: "HTTPS" });
-    expect(admission.startupProbe).toMatchObject({ httpGet: https("/health/liveness") });
-    expect(admission.livenessProbe).toMatchObject({ httpGet: https("/health/liveness") });
-    expect(admission.readinessProbe).toMatchObject({ httpGet: https("/health/readiness") });
+    for (const name of [ADMISSION, CLEANUP]) {
+      const c = container(deployment(objects, name));
+      expect(c.ports).toEqual([
+        { name: "https", containerPort: 9443, protocol: "TCP" },
+        { name: "metrics", containerPort: 8000, protocol: "TCP" },
+      ]);
+      expect(c.startupProbe).toMatchObject({ httpGet: https("/health/liveness") });
+      expect(c.livenessProbe).toMatchObject({ httpGet: https("/health/liveness") });
+      expect(c.readinessProbe).toMatchObject({ httpGet: https("/health/readiness") });
+    }
     const http = (path: string) => ({ path, port: "metrics", scheme: "HTTP" });
     for (const name of [REPORTS, BACKGROUND]) {
       const c = container(deployment(objects, name));
