@@ -297,8 +297,8 @@ describe("production example", { timeout: 60_000 }, () => {
     expect(objects.filter((o) => o.kind === "Deployment")).toHaveLength(4);
   });
 
-  it("spreads replicas over nodes, selecting the controller's own Pods", () => {
-    for (const d of [admission, reports]) {
+  it("spreads every controller's replicas over nodes, selecting the controller's own Pods", () => {
+    for (const d of [admission, reports, deployment(objects, BACKGROUND), deployment(objects, CLEANUP)]) {
       const selector = (spec(d).selector as { matchLabels: Record<string, string> }).matchLabels;
       const [constraint] = podSpec(d).topologySpreadConstraints as Array<Record<string, unknown>>;
       expect(constraint).toMatchObject({ maxSkew: 1, topologyKey: "kubernetes.io/hostname" });
