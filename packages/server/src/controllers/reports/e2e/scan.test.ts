@@ -296,4 +296,45 @@ describe("background scan reports (sandbox)", { timeout: 30_000 }, () => {
     await eventually(async () => (await allReports(client)).length === 0, 10_000, "all reports gone");
     await controller.stop();
   });
+  it("ignores PolicyExceptions unless enabled (upstream's --enablePolicyException=false), then takes them only from --exceptionNamespace", async () => {
+    await put(client, namespace("exc-apps"));
+    await put(client, namespace("exc-allowed"));
+    await put(client, pod("exempt-a", "exc-apps"));
+    await put(client, pod("exempt-b", "exc-apps"));
+    await put(client, requireLabelPolicy("exc-owner", "owner"));
+    const exceptionIn = (ns: string, target: string) => ({
+      apiVersion: "kyverno.io/v2",
+      kind: "PolicyException",
+      metadata: { name: `skip-${target}`, namespace: ns },
+      spec: {
+        exceptions: [{ policyName: "exc-owner", ruleNames: ["check-owner"] }],
+        match: { any: [{ resources: { kinds: ["Pod"], names: [target] } }] },
+      },
+    });
+    // Both exceptions exist before either controller starts, so its first scan would see them.
+    await put(client, exceptionIn("exc-apps", "exempt-a"));
+    await put(client, exceptionIn("exc-allowed", "exempt-b"));
+    const results = async () => {
+      const reports = await reportsIn(client, "exc-apps");
+      return ["exempt-a", "exempt-b"].map((name) => outcome(reports.get(name)).join());
+    };
+
+    const disabled = controllerFor(client);
+    await disabled.start();
+    await eventually(async () => idle(disabled) && (await results()).every((r) => r !== ""), 10_000, "scan");
+    expect(await results()).toEqual(["exc-owner/check-owner=fail", "exc-owner/check-owner=fail"]);
+    await disabled.stop();
+
+    const onlyAllowed = controllerFor(client, { exceptionNamespaces: ["exc-allowed"] });
+    await onlyAllowed.start();
+    await eventually(
+      async () => (await results())[1] === "exc-owner/check-owner=skip",
+      10_000,
+      "the exception from --exceptionNamespace",
+    );
+    expect((await results())[0]).toBe("exc-owner/check-owner=fail");
+    await remove(client, { ...POLICY_REF, name: "exc-owner" });
+    await eventually(async () => (await allReports(client)).length === 0, 10_000, "all reports gone");
+    await onlyAllowed.stop();
+  });
 });
