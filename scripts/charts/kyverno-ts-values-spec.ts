@@ -585,14 +585,14 @@ export const SHORT_FORMS: ReadonlyArray<{ path: string; upstream: string; note: 
     note: "wins when set",
   },
   {
-    path: "admissionController.affinity, reportsController.affinity",
+    path: "admissionController.affinity, backgroundController.affinity, cleanupController.affinity, reportsController.affinity",
     upstream: "`podAntiAffinity` / `podAffinity` / `nodeAffinity`",
     note: "a whole Pod `affinity`, used as is instead of the composed one",
   },
   {
-    path: "admissionController.terminationGracePeriodSeconds, reportsController.terminationGracePeriodSeconds",
+    path: "admissionController.terminationGracePeriodSeconds, backgroundController.terminationGracePeriodSeconds, cleanupController.terminationGracePeriodSeconds, reportsController.terminationGracePeriodSeconds",
     upstream: "(none)",
-    note: "default: preStop sleep + webhook timeout + 15 s (admission), 30 s (reports)",
+    note: "default: preStop sleep + webhook timeout + 15 s (admission), 30 s (the others)",
   },
   {
     path: "reportsController.startupProbe / livenessProbe / readinessProbe",

@@ -8,8 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CRD_SOURCE, CRD_TEMPLATES, renderCrdTemplates, staleTemplates } from "./kyverno-ts-crds.ts";
-import { dryRunRelease, PROFILES, releaseSecretBytes, template } from "./kyverno-ts-helm.ts";
+import { dryRunRelease, PROFILES, parseManifests, releaseSecretBytes, template } from "./kyverno-ts-helm.ts";
 import { staleOutputs } from "./kyverno-ts-schema.ts";
+
+type PodTemplateHolder = {
+  template: { spec: { affinity?: unknown; terminationGracePeriodSeconds?: number } };
+};
 
 const scratch = mkdtempSync(join(tmpdir(), "kyverno-ts-chart-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -123,6 +127,46 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
     expect(out).not.toContain("--webhookTimeout=12");
     expect(out).toContain("- --clientRateLimitQPS=50");
     expect(out).toContain("- --backgroundScanInterval=30m");
+  });
+
+  it("takes the affinity short form and the grace period for every controller", () => {
+    const controllers = [
+      "admissionController",
+      "backgroundController",
+      "cleanupController",
+      "reportsController",
+    ];
+    const file = valuesFile(
+      "affinity.yaml",
+      controllers
+        .flatMap((c, i) => [
+          `${c}:`,
+          `  terminationGracePeriodSeconds: ${41 + i}`,
+          "  affinity:",
+          "    nodeAffinity:",
+          "      requiredDuringSchedulingIgnoredDuringExecution:",
+          `        nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: In, values: [${c}]}]}]`,
+        ])
+        .join("\n"),
+    );
+    const run = template([file]);
+    expect(run.stderr).toBe("");
+    const deployments = parseManifests(run.stdout).filter((o) => o.kind === "Deployment");
+    expect(deployments).toHaveLength(4);
+    for (const [i, c] of controllers.entries()) {
+      const name = `kyverno-${c.replace("Controller", "-controller")}`;
+      const found = deployments.find((d) => d.metadata.name === name);
+      if (found === undefined) throw new Error(`no Deployment ${name}`);
+      const pod = (found.spec as PodTemplateHolder).template.spec;
+      expect(pod.affinity, name).toEqual({
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: "pool", operator: "In", values: [c] }] }],
+          },
+        },
+      });
+      expect(pod.terminationGracePeriodSeconds, name).toBe(41 + i);
+    }
   });
 });
 
