@@ -7,7 +7,7 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import type { CelEngine, EngineRequest } from "@kyverno-ts/engine";
 import {
-  celGeneratePolicyRef,
+  celPolicyRef,
   generatingSettings,
   type TriggerRef,
   type UpdateRequestIntent,
@@ -17,7 +17,7 @@ import type { RequestSubject } from "./request.js";
 import type { ParsedReview } from "./review.js";
 
 /** The trigger of a request, as UpdateRequests record it. */
-function triggerOf(subject: RequestSubject): TriggerRef {
+export function celTriggerOf(subject: RequestSubject): TriggerRef {
   const o = subject.object;
   return {
     apiVersion: typeof o.apiVersion === "string" ? o.apiVersion : "",
@@ -54,8 +54,8 @@ export function celGenerateIntents(
     if (rule === undefined || (rule.status !== "pass" && rule.status !== "error")) continue;
     out.push({
       requestType: "cel-generate",
-      policy: celGeneratePolicyRef(policy.compiled),
-      trigger: triggerOf(subject),
+      policy: celPolicyRef(policy.compiled),
+      trigger: celTriggerOf(subject),
       rules: [policy.compiled.name],
       deleteDownstream: deleted,
       ...(settings.synchronize ? { synchronize: true } : {}),

@@ -5,7 +5,8 @@
  * policy's `failurePolicy`, MutatingPolicies patch in order (each sees the object as the ones before
  * it left it), and an ImageValidatingPolicy answers `error` (image verification is not implemented):
  * it blocks under `failurePolicy: Fail` and warns under `Ignore`, never a silent pass. GeneratingPolicies
- * admit and hand their work to the background controller (`cel-generate` UpdateRequests).
+ * admit and hand their work to the background controller (`cel-generate` UpdateRequests), as do
+ * mutate-existing MutatingPolicies (`cel-mutate`).
  */
 import type { JsonValue } from "@kyverno-ts/api";
 import type { CelEngine, CelPolicyType, PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
@@ -17,6 +18,7 @@ import type { CachedCelPolicy, CelPolicyStore } from "../policycache/cel-policy-
 import type { FailurePolicy } from "../policycache/policy-cache.js";
 import type { BackgroundSink } from "./background.js";
 import { celGenerateIntents } from "./cel-generate.js";
+import { celMutateExistingIntents } from "./cel-mutate-existing.js";
 import {
   type CelEvaluation,
   type CelEvaluator,
@@ -274,7 +276,7 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
         name: request.name ?? subject.name,
       });
     if (filtered) return { answer: allow(request.uid) };
-    const policies = store.select({
+    let policies = store.select({
       type: route.type,
       namespace: subject.namespace,
       failurePolicy: route.failurePolicy,
@@ -285,12 +287,20 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     const base = engineRequest(review, subject, undefined, [], options.resourceKind);
     const labels = subject.namespace ? options.namespaceLabels?.(subject.namespace) : undefined;
     if (labels) base.namespaceLabels = labels;
+    const sink = options.background;
+    const background = sink !== undefined && request.dryRun !== true && !request.subResource;
     if (route.type === "generate") {
-      const sink = options.background;
       // Evaluated after the answer went out, as generate rules are.
-      if (sink !== undefined && request.dryRun !== true && !request.subResource)
-        sink.offer(() => celGenerateIntents(engine, policies, review, subject, base));
+      if (background) sink.offer(() => celGenerateIntents(engine, policies, review, subject, base));
       return { answer: allow(request.uid) };
+    }
+    // Mutate-existing MutatingPolicies patch nothing at admission: their targets are the background
+    // controller's (`cel-mutate` UpdateRequests, evaluated after the answer went out).
+    const existing = route.type === "mutate" ? policies.filter((p) => p.compiled.mutateExisting) : [];
+    if (existing.length > 0) {
+      if (background) sink.offer(() => celMutateExistingIntents(engine, existing, review, subject, base));
+      policies = policies.filter((p) => !p.compiled.mutateExisting);
+      if (policies.length === 0) return { answer: allow(request.uid) };
     }
     const { cache: _cache, contextLoader: _loader, ruleValues: _values, ...plain } = base;
     const type = route.type === "mutate" ? "mutate" : "validate";

@@ -89,6 +89,10 @@ describe("background controller events", () => {
       { requestType: "cel-generate", policy: "default-deny", rule: "", resource: trigger },
       { state: "Failed", message: "boom" },
     );
+    emitter.processed(
+      { requestType: "cel-mutate", policy: "team-a/refresh", rule: "refresh", resource: trigger },
+      { state: "Completed", generated: [deployment] },
+    );
     expect(events.map((e) => [e.reportingController, e.reason, e.action, e.regarding, e.note])).toEqual([
       [
         "kyverno-mutate",
@@ -103,6 +107,18 @@ describe("background controller events", () => {
         "None",
         { apiVersion: "policies.kyverno.io/v1", kind: "GeneratingPolicy", name: "default-deny" },
         "policy default-deny/ error: boom",
+      ],
+      [
+        "kyverno-mutate",
+        "PolicyApplied",
+        "Resource Mutated",
+        {
+          apiVersion: "policies.kyverno.io/v1",
+          kind: "NamespacedMutatingPolicy",
+          name: "refresh",
+          namespace: "team-a",
+        },
+        "resource mutated",
       ],
     ]);
   });

@@ -6,7 +6,7 @@
  * Mutated`), only when the `kyverno` ConfigMap's `generateSuccessEvents` is true and `PolicyApplied`
  * is not omitted; a failure gives a `PolicyError` (Warning) on the policy, the trigger related,
  * `policy <name>/<rule> error: <message>`, action `None`. Generate rules and GeneratingPolicies report
- * as `kyverno-generate`, mutate-existing rules as `kyverno-mutate`.
+ * as `kyverno-generate`, mutate-existing rules and MutatingPolicies as `kyverno-mutate`.
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { EventObjectRef, EventRecord } from "@kyverno-ts/kube";
@@ -14,7 +14,7 @@ import { DEFAULT_OMIT_EVENTS, EventActions, type EventReason, EventSources } fro
 
 /** The UpdateRequest fields the Events need (`spec` of an UpdateRequest). */
 export interface ProcessedRequest {
-  /** `generate`, `mutate` or `cel-generate`. */
+  /** `generate`, `mutate`, `cel-generate` or `cel-mutate`. */
   requestType: string;
   /** The policy's cache key: `name`, or `namespace/name` of a namespaced policy. */
   policy: string;
@@ -52,6 +52,7 @@ export function policyKindOf(request: Pick<ProcessedRequest, "requestType" | "po
   const namespaced = request.policy.includes("/");
   if (request.requestType === "cel-generate")
     return namespaced ? "NamespacedGeneratingPolicy" : "GeneratingPolicy";
+  if (request.requestType === "cel-mutate") return namespaced ? "NamespacedMutatingPolicy" : "MutatingPolicy";
   return namespaced ? "Policy" : "ClusterPolicy";
 }
 
@@ -83,7 +84,7 @@ export function createBackgroundEvents(options: BackgroundEventsOptions): Backgr
     return {
       apiVersion:
         found?.apiVersion ??
-        (request.requestType === "cel-generate" ? "policies.kyverno.io/v1" : "kyverno.io/v1"),
+        (request.requestType.startsWith("cel-") ? "policies.kyverno.io/v1" : "kyverno.io/v1"),
       kind,
       name,
       ...(slash < 0 ? {} : { namespace: request.policy.slice(0, slash) }),
@@ -93,7 +94,7 @@ export function createBackgroundEvents(options: BackgroundEventsOptions): Backgr
 
   return {
     processed(request, outcome) {
-      const mutate = request.requestType === "mutate";
+      const mutate = request.requestType === "mutate" || request.requestType === "cel-mutate";
       const source = mutate ? EventSources.mutateExisting : EventSources.generate;
       if (outcome.state === "Failed") {
         if (omit.has("PolicyError")) return;

@@ -113,16 +113,6 @@ const exceptionKey = (e: CelPolicyException): string =>
 const names = (e: CelPolicyException | undefined, policy: CelPolicy): boolean =>
   (e?.spec.policyRefs ?? []).some((r) => r.name === policy.metadata.name && r.kind === policy.kind);
 
-/**
- * Why a compiled policy of a kind admission does not serve is not ready: a MutatingPolicy mutating
- * existing resources is not processed yet. DeletingPolicies are ready (the cleanup controller runs
- * them), GeneratingPolicies too (the background controller processes their UpdateRequests).
- */
-const NOT_PROCESSED: Partial<Record<CelPolicyType | "mutateExisting", string>> = {
-  mutateExisting:
-    "MutatingPolicy with evaluation.mutateExisting is not processed by kyverno-ts yet: no controller mutates existing resources",
-};
-
 /** Options of `createCelPolicyStore`. */
 export interface CelPolicyStoreOptions {
   engine: CelEngine;
@@ -163,9 +153,9 @@ export function createCelPolicyStore(options: CelPolicyStoreOptions): CelPolicyS
           spec.webhookConfiguration?.timeoutSeconds !== undefined || (spec.matchConditions?.length ?? 0) > 0,
         reinvocation: spec.reinvocationPolicy ?? "Never",
       });
-      const unsupported =
-        compiled.unsupported ??
-        (compiled.mutateExisting ? NOT_PROCESSED.mutateExisting : NOT_PROCESSED[compiled.type]);
+      // Every kind is processed (DeletingPolicies by the cleanup controller, GeneratingPolicies and
+      // mutate-existing MutatingPolicies by the background controller); image verification is not.
+      const unsupported = compiled.unsupported;
       status =
         unsupported === undefined
           ? { ready: true, message: "Ready", issues: [] }

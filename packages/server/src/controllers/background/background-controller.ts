@@ -21,25 +21,30 @@ import {
 import { type AdmissionResultSink, backgroundResultOf } from "../../admission/results.js";
 import { engineClock, type ServerClock } from "../../clock.js";
 import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
-import { type BackgroundEvents, policyKindOf } from "../../events/background-events.js";
+import type { BackgroundEvents } from "../../events/background-events.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
-import { celPolicyKey, createCelPolicyStore } from "../../policycache/cel-policy-store.js";
+import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { createPolicyCache, type PolicyCache } from "../../policycache/policy-cache.js";
 import { processCelGenerate } from "./cel-generate.js";
 import { createCelGenerating } from "./cel-generating.js";
+import { processCelMutate } from "./cel-mutate.js";
+import { createCelMutating } from "./cel-mutating.js";
+import { createCelPolicyWatch } from "./cel-policy-watch.js";
 import { createDownstreamWatch } from "./downstream-watch.js";
 import { BACKGROUND_CONTROLLER_NAME, type BackgroundMetrics } from "./metrics.js";
 import { createPolicyEvents } from "./policy-events.js";
 import { type ProcessOutcome, processUpdateRequest } from "./process.js";
-import { asUpdateRequest, rulesOf, type UpdateRequest, UR_API_VERSION, UR_KIND } from "./update-request.js";
+import {
+  asUpdateRequest,
+  celRequestPolicyKey,
+  isCelRequestType,
+  rulesOf,
+  type UpdateRequest,
+  UR_API_VERSION,
+  UR_KIND,
+} from "./update-request.js";
 import { createUpdateRequestIntake, type UpdateRequestIntake } from "./ur-intake.js";
-
-/** `namespace/name` or `name` (a cache key) as its parts. */
-const splitPolicyKey = (key: string): { name: string; namespace?: string } => {
-  const slash = key.indexOf("/");
-  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-};
 
 /** The Lease replicas elect a leader on. */
 export const BACKGROUND_LEASE_NAME = "kyverno-background-controller";
@@ -97,7 +102,8 @@ export interface BackgroundController {
 export function createBackgroundController(options: BackgroundControllerOptions): BackgroundController {
   const { client, engine, namespace, logger, clock, metrics } = options;
   const cache = createPolicyCache({ engine });
-  // GeneratingPolicies (`cel-generate` UpdateRequests): compiled by a CEL engine of their own.
+  // GeneratingPolicies and mutate-existing MutatingPolicies (`cel-generate` and `cel-mutate`
+  // UpdateRequests): compiled by a CEL engine of their own.
   const celEngine = createCelEngine({
     clock: engineClock(clock),
     namespaceLabels: (ns) => state.namespaceLabels(ns),
@@ -113,10 +119,10 @@ export function createBackgroundController(options: BackgroundControllerOptions)
   });
   const events = options.events?.({
     config: () => state.config(),
-    policyObject: (spec) =>
-      (spec.requestType === "cel-generate"
-        ? celPolicies.get(celPolicyKey({ kind: policyKindOf(spec), ...splitPolicyKey(spec.policy) }))?.policy
-        : cache.get(spec.policy)?.policy) as KubeObject | undefined,
+    policyObject: ({ requestType, policy }) =>
+      (requestType === "cel-generate" || requestType === "cel-mutate"
+        ? celPolicies.get(celRequestPolicyKey(requestType, policy))?.policy
+        : cache.get(policy)?.policy) as KubeObject | undefined,
   });
   const scan = createScanContext({
     client,
@@ -160,8 +166,26 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     intents: intake,
     isLeader: () => leading,
     namespaceLabels: (ns) => state.namespaceLabels(ns),
+  });
+  const celMutating = createCelMutating({
+    client,
+    store: celPolicies,
+    engine: celEngine,
+    logger,
+    intents: intake,
+    isLeader: () => leading,
+    namespaceLabels: (ns) => state.namespaceLabels(ns),
+  });
+  const celWatch = createCelPolicyWatch({
+    client,
+    store: celPolicies,
+    logger,
     clock,
     exceptionNamespaces: options.exceptionNamespaces,
+    onChange: (key) => {
+      void celGenerating.changed(key);
+      void celMutating.changed(key);
+    },
   });
   state.subscribe((change) => {
     if (change.type !== "policy") return;
@@ -178,13 +202,33 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     namespaceLabels: (ns: string) => state.namespaceLabels(ns),
     user: options.user,
   };
-  const celDeps = { ...deps, celEngine, celPolicies, generatedKinds: celGenerating.kinds };
+  const celDeps = {
+    ...deps,
+    celEngine,
+    celPolicies,
+    generatedKinds: celGenerating.kinds,
+    monotonic: () => clock.monotonic(),
+    ...(metrics ? { onEvaluated: metrics.generatingPolicyExecution } : {}),
+  };
+  /** One processor per request type. */
+  const processByType = (ur: UpdateRequest, signal: AbortSignal): Promise<ProcessOutcome> => {
+    switch (ur.spec.requestType) {
+      case "cel-generate":
+        return processCelGenerate(celDeps, ur, signal);
+      case "cel-mutate":
+        return processCelMutate(celDeps, ur, signal);
+      default:
+        return processUpdateRequest(deps, ur, signal);
+    }
+  };
   const ref = (name: string) => ({ apiVersion: UR_API_VERSION, kind: UR_KIND, namespace, name });
 
   /** Hands the results of a generate or mutate-existing rule to the reports, as upstream's background controller. */
   const offerResults = (ur: UpdateRequest, trigger: KubeObject, response: PolicyResponse): void => {
-    const phase = ur.spec.requestType === "generate" ? "generate" : "mutateExisting";
-    const rules = new Set(rulesOf(ur).map((r) => r.rule));
+    const type = ur.spec.requestType;
+    const phase = type === "generate" || type === "cel-generate" ? "generate" : "mutateExisting";
+    // A CEL policy's response is the policy's one result; classic responses carry every rule.
+    const rules = new Set(isCelRequestType(type) ? [] : rulesOf(ur).map((r) => r.rule));
     const answered = {
       ...response,
       rules: response.rules.filter((r) => rules.size === 0 || rules.has(r.name)),
@@ -217,10 +261,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
       return undefined;
     }
     const started = clock.monotonic();
-    const outcome =
-      ur.spec.requestType === "cel-generate"
-        ? await processCelGenerate(celDeps, ur, signal)
-        : await processUpdateRequest(deps, ur, signal);
+    const outcome = await processByType(ur, signal);
     metrics?.processed(ur.spec.requestType, outcome.state, (clock.monotonic() - started) / 1000);
     events?.processed(ur.spec, outcome);
     if (outcome.state === "Completed" && outcome.evaluated !== undefined)
@@ -278,6 +319,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     }
     void policyEvents.leaderStarted();
     void celGenerating.leaderStarted();
+    void celMutating.leaderStarted();
     signal.addEventListener("abort", () => void stopLeading(), { once: true });
   };
   const stopLeading = async (): Promise<void> => {
@@ -297,7 +339,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     cache,
     state,
     async start() {
-      await Promise.all([state.start(), requests.start(), celGenerating.start()]);
+      await Promise.all([state.start(), requests.start(), celWatch.start()]);
       downstream.policyChanged();
       if (options.leaderElection === false) {
         startLeading(new AbortController().signal);
@@ -325,9 +367,15 @@ export function createBackgroundController(options: BackgroundControllerOptions)
       if (elector) await elector.release();
       else await stopLeading();
       await intake.stop();
-      await Promise.all([downstream.stop(), celGenerating.stop(), state.stop(), requests.stop()]);
+      await Promise.all([
+        downstream.stop(),
+        celGenerating.stop(),
+        celWatch.stop(),
+        state.stop(),
+        requests.stop(),
+      ]);
     },
     isLeader: () => leading,
-    synced: () => state.synced() && requests.hasSynced() && celGenerating.synced(),
+    synced: () => state.synced() && requests.hasSynced() && celWatch.synced(),
   };
 }

@@ -10,6 +10,7 @@ import type { KubeObject } from "@kyverno-ts/api";
 import type { CelEngine } from "@kyverno-ts/engine";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { applyDownstream, deleteDownstream, describeObject, GenerateLabels } from "./downstream.js";
+import type { GeneratingExecutionLabels } from "./metrics.js";
 import {
   engineRequest,
   failed,
@@ -21,7 +22,7 @@ import {
 import { createResourceData } from "./resource-data.js";
 import type { KindRef } from "./rule-kinds.js";
 import {
-  celGeneratePolicyKey,
+  celRequestPolicyKey,
   generatingSettings,
   type TriggerRef,
   type UpdateRequest,
@@ -79,6 +80,10 @@ export interface CelGenerateDeps extends ProcessorDeps {
   celEngine: CelEngine;
   celPolicies: CelPolicyStore;
   generatedKinds: GeneratedKinds;
+  /** Records each evaluation (`kyverno_generating_policy_execution_duration_seconds`). */
+  onEvaluated?: (labels: GeneratingExecutionLabels, seconds: number) => void;
+  /** A monotonic clock in milliseconds (the evaluation's duration). */
+  monotonic: () => number;
 }
 
 /** A label value as Kubernetes accepts it, or undefined when it cannot be one. */
@@ -197,7 +202,7 @@ export async function processCelGenerate(
   ur: UpdateRequest,
   signal: AbortSignal,
 ): Promise<ProcessOutcome> {
-  const policy = deps.celPolicies.get(celGeneratePolicyKey(ur.spec.policy));
+  const policy = deps.celPolicies.get(celRequestPolicyKey("cel-generate", ur.spec.policy));
   if (policy === undefined || policy.compiled.type !== "generate")
     return { state: "Skip", message: `GeneratingPolicy ${ur.spec.policy} not found` };
   const settings = generatingSettings(policy.policy);
@@ -212,8 +217,24 @@ export async function processCelGenerate(
   };
   const data = createResourceData({ client: deps.client, scan: deps.scan });
   const request = { ...engineRequest(deps, ur, trigger), contextLoader: data.loader };
+  const started = deps.monotonic();
   const response = await data.evaluate(() => deps.celEngine.generate(policy.compiled, request), signal);
   const rule = response.rules[0];
+  if (rule !== undefined)
+    deps.onEvaluated?.(
+      {
+        policyName: policy.compiled.name,
+        background: policy.compiled.background,
+        resourceKind: ur.spec.resource.kind,
+        resourceNamespace: ur.spec.resource.namespace,
+        operation: request.operation ?? "CREATE",
+        // An admitted trigger's UpdateRequest carries the admission's operation; generateExisting and
+        // synchronization write none.
+        cause: ur.spec.context?.admissionRequestInfo?.operation ? "admission_request" : "background_scan",
+        result: rule.status,
+      },
+      (deps.monotonic() - started) / 1000,
+    );
   if (rule === undefined || rule.status === "skip") {
     // A synchronized policy that no longer applies to its trigger takes its downstream along.
     if (settings.synchronize) return removeTriggerDownstream(deps, policy, triggerRef, signal);

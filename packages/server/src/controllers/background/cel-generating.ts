@@ -10,15 +10,11 @@
  *   its copies are deleted.
  * The downstream kinds are the ones the policy was seen generating (`GeneratedKinds`): they are
  * watched (selected by the `generate.kyverno.io/policy-name` label) from the first generation on.
- * The two GeneratingPolicy kinds are watched here (when their CRDs are installed, at start or later), compiled into the
- * controller's CEL policy store with the CEL PolicyExceptions of the accepted namespaces (when
- * exceptions are enabled), so an exempted trigger gets nothing generated here either.
+ * The policies come from the controller's CEL policy store (see `cel-policy-watch.ts`).
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import { type CelEngine, matchWildcard } from "@kyverno-ts/engine";
-import { type Clock, createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
-import { CEL_POLICY_API_VERSION, createCelFeed } from "../../cluster-state/cel-feed.js";
-import { createServedKinds, type ServedKinds } from "../../cluster-state/served-kinds.js";
+import type { CelEngine } from "@kyverno-ts/engine";
+import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import type { Logger } from "../../logger.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import {
@@ -27,19 +23,16 @@ import {
   type GeneratedKinds,
   type SourceRef,
 } from "./cel-generate.js";
+import { existingTriggers } from "./cel-policy-watch.js";
 import { deleteDownstream, describeObject, GenerateLabels } from "./downstream.js";
 import { type IntentSink, triggerOfLabels } from "./downstream-watch.js";
-import { kindOfResource } from "./resource-data.js";
 import type { KindRef } from "./rule-kinds.js";
-import { celGeneratePolicyRef, generatingSettings } from "./update-request.js";
+import { celPolicyRef, generatingSettings } from "./update-request.js";
 
 /** The reactions; see the module comment. */
 export interface CelGenerating {
   /** The kinds each policy generated (the processor adds to it). */
   readonly kinds: GeneratedKinds;
-  /** Starts the GeneratingPolicy informers; resolves once they have listed. */
-  start(): Promise<void>;
-  synced(): boolean;
   /** A GeneratingPolicy was loaded, changed, failed to load or went (its store key). */
   changed(key: string): Promise<void>;
   leaderStarted(): Promise<void>;
@@ -80,24 +73,15 @@ export interface CelGeneratingOptions {
   intents: IntentSink;
   isLeader: () => boolean;
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
-  /** Namespaces CEL PolicyExceptions are accepted from, with wildcards (none: not watched). */
-  exceptionNamespaces?: readonly string[];
-  /** For the wait on CRDs installed after start. */
-  clock?: Clock;
 }
 
 /** Creates the reactions (no informer runs before a policy generated something). */
 export function createCelGenerating(options: CelGeneratingOptions): CelGenerating {
   const { client, store, engine, logger, intents } = options;
-  const exceptionNamespaces = options.exceptionNamespaces ?? [];
   const known = new Map<string, CachedCelPolicy>();
   const informers = new Map<string, Informer<KubeObject>>();
   const sources = new Map<string, Informer<KubeObject>>();
   let stopped = false;
-  const policyInformers: Informer<KubeObject>[] = [];
-  let exceptionInformer: Informer<KubeObject> | undefined;
-  let served: ServedKinds | undefined;
-  let revision = 0;
 
   const regenerate = (labels: Record<string, string>): boolean => {
     const key = policyKeyOfLabels(labels);
@@ -107,7 +91,7 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
       return false;
     return intents.add({
       requestType: "cel-generate",
-      policy: celGeneratePolicyRef(policy.compiled),
+      policy: celPolicyRef(policy.compiled),
       trigger,
       rules: [policy.compiled.name],
       deleteDownstream: false,
@@ -197,56 +181,29 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
   /** UpdateRequests for the existing triggers of a `generateExisting` policy. */
   const applyToExisting = async (policy: CachedCelPolicy): Promise<void> => {
     let offered = 0;
-    for (const rule of policy.compiled.resourceRules) {
-      for (const group of rule.apiGroups ?? [""])
-        for (const version of rule.apiVersions ?? [])
-          for (const resource of rule.resources ?? []) {
-            const apiVersion = group ? `${group}/${version}` : version;
-            const where = { policy: policy.key, apiVersion, resource };
-            if ([group, version, resource].some((s) => s.includes("*") || s.includes("/"))) {
-              logger.warn(where, "existing resources of this resource rule cannot be listed");
-              continue;
-            }
-            const kind = await kindOfResource(client, apiVersion, resource, new AbortController().signal);
-            if (kind === undefined) {
-              logger.warn(where, "existing triggers not listed: the server does not serve this resource");
-              continue;
-            }
-            const namespace = policy.compiled.namespace;
-            const listed = await client.list<KubeObject>({
-              apiVersion,
-              kind,
-              ...(namespace ? { namespace } : {}),
-            });
-            if (!listed.ok) {
-              logger.error({ ...where, message: listed.message }, "cannot list existing triggers");
-              continue;
-            }
-            for (const resource of listed.value.items) {
-              const ns = resource.metadata?.namespace ?? "";
-              const labels = ns ? options.namespaceLabels(ns) : undefined;
-              const rule = engine.generate(policy.compiled, {
-                resource,
-                operation: "CREATE",
-                ...(labels ? { namespaceLabels: labels } : {}),
-              }).rules[0];
-              if (rule === undefined || (rule.status !== "pass" && rule.status !== "error")) continue;
-              const added = intents.add({
-                requestType: "cel-generate",
-                policy: celGeneratePolicyRef(policy.compiled),
-                rules: [policy.compiled.name],
-                deleteDownstream: false,
-                trigger: {
-                  apiVersion: resource.apiVersion ?? apiVersion,
-                  kind: resource.kind ?? kind,
-                  namespace: ns,
-                  name: resource.metadata?.name ?? "",
-                  uid: String(resource.metadata?.uid ?? ""),
-                },
-              });
-              if (added) offered++;
-            }
-          }
+    for (const { object: resource, apiVersion, kind } of await existingTriggers(client, policy, logger)) {
+      const ns = resource.metadata?.namespace ?? "";
+      const labels = ns ? options.namespaceLabels(ns) : undefined;
+      const rule = engine.generate(policy.compiled, {
+        resource,
+        operation: "CREATE",
+        ...(labels ? { namespaceLabels: labels } : {}),
+      }).rules[0];
+      if (rule === undefined || (rule.status !== "pass" && rule.status !== "error")) continue;
+      const added = intents.add({
+        requestType: "cel-generate",
+        policy: celPolicyRef(policy.compiled),
+        rules: [policy.compiled.name],
+        deleteDownstream: false,
+        trigger: {
+          apiVersion: resource.apiVersion ?? apiVersion,
+          kind: resource.kind ?? kind,
+          namespace: ns,
+          name: resource.metadata?.name ?? "",
+          uid: String(resource.metadata?.uid ?? ""),
+        },
+      });
+      if (added) offered++;
     }
     logger.info({ policy: policy.key, updateRequests: offered }, "policy applied to existing resources");
   };
@@ -301,65 +258,9 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
       logger.error({ policy: key, err: error }, "cannot apply a GeneratingPolicy change");
     }
   };
-  const feed = createCelFeed({
-    store,
-    logger,
-    acceptsExceptionsFrom: (ns) => exceptionNamespaces.some((p) => matchWildcard(p, ns)),
-    nextRevision: () => ++revision,
-    emit: (change) => {
-      if (change.type === "celPolicy") void changed(change.key);
-    },
-  });
-
-  /** The informer of one CEL kind, feeding the store (policies) or the exceptions. */
-  const watchCelKind = (kind: string): Informer<KubeObject> => {
-    const [only] = exceptionNamespaces;
-    const namespace =
-      kind === "PolicyException" && exceptionNamespaces.length === 1 && only && !/[*?]/.test(only)
-        ? only
-        : undefined;
-    const informer = createInformer<KubeObject>({
-      client,
-      apiVersion: CEL_POLICY_API_VERSION,
-      kind,
-      ...(namespace ? { namespace } : {}),
-    });
-    const exception = kind === "PolicyException";
-    informer.on("add", exception ? feed.upsertException : feed.upsertPolicy);
-    informer.on("update", exception ? feed.upsertException : feed.upsertPolicy);
-    informer.on("delete", exception ? feed.removeException : feed.removePolicy);
-    informer.on("error", (e) => {
-      if (e.source !== "handler") logger.warn({ watch: kind, reason: e.failure.reason }, "cannot watch");
-    });
-    if (exception) exceptionInformer = informer;
-    else policyInformers.push(informer);
-    return informer;
-  };
-
   return {
     kinds,
     changed,
-    async start() {
-      const kinds = ["GeneratingPolicy", "NamespacedGeneratingPolicy"];
-      if (exceptionNamespaces.length > 0) kinds.push("PolicyException");
-      served = createServedKinds({
-        client,
-        apiVersion: CEL_POLICY_API_VERSION,
-        kinds,
-        logger,
-        ...(options.clock ? { clock: options.clock } : {}),
-        onServed: (kind, later) => {
-          if (stopped) return;
-          const informer = watchCelKind(kind);
-          // Exceptions and kinds whose CRD came later are not waited for (a missing grant, or a
-          // controller already running, must not be held up).
-          if (later || kind === "PolicyException") void informer.start();
-        },
-      });
-      await served.start();
-      await Promise.all(policyInformers.map((i) => i.start()));
-    },
-    synced: () => policyInformers.every((i) => i.hasSynced()),
     async leaderStarted() {
       for (const policy of store.policies()) {
         if (!options.isLeader()) return;
@@ -372,10 +273,7 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
     },
     async stop() {
       stopped = true;
-      served?.stop();
-      const all = [...informers.values(), ...sources.values(), ...policyInformers];
-      if (exceptionInformer) all.push(exceptionInformer);
-      await Promise.all(all.map((i) => i.stop()));
+      await Promise.all([...informers.values(), ...sources.values()].map((i) => i.stop()));
     },
   };
 }

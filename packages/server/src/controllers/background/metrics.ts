@@ -1,6 +1,7 @@
 /**
  * The background controller's Prometheus metrics: UpdateRequests processed by outcome and their
- * processing time (`kyverno_updaterequest_*`, kyverno-ts's own: upstream documents none), the work
+ * processing time (`kyverno_updaterequest_*`, kyverno-ts's own: upstream documents none), upstream's
+ * `kyverno_generating_policy_execution_duration_seconds` per GeneratingPolicy evaluation, the work
  * queue's upstream `kyverno_controller_reconcile_total` / `_requeue_total` / `_drop_total`, the
  * client's `kyverno_client_queries_total`, `kyverno_info` and the process figures.
  */
@@ -11,6 +12,7 @@ import {
   exposureOf,
   exposureProblems,
   type MetricsConfig,
+  namespaceFilter,
 } from "../../metrics/config.js";
 import {
   createExposition,
@@ -29,12 +31,27 @@ import {
 /** Recorder of the controller's metrics; one per process (`createBackgroundMetrics`). */
 export interface BackgroundMetrics extends MetricsSource {
   processed(requestType: string, state: string, durationSeconds: number): void;
+  /** One evaluation of a GeneratingPolicy for a trigger (`kyverno_generating_policy_execution_duration_seconds`). */
+  generatingPolicyExecution(labels: GeneratingExecutionLabels, durationSeconds: number): void;
   reconcile(controller: string): void;
   requeue(controller: string, retries: number): void;
   drop(controller: string): void;
   clientQuery(event: QueryEvent): void;
   /** Scrape-time figures: UpdateRequests pending, keys queued. */
   setGauges(gauges: { pending(): number; queueDepth(): number }): void;
+}
+
+/** Labels of one GeneratingPolicy evaluation. */
+export interface GeneratingExecutionLabels {
+  policyName: string;
+  background: boolean;
+  resourceKind: string;
+  resourceNamespace: string;
+  /** The trigger's operation (`CREATE`, `UPDATE`…), lower-cased in the series. */
+  operation: string;
+  cause: "admission_request" | "background_scan";
+  /** The policy's outcome: its result's status (pass, fail, error, skip). */
+  result: string;
 }
 
 const F = METRIC_FAMILIES;
@@ -69,6 +86,12 @@ export function createBackgroundMetrics(
   const counter = (spec: MetricFamilySpec) => createCounterFamily(spec, exposure(spec), limits);
   const processed = counter(F.updateRequestsProcessed);
   const durations = createHistogramFamily(F.updateRequestDuration, exposure(F.updateRequestDuration), limits);
+  const generating = createHistogramFamily(
+    F.generatingPolicyExecution,
+    exposure(F.generatingPolicyExecution),
+    limits,
+  );
+  const acceptNamespace = namespaceFilter(config);
   const reconciles = counter(F.controllerReconcile);
   const requeues = counter(F.controllerRequeue);
   const drops = counter(F.controllerDrop);
@@ -77,6 +100,7 @@ export function createBackgroundMetrics(
   const families = [
     processed,
     durations,
+    generating,
     createCollectedFamily(F.updateRequestsPending, exposure(F.updateRequestsPending), () => [
       { values: [], value: gauges.pending() },
     ]),
@@ -104,6 +128,19 @@ export function createBackgroundMetrics(
     processed(requestType, state, seconds) {
       processed.series(`${requestType}\u0000${state}`, () => [requestType, state])?.inc();
       durations.series(requestType, () => [requestType])?.observe(seconds);
+    },
+    generatingPolicyExecution(l, seconds) {
+      if (!acceptNamespace(l.resourceNamespace)) return;
+      const values = [
+        String(l.background),
+        l.policyName,
+        l.resourceKind,
+        l.resourceNamespace,
+        l.operation.toLowerCase(),
+        l.cause,
+        l.result.toUpperCase(),
+      ];
+      generating.series(values.join("\u0000"), () => values)?.observe(seconds);
     },
     reconcile: byController(reconciles),
     requeue(controller, retries) {

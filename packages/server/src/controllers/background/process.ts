@@ -5,7 +5,7 @@
  * or the policy is gone, the rule no longer applies) or `Failed` (retried with backoff).
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import type { Engine, EngineRequest, PolicyResponse } from "@kyverno-ts/engine";
+import type { Engine, EngineRequest, PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
 import { isConflict, type KubeClient } from "@kyverno-ts/kube";
 import type { ScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
@@ -19,7 +19,7 @@ import {
   downstreamLabels,
   GenerateLabels,
 } from "./downstream.js";
-import { createResourceData } from "./resource-data.js";
+import { createResourceData, type ResourceData } from "./resource-data.js";
 import { downstreamKinds } from "./rule-kinds.js";
 import { type RuleContext, rulesOf, type TriggerRef, type UpdateRequest } from "./update-request.js";
 
@@ -207,31 +207,40 @@ async function processGenerate(
   };
 }
 
-async function processMutate(
+/** The engine's mutate-existing response for the trigger as read now (reads through `data`). */
+export type TargetEvaluation = (
+  trigger: KubeObject,
+  data: ResourceData,
+  signal: AbortSignal,
+) => Promise<PolicyResponse>;
+
+/**
+ * The mutate-existing work of any policy kind: the trigger is read afresh, `evaluate` computes the
+ * targets' patched forms, and each is written with the target's resourceVersion. A target changed
+ * meanwhile (409) has the whole evaluation done again, up to `CONFLICT_ATTEMPTS` times. Only the rules
+ * `wanted` selects are written; an `error` among them fails the UpdateRequest (retried).
+ */
+export async function mutateTargets(
   deps: ProcessorDeps,
   ur: UpdateRequest,
-  policy: CachedPolicy,
+  evaluate: TargetEvaluation,
+  wanted: (rule: RuleResponse) => boolean,
   signal: AbortSignal,
 ): Promise<ProcessOutcome> {
-  const wanted = new Set(rulesOf(ur).map((c) => c.rule));
   for (let attempt = 1; ; attempt++) {
     const read = await readTrigger(deps.client, ur.spec.resource, signal);
     if (!read.ok) return failed(read, deps.user, "get");
     const trigger = read.object;
     if (trigger === undefined) return triggerMissing(ur);
     const data = createResourceData({ client: deps.client, scan: deps.scan });
-    const request = {
-      ...engineRequest(deps, ur, trigger),
-      contextLoader: data.loader,
-      exceptions: deps.cache.exceptionsFor(policy),
-    };
-    const response = await data.evaluate(() => deps.engine.mutateExisting(policy.compiled, request), signal);
+    const evaluated = await evaluate(trigger, data, signal);
+    const response = { ...evaluated, rules: evaluated.rules.filter(wanted) };
     const patched: KubeObject[] = [];
     let conflict = false;
     for (const rule of response.rules) {
-      if (!wanted.has(rule.name)) continue;
+      const label = rule.name === "" ? response.policy.name : `rule ${rule.name}`;
       if (rule.status === "error")
-        return { state: "Failed", forbidden: false, message: `rule ${rule.name}: ${rule.message}` };
+        return { state: "Failed", forbidden: false, message: `${label}: ${rule.message}` };
       for (const t of rule.patchedTargets ?? []) {
         // The patched form carries the target's resourceVersion: a newer target is a 409, evaluated again.
         const written = await deps.client.update(t.patched as unknown as KubeObject, { signal });
@@ -260,6 +269,27 @@ async function processMutate(
         message: `the targets kept changing: ${CONFLICT_ATTEMPTS} attempts met a conflict`,
       };
   }
+}
+
+/** A classic mutate-existing UpdateRequest: the policy's rules the UpdateRequest names. */
+function processMutate(
+  deps: ProcessorDeps,
+  ur: UpdateRequest,
+  policy: CachedPolicy,
+  signal: AbortSignal,
+): Promise<ProcessOutcome> {
+  const wanted = new Set(rulesOf(ur).map((c) => c.rule));
+  const evaluate: TargetEvaluation = (trigger, data, s) =>
+    data.evaluate(
+      () =>
+        deps.engine.mutateExisting(policy.compiled, {
+          ...engineRequest(deps, ur, trigger),
+          contextLoader: data.loader,
+          exceptions: deps.cache.exceptionsFor(policy),
+        }),
+      s,
+    );
+  return mutateTargets(deps, ur, evaluate, (rule) => wanted.has(rule.name), signal);
 }
 
 /** Processes one UpdateRequest (never throws for API failures: they are a `Failed` outcome). */

@@ -14,10 +14,22 @@ export const UR_API_VERSION = "kyverno.io/v2";
 export const UR_KIND = "UpdateRequest";
 
 /**
- * `spec.requestType`: a generate or a mutate-existing request of a ClusterPolicy / Policy, or
- * (upstream's `cel-generate`) of a GeneratingPolicy / NamespacedGeneratingPolicy.
+ * `spec.requestType` (upstream's CRD enum): a generate or a mutate-existing request of a ClusterPolicy /
+ * Policy, `cel-generate` of a GeneratingPolicy / NamespacedGeneratingPolicy, `cel-mutate` of a
+ * mutate-existing MutatingPolicy / NamespacedMutatingPolicy.
  */
-export type RequestType = "generate" | "mutate" | "cel-generate";
+export type RequestType = "generate" | "mutate" | "cel-generate" | "cel-mutate";
+
+const REQUEST_TYPES: ReadonlySet<string> = new Set<RequestType>([
+  "generate",
+  "mutate",
+  "cel-generate",
+  "cel-mutate",
+]);
+
+/** Whether a request type is a CEL policy's (its `spec.policy` names a `policies.kyverno.io` policy). */
+export const isCelRequestType = (type: RequestType): type is "cel-generate" | "cel-mutate" =>
+  type === "cel-generate" || type === "cel-mutate";
 
 /** `status.state`, upstream's four values. */
 export type UpdateRequestState = "Pending" | "Completed" | "Failed" | "Skip";
@@ -168,8 +180,7 @@ export function asUpdateRequest(object: KubeObject | undefined): UpdateRequest |
   if (object === undefined || object.kind !== UR_KIND) return undefined;
   const spec = object.spec as Partial<UpdateRequestSpec> | undefined;
   if (spec === undefined || typeof spec.policy !== "string") return undefined;
-  if (spec.requestType !== "generate" && spec.requestType !== "mutate" && spec.requestType !== "cel-generate")
-    return undefined;
+  if (typeof spec.requestType !== "string" || !REQUEST_TYPES.has(spec.requestType)) return undefined;
   return object as unknown as UpdateRequest;
 }
 
@@ -197,12 +208,24 @@ export function generatingSettings(policy: { spec?: unknown }): GeneratingSettin
   };
 }
 
-/** `spec.policy` of a `cel-generate` UpdateRequest: `name`, or `namespace/name` when namespaced. */
-export function celGeneratePolicyRef(policy: { name: string; namespace: string | undefined }): string {
+/** `spec.policy` of a `cel-generate` or `cel-mutate` UpdateRequest: `name`, or `namespace/name` when namespaced. */
+export function celPolicyRef(policy: { name: string; namespace: string | undefined }): string {
   return policy.namespace === undefined ? policy.name : `${policy.namespace}/${policy.name}`;
 }
 
-/** The CEL policy store key (`celPolicyKey`) of a `cel-generate` UpdateRequest's `spec.policy`. */
-export function celGeneratePolicyKey(ref: string): string {
-  return ref.includes("/") ? `NamespacedGeneratingPolicy/${ref}` : `GeneratingPolicy/${ref}`;
+/** The kinds of policy a CEL request type names, cluster-wide and namespaced. */
+const CEL_KINDS = {
+  "cel-generate": ["GeneratingPolicy", "NamespacedGeneratingPolicy"],
+  "cel-mutate": ["MutatingPolicy", "NamespacedMutatingPolicy"],
+} as const;
+
+/** The policy kind of a CEL UpdateRequest's `spec.policy` (`namespace/name` is the namespaced kind). */
+export function celPolicyKindOf(type: "cel-generate" | "cel-mutate", ref: string): string {
+  const [cluster, namespaced] = CEL_KINDS[type];
+  return ref.includes("/") ? namespaced : cluster;
+}
+
+/** The CEL policy store key (`celPolicyKey`) of a CEL UpdateRequest's `spec.policy`. */
+export function celRequestPolicyKey(type: "cel-generate" | "cel-mutate", ref: string): string {
+  return `${celPolicyKindOf(type, ref)}/${ref}`;
 }
