@@ -185,6 +185,32 @@ describe("playground", { timeout: 60_000 }, () => {
       expect(audited.stdout).toContain("pod/debug created");
     });
 
+    it("honours PolicyExceptions from namespace kyverno only (--enablePolicyException --exceptionNamespace kyverno)", async () => {
+      const kubectl = kubectlFor(playground.kubeconfigPath);
+      const exception = (namespace: string, pods: string) => `apiVersion: kyverno.io/v2
+kind: PolicyException
+metadata: {name: privileged-${pods.replace("-*", "")}, namespace: ${namespace}}
+spec:
+  exceptions: [{policyName: disallow-privileged-containers, ruleNames: [privileged-containers]}]
+  match: {any: [{resources: {kinds: [Pod], namespaces: [staging], names: ["${pods}"]}}]}
+`;
+      const accepted = await kubectl(["apply", "-f", "-"], exception("kyverno", "exempt-*"));
+      expect(accepted.stderr).toBe("");
+      const elsewhere = await kubectl(["apply", "-f", "-"], exception("staging", "other-*"));
+      expect(elsewhere.code).toBe(0);
+      expect(elsewhere.stderr).toContain(
+        "PolicyException resource namespace must match the defined namespace.",
+      );
+      const privileged = (name: string) =>
+        kubectl(["run", name, "-n", "staging", "--image=busybox:1.36", "--privileged", "--dry-run=server"]);
+      await expect
+        .poll(async () => (await privileged("exempt-debug")).stderr, { timeout: 10_000, interval: 200 })
+        .not.toContain("disallow-privileged-containers");
+      const other = await privileged("other-debug");
+      expect(other.code).toBe(0);
+      expect(other.stderr).toMatch(/Warning: policy disallow-privileged-containers\.privileged-containers/);
+    });
+
     it.runIf(hasChromium || inCi)("shows a violation applied with kubectl on the dashboard", async () => {
       mkdirSync(SHOTS, { recursive: true });
       const browser = await launchBrowser(new URL(playground.dashboardUrl).origin);
