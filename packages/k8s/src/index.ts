@@ -1,7 +1,8 @@
 /**
  * `@kyverno-ts/k8s`: Kubernetes' own semantics, shared by the engine (which adds Kyverno's on top) and
  * the sandbox API server (which must not depend on Kyverno): JSON values, JSON pointers and JSON patch,
- * strategic merge patch of built-in kinds, label selectors and Go durations. The public API is this
+ * strategic merge patch of built-in kinds, label selectors, Go durations and the TLS certificates of
+ * API servers and webhooks. The public API is this
  * list; nothing is re-exported wholesale.
  */
 
@@ -25,3 +26,11 @@ export {
   schemaForKind,
 } from "./patch/patch-schema.js";
 export { applyStrategicMergePatch, type StrategicMergePatchOptions } from "./patch/strategic-merge.js";
+export {
+  type CertificateOptions,
+  type CertificatePair,
+  certificateValidity,
+  generateCaCertificate,
+  type IssueOptions,
+  issueCertificate,
+} from "./tls/certificates.js";

@@ -1,9 +1,9 @@
 import { createServer } from "node:net";
 import type { JsonObject } from "@kyverno-ts/api";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createCertificateAuthority } from "../tls/certificates.js";
 import { configuration, podAttrs, webhook } from "./testing/attrs.js";
 import { type Harness, startHarness } from "./testing/harness.js";
-import { createTestPki } from "./testing/pki.js";
 import { patchReply, respond, uidOf } from "./testing/webhook-server.js";
 import type { AdmissionResult } from "./types.js";
 
@@ -11,7 +11,8 @@ let h: Harness;
 let otherCaBundle: string;
 beforeAll(async () => {
   h = await startHarness();
-  otherCaBundle = (await createTestPki({ ips: ["127.0.0.1"] }, "some other CA")).caBundle;
+  const otherCa = await createCertificateAuthority({ commonName: "some other CA" });
+  otherCaBundle = Buffer.from(otherCa.caCertPem).toString("base64");
 });
 afterAll(() => h.close());
 beforeEach(() => h.reset());
