@@ -1,0 +1,249 @@
+/**
+ * End to end, mutate-existing MutatingPolicies as a user meets them: `kyverno-ts admission` and
+ * `kyverno-ts background` as their own processes against the sandbox API server with upstream's CRDs,
+ * driven by the real kubectl. A trigger admitted through kubectl becomes a `cel-mutate` UpdateRequest;
+ * the background controller resolves the targets (`targetMatchConstraints` resource rules with
+ * `targetMatchConditions`, or an `expression`) and patches them, with the trigger's data through
+ * `variables`. A policy created while its triggers exist mutates their targets at once (no trigger
+ * needs to change), and without `targetMatchConstraints` its targets are the objects it matches.
+ */
+import { fileURLToPath } from "node:url";
+import type { KubeObject } from "@kyverno-ts/api";
+import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BackgroundProcess, startBackground } from "../testing/background.js";
+import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
+import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
+import { type Replica, startReplica } from "../testing/replicas.js";
+
+const hasKubectl = kubectlAvailable();
+if (!hasKubectl)
+  console.warn("skipping the mutate-existing MutatingPolicy e2e suite: kubectl is not installed");
+
+const CRD_DIR = new URL("../../../../../shared/reference/kyverno-crds/", import.meta.url);
+const CRDS = [
+  "kyverno/kyverno.io_updaterequests.yaml",
+  "policies.kyverno.io/policies.kyverno.io_mutatingpolicies.yaml",
+  "policies.kyverno.io/policies.kyverno.io_namespacedmutatingpolicies.yaml",
+].map((file) => fileURLToPath(new URL(file, CRD_DIR)));
+
+/**
+ * A Secret `trigger-*` in any namespace stamps the web team's ConfigMaps of its namespace with its
+ * name; a ConfigMap `rotate` in `app` annotates the Secret `creds` (an expression picks it).
+ */
+const POLICIES = `apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata: {name: stamp-configmaps}
+spec:
+  evaluation:
+    mutateExisting: {enabled: true}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [secrets]}
+  matchConditions:
+  - name: triggers
+    expression: "object.metadata.name.startsWith('trigger-')"
+  variables:
+  - name: trigger
+    expression: request.object.metadata.name
+  targetMatchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [configmaps]}
+  targetMatchConditions:
+  - name: web-team
+    expression: "object.metadata.?labels[?'team'].orValue('') == 'web'"
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >-
+        Object{metadata: Object.metadata{labels: {"triggered-by": variables.trigger}}}
+---
+apiVersion: policies.kyverno.io/v1
+kind: NamespacedMutatingPolicy
+metadata: {name: rotate-creds, namespace: app}
+spec:
+  evaluation:
+    mutateExisting: {enabled: true}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps], resourceNames: [rotate]}
+  targetMatchConstraints:
+    expression: resource.Get("v1", "secrets", object.metadata.namespace, "creds")
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >-
+        [JSONPatch{op: "add", path: "/metadata/annotations", value: {"rotated": "yes"}}]
+`;
+
+/** Created while its triggers exist; no targetMatchConstraints: it mutates the objects it matches. */
+const EXISTING = `apiVersion: policies.kyverno.io/v1
+kind: MutatingPolicy
+metadata: {name: migrate-legacy}
+spec:
+  evaluation:
+    mutateExisting: {enabled: true}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
+    objectSelector: {matchLabels: {legacy: "yes"}}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >-
+        Object{metadata: Object.metadata{labels: {"migrated": "true"}}}
+`;
+
+describe.skipIf(!hasKubectl)("mutate-existing MutatingPolicies in a cluster, through kubectl", () => {
+  let sandbox: Sandbox;
+  let client: KubeClient;
+  let replica: Replica;
+  let background: BackgroundProcess;
+  let kubectl: ReturnType<typeof kubectlFor>;
+  const get = (kind: string, namespace: string, name: string) =>
+    read(client, { apiVersion: "v1", kind, namespace, name });
+  const ready = async (...resource: string[]) =>
+    (await kubectl(["get", ...resource, "-o", "jsonpath={.status.conditionStatus.ready}"])).stdout;
+  const logs = () => `\n--- background ---\n${background.output().slice(-3000)}`;
+  const configMap = (namespace: string, name: string, labels: Record<string, string>): KubeObject => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace, labels },
+    data: { k: "v" },
+  });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ crds: [...KYVERNO_CRDS, ...CRDS] });
+    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
+    kubectl = kubectlFor(sandbox.kubeconfigPath);
+    for (const name of ["kyverno", "app", "legacy"])
+      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    await client.create(configMap("app", "web-settings", { team: "web" }));
+    await client.create(configMap("app", "db-settings", { team: "db" }));
+    await client.create({ apiVersion: "v1", kind: "Secret", metadata: { name: "creds", namespace: "app" } });
+    await client.create(configMap("legacy", "old-a", { legacy: "yes" }));
+    await client.create(configMap("legacy", "old-b", { legacy: "yes" }));
+    await client.create(configMap("legacy", "current", {}));
+    replica = await startReplica({
+      kubeconfig: sandbox.kubeconfigPath,
+      identity: "kyverno-admission-0",
+      args: ["--serverIP", "127.0.0.1"],
+      startTimeoutMs: 120_000,
+    });
+    background = await startBackground({
+      kubeconfig: sandbox.kubeconfigPath,
+      identity: "kyverno-background-0",
+      leaderTimings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
+    });
+    await until(
+      async () =>
+        (await read(client, {
+          apiVersion: "admissionregistration.k8s.io/v1",
+          kind: "ValidatingWebhookConfiguration",
+          name: "kyverno-policy-validating-webhook-cfg",
+        })) !== undefined,
+      20_000,
+      "the policy validation webhook",
+    );
+    const applied = await kubectl(["apply", "-f", "-"], POLICIES);
+    expect(applied.stderr).toBe("");
+    // The mpol webhook covers the triggers once the policies are in.
+    await until(
+      async () => {
+        const cfg = await read(client, {
+          apiVersion: "admissionregistration.k8s.io/v1",
+          kind: "MutatingWebhookConfiguration",
+          name: "kyverno-resource-mutating-webhook-cfg",
+        });
+        const hooks = JSON.stringify(cfg?.webhooks ?? []);
+        return hooks.includes("mpol.mutate.kyverno.svc-fail") && hooks.includes("secrets");
+      },
+      20_000,
+      "the mpol webhook",
+    );
+  }, 240_000);
+  afterAll(async () => {
+    await background?.stop();
+    await replica?.stop();
+    client?.close();
+    await sandbox?.stop();
+  }, 30_000);
+
+  it("shows the mutate-existing policies Ready", async () => {
+    await until(async () => (await ready("mutatingpolicy/stamp-configmaps")) === "true", 20_000, "Ready");
+    await until(
+      async () => (await ready("namespacedmutatingpolicy/rotate-creds", "-n", "app")) === "true",
+      20_000,
+      "namespaced Ready",
+    );
+  }, 45_000);
+
+  it("a Secret created with kubectl stamps the ConfigMaps the target conditions select, and only those", async () => {
+    const created = await kubectl([
+      "create",
+      "secret",
+      "generic",
+      "trigger-1",
+      "-n",
+      "app",
+      "--from-literal=k=v",
+    ]);
+    expect(created.stderr).toBe("");
+    await until(
+      async () =>
+        (await get("ConfigMap", "app", "web-settings"))?.metadata?.labels?.["triggered-by"] === "trigger-1",
+      20_000,
+      `web-settings stamped${logs()}`,
+    );
+    const web = await get("ConfigMap", "app", "web-settings");
+    expect(web?.metadata?.labels).toEqual({ team: "web", "triggered-by": "trigger-1" });
+    expect(web?.data).toEqual({ k: "v" });
+    expect((await get("ConfigMap", "app", "db-settings"))?.metadata?.labels).toEqual({ team: "db" });
+    // The trigger itself is admitted unchanged (the policy's targets are ConfigMaps).
+    expect((await get("Secret", "app", "trigger-1"))?.metadata?.labels).toBeUndefined();
+    // Processed UpdateRequests are deleted.
+    await until(
+      async () => {
+        const urs = await kubectl(["get", "updaterequests", "-n", "kyverno", "-o", "name"]);
+        return urs.stdout.trim() === "";
+      },
+      20_000,
+      "UpdateRequests deleted once processed",
+    );
+  }, 45_000);
+
+  it("a Secret the policy does not match changes nothing", async () => {
+    expect((await kubectl(["create", "secret", "generic", "plain", "-n", "app"])).stderr).toBe("");
+    // A second trigger afterwards proves the first was processed (or not) by now: UpdateRequests run in order.
+    expect((await kubectl(["create", "secret", "generic", "trigger-2", "-n", "app"])).stderr).toBe("");
+    await until(
+      async () =>
+        (await get("ConfigMap", "app", "web-settings"))?.metadata?.labels?.["triggered-by"] === "trigger-2",
+      20_000,
+      `web-settings stamped again${logs()}`,
+    );
+    expect((await get("ConfigMap", "app", "db-settings"))?.metadata?.labels).toEqual({ team: "db" });
+  }, 45_000);
+
+  it("a NamespacedMutatingPolicy patches the target its expression reads", async () => {
+    expect((await kubectl(["create", "configmap", "rotate", "-n", "app"])).stderr).toBe("");
+    await until(
+      async () => (await get("Secret", "app", "creds"))?.metadata?.annotations?.rotated === "yes",
+      20_000,
+      `creds annotated${logs()}`,
+    );
+  }, 45_000);
+
+  it("a policy created while its triggers exist mutates the objects it matches, without a trigger changing", async () => {
+    expect((await kubectl(["apply", "-f", "-"], EXISTING)).stderr).toBe("");
+    await until(
+      async () =>
+        (await get("ConfigMap", "legacy", "old-a"))?.metadata?.labels?.migrated === "true" &&
+        (await get("ConfigMap", "legacy", "old-b"))?.metadata?.labels?.migrated === "true",
+      30_000,
+      `legacy ConfigMaps migrated${logs()}`,
+    );
+    expect((await get("ConfigMap", "legacy", "current"))?.metadata?.labels?.migrated).toBeUndefined();
+  }, 45_000);
+});
