@@ -63,11 +63,11 @@ Options:
   --metrics-port <n>     serve /metrics on its own port (default: on the API port, when metrics.enabled)
   --sqlite <file>        SQLite database file, or :memory: (default: dbfile of --config, else :memory:)
   --lease-name <name>    leader election Lease (default: leaderElection.lockName, else policy-reporter)
-  -h, --help             this help
+  -h, --help             display help for command
 
 Examples:
-  kyverno-ts reporter --kubeconfig ~/.kube/config --sqlite /tmp/reports.db
-  kyverno-ts reporter --config values.yaml --port 8080 --metrics-port 8081
+  $ kyverno-ts reporter --kubeconfig ~/.kube/config --sqlite /tmp/reports.db
+  $ kyverno-ts reporter --config values.yaml --port 8080 --metrics-port 8081
 `;
 
 interface Flags {

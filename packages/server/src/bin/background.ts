@@ -57,6 +57,7 @@ Options:
   --loggingtsFormat <format>       log timestamps: RFC3339 (default), iso8601, rfc3339nano, millis or nanos
   -v <level>                       log verbosity: 0-3 errors, warnings and info; 4 and more add debug lines (default 2)
   --log-level <level>              debug, info, warn, error or silent; wins over -v
+  -h, --help                       display help for command
 
 Upstream's other flags of the background controller are accepted; each one given prints a warning
 saying it has no effect (docs/flags.md).
