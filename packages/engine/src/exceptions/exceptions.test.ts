@@ -113,6 +113,11 @@ describe("PolicyException", () => {
     expect(policyReportResults(response)[0]?.properties).toEqual({ exceptions: "allow-tools" });
     const outside = engine.validate(c.policy, { resource: pod("other", "tools"), exceptions: [exempt] });
     expect(outside.rules[0]).toMatchObject({ status: "fail" });
-    expect(outside.rules[0]?.properties).toBeUndefined();
+    // Outside the exception, only upstream's Pod Security properties of the failure.
+    expect(outside.rules[0]?.properties).toEqual({
+      standard: "baseline",
+      version: "latest",
+      controls: "hostNamespaces",
+    });
   });
 });
