@@ -25,7 +25,8 @@ describe("condition blocks", () => {
     ];
     expect(evaluateConditionsAt(scope, unresolved, conditionPaths("/p"), "strict")).toEqual({
       ok: false,
-      error: "variable missing.x could not be resolved at path /p/1/key",
+      error:
+        'failed to resolve missing.x at path /p/1/key: JMESPath query failed: Unknown key "missing" in path',
     });
   });
 

@@ -51,11 +51,12 @@ function pointerToJmespath(pointer: string): string {
 
 const ROOT_IDENTIFIER = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:$|[.[|])/;
 
-/** False when the expression's leading identifier names no variable of the context. */
-function definesRoot(ctx: JsonContext, expression: string): boolean {
+/** The expression's leading identifier when it names no variable of the context. */
+function undefinedRoot(ctx: JsonContext, expression: string): string | undefined {
   const m = ROOT_IDENTIFIER.exec(expression);
-  if (!m) return true;
-  return (m[1] as string) in ctx;
+  if (!m) return undefined;
+  const root = m[1] as string;
+  return root in ctx ? undefined : root;
 }
 
 /** Resolves the expression of one `{{ }}` variable at `path` in a scope. */
@@ -69,11 +70,16 @@ function resolveIn(scope: Scope, mode: ResolveMode, expression: string, path: st
     if (mode === "lenient") return { ok: true, value: "" };
     return { ok: false, error: `failed to resolve ${expression} at path ${path}: ${result.error}` };
   }
-  if (result.value === null && at.ok && !definesRoot(at.ctx, expr)) {
+  const root = result.value === null && at.ok ? undefinedRoot(at.ctx, expr) : undefined;
+  if (root !== undefined) {
     // A null result is a value, unless the expression starts from a variable that does not exist
-    // at all (an unloaded context entry, a typo): upstream reports that as unresolved.
+    // at all (an unloaded context entry, a typo): upstream's JMESPath fails on the unknown key, in
+    // the words of its docs (`JMESPath query failed: Unknown key "labels" in path`).
     if (mode === "lenient") return { ok: true, value: "" };
-    return { ok: false, error: `variable ${expression} could not be resolved at path ${path}` };
+    return {
+      ok: false,
+      error: `failed to resolve ${expression} at path ${path}: JMESPath query failed: Unknown key ${JSON.stringify(root)} in path`,
+    };
   }
   return result;
 }
