@@ -629,6 +629,27 @@ describe("mutate-existing MutatingPolicy", () => {
     expect(rule?.message).toContain("no resource loader");
   });
 
+  it("reports a target condition that errs under failurePolicy Fail, and skips the target under Ignore", () => {
+    const erring = (failurePolicy: string) =>
+      ({
+        ...policy,
+        spec: {
+          ...(policy.spec as object),
+          failurePolicy,
+          targetMatchConditions: [{ name: "broken", expression: "object.metadata.labels['absent'] == 'x'" }],
+        },
+      }) as unknown as CelPolicy;
+    const fail = withTargets.compile(erring("Fail"));
+    const ignore = withTargets.compile(erring("Ignore"));
+    if (!fail.ok || !ignore.ok) throw new Error("not compiled");
+    const failed = withTargets.mutateExisting(fail.policy, { resource: pod("trigger") }).rules[0];
+    expect(failed?.status).toBe("error");
+    expect(failed?.message).toContain("matchCondition 'broken'");
+    expect(withTargets.mutateExisting(ignore.policy, { resource: pod("trigger") }).rules[0]?.status).toBe(
+      "skip",
+    );
+  });
+
   it("targets the existing objects the policy matches when targetMatchConstraints is absent", () => {
     const other = pod("other", {}, {});
     const lister = createCelEngine({

@@ -81,7 +81,14 @@ export function mutateExistingCel(
         prepared.session,
       );
       const conditions = evaluateConditions(targets.conditions, bindings, prepared.session);
-      if (!conditions.matched) continue;
+      if (!conditions.matched) {
+        // An error follows failurePolicy, as the trigger's matchConditions: Fail reports it.
+        if ("error" in conditions && policy.failurePolicy === "Fail") {
+          response.rules.push(celRule(policy, "Mutation", "error", `target: ${conditions.error}`));
+          return;
+        }
+        continue;
+      }
       const original = target as unknown as JsonValue;
       const applied = applyMutations(prepared.variant, bindings, prepared.session, original);
       if (!applied.ok) {
