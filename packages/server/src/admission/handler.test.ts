@@ -306,6 +306,42 @@ describe("validate webhook", () => {
     expect(call(VALIDATE_IGNORE, review({ object: pod({}) })).allowed).toBe(true);
   });
 
+  it("evaluates a validate.cel rule (the policy is Ready): a compliant Pod is admitted, a violating one denied", () => {
+    const celPolicy = policy({
+      apiVersion: "kyverno.io/v1",
+      kind: "ClusterPolicy",
+      metadata: { name: "cel-no-privileged" },
+      spec: {
+        validationFailureAction: "Enforce",
+        background: true,
+        rules: [
+          {
+            name: "no-privileged",
+            match: { any: [{ resources: { kinds: ["Pod"] } }] },
+            validate: {
+              cel: {
+                expressions: [
+                  {
+                    expression:
+                      "object.spec.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || c.securityContext.privileged == false)",
+                    message: "privileged containers are not allowed",
+                  },
+                ],
+              },
+            },
+          },
+        ],
+      },
+    });
+    // setup() expects every policy to be Ready.
+    const { call } = setup([celPolicy]);
+    expect(call(VALIDATE_FAIL, review({ object: pod({ privileged: false }) })).allowed).toBe(true);
+    expect(call(VALIDATE_FAIL, review({ object: pod({}) })).allowed).toBe(true);
+    const denied = call(VALIDATE_FAIL, review({ object: pod({ privileged: true }) }));
+    expect(denied.allowed).toBe(false);
+    expect(denied.status?.message).toContain("no-privileged: privileged containers are not allowed");
+  });
+
   it("turns an engine crash into a policy error instead of throwing", () => {
     const clock = fakeClock();
     const real = createEngine({ clock: engineClock(clock) });
