@@ -202,6 +202,25 @@ describe.skipIf(!hasKubectl)("mutate-existing MutatingPolicies in a cluster, thr
     expect((await get("ConfigMap", "app", "db-settings"))?.metadata?.labels).toEqual({ team: "db" });
     // The trigger itself is admitted unchanged (the policy's targets are ConfigMaps).
     expect((await get("Secret", "app", "trigger-1"))?.metadata?.labels).toBeUndefined();
+    // The result reaches the reports as an ephemeral report of the trigger, as upstream's background controller.
+    const uid = (await get("Secret", "app", "trigger-1"))?.metadata?.uid;
+    await until(
+      async () => {
+        const report = await read(client, {
+          apiVersion: "reports.kyverno.io/v1",
+          kind: "EphemeralReport",
+          namespace: "app",
+          name: String(uid),
+        });
+        const results = (report?.spec as { results?: Array<Record<string, unknown>> } | undefined)?.results;
+        return (results ?? []).some(
+          (r) =>
+            r.policy === "stamp-configmaps" && r.source === "KyvernoMutatingPolicy" && r.result === "pass",
+        );
+      },
+      20_000,
+      `an ephemeral report of trigger-1${logs()}`,
+    );
     // Processed UpdateRequests are deleted.
     await until(
       async () => {
