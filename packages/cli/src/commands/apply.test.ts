@@ -168,6 +168,39 @@ subresources:
     expect(unmapped.code).toBe(0);
   });
 
+  it("reports verifyImages and validate.manifests rules as errors, never a silent pass, and exits 1", async () => {
+    const policy = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: signed
+spec:
+  validationFailureAction: Enforce
+  rules:
+    - name: verify-signature
+      match:
+        any:
+          - resources:
+              kinds: [Pod]
+      verifyImages:
+        - imageReferences: ["*"]
+          attestors: [{entries: [{keys: {publicKeys: "k"}}]}]
+    - name: signed-manifest
+      match:
+        any:
+          - resources:
+              kinds: [Pod]
+      validate:
+        manifests:
+          attestors: [{entries: [{keys: {publicKeys: "k"}}]}]
+`;
+    const dir = tree({ "policy.yaml": policy, "pods.yaml": PODS });
+    const run = await cli(["apply", "policy.yaml", "-r", "pods.yaml"], dir);
+    expect(run.stdout).toContain("pass: 0, fail: 0, warn: 0, error: 4, skip: 0");
+    expect(run.stdout).toContain("verify-signature: verifyImages is not supported by kyverno-ts yet");
+    expect(run.stdout).toContain("signed-manifest: validate.manifests is not supported by kyverno-ts yet");
+    expect(run.code).toBe(1);
+  });
+
   it("exits 2 on invalid YAML, naming the file and line", async () => {
     const dir = tree({
       "policy.yaml": REQUIRE_APP_LABEL,
