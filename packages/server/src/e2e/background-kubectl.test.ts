@@ -361,6 +361,21 @@ describe.skipIf(!hasKubectl)("kyverno-ts background in a cluster, through kubect
       return listed.ok && listed.value.items.some((o) => o.metadata?.namespace?.startsWith("team-k"));
     }, 20_000);
     await background.kill();
+    // What was generated before the crash: it must survive the restart as it is (not re-created).
+    const quotasOf = async () => {
+      const listed = await client.list({
+        apiVersion: "v1",
+        kind: "ResourceQuota",
+        labelSelector: "generate.kyverno.io/policy-name=namespace-defaults",
+      });
+      return new Map(
+        (listed.ok ? listed.value.items : [])
+          .filter((o) => o.metadata?.namespace?.startsWith("team-k"))
+          .map((o) => [o.metadata?.namespace ?? "", String(o.metadata?.uid)]),
+      );
+    };
+    const beforeRestart = await quotasOf();
+    expect(beforeRestart.size).toBeGreaterThan(0);
     const left = await client.list({
       apiVersion: "kyverno.io/v2",
       kind: "UpdateRequest",
@@ -394,6 +409,9 @@ describe.skipIf(!hasKubectl)("kyverno-ts background in a cluster, through kubect
         );
       for (const n of names) expect(perNamespace.get(n), `${kind} in ${n}`).toBe(1);
     }
+    const afterRestart = await quotasOf();
+    for (const [namespace, uid] of beforeRestart)
+      expect(afterRestart.get(namespace), `ResourceQuota in ${namespace}`).toBe(uid);
     const netpols = await client.list({ apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy" });
     const inK = (netpols.ok ? netpols.value.items : []).filter((o) =>
       o.metadata?.namespace?.startsWith("team-k"),
