@@ -38,6 +38,10 @@ describe("kyverno-ts playground", { timeout: 60_000 }, () => {
       /Admission webhooks: +https:\/\/127\.0\.0\.1:\d+/,
       /Admission metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics/,
       /Reports metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics/,
+      /Background metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics/,
+      /Cleanup webhooks: +https:\/\/127\.0\.0\.1:\d+/,
+      /Cleanup metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics/,
+      /Logs: +\S+\/state\/playground\.log/,
     ])
       expect(run.stdout).toMatch(line);
     // The kubeconfig is shown relative to the working directory, ready to paste.
