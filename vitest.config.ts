@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
 
@@ -17,6 +17,9 @@ export default defineConfig({
   },
   test: {
     include: ["packages/*/src/**/*.test.ts", "scripts/**/*.test.ts", "charts/**/*.test.ts"],
+    // A chart's charts/ folder links its dependencies (charts/kyverno-ts/charts/policy-reporter): their
+    // tests run once, from the chart itself.
+    exclude: [...configDefaults.exclude, "charts/*/charts/**"],
     pool: "threads",
     // Hang guards, not speed limits: end-to-end tests drive kubectl, browsers and servers, which on a
     // busy 2-core machine take several times their quiet duration (vitest's default is 5 s).

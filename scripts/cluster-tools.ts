@@ -88,6 +88,14 @@ export function ensureTool(tool: Tool): string {
 
 /** Helm v4 (static linux-amd64). */
 export const ensureHelm = (): string => ensureTool("helm");
+
+/**
+ * Helm's stderr without its note that it followed a symbolic link (`charts/kyverno-ts/charts/policy-reporter`,
+ * the policy-reporter dependency, is one): `level=INFO msg="found symbolic link in path. …"`, not an error.
+ */
+export function withoutHelmNotes(stderr: string): string {
+  return stderr.replace(/^level=INFO msg="found symbolic link in path\..*(\n|$)/gm, "");
+}
 /** kubectl v1.33 (static linux-amd64); the e2e tests use Debian's kubectl, this one is for Helm-era checks. */
 export const ensureKubectl133 = (): string => ensureTool("kubectl");
 

@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { ensureHelm } from "../cluster-tools.ts";
+import { ensureHelm, withoutHelmNotes } from "../cluster-tools.ts";
 import { REPO_ROOT } from "./generate.ts";
 
 /** A rendered Kubernetes object (as parsed from YAML). */
@@ -37,7 +37,7 @@ export interface HelmOutcome {
 /** Runs Helm with `args` from the repository root. */
 export function helm(args: readonly string[]): HelmOutcome {
   const run = spawnSync(ensureHelm(), args, { cwd: REPO_ROOT, encoding: "utf8" });
-  return { status: run.status ?? 1, stdout: run.stdout, stderr: run.stderr };
+  return { status: run.status ?? 1, stdout: run.stdout, stderr: withoutHelmNotes(run.stderr) };
 }
 
 function renderArgs(chart: string, options: RenderOptions): string[] {

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { parse } from "yaml";
-import { ensureHelm } from "../cluster-tools.ts";
+import { ensureHelm, withoutHelmNotes } from "../cluster-tools.ts";
 
 /** The chart's folder. */
 export const CHART_DIR = fileURLToPath(new URL("../../charts/kyverno-ts/", import.meta.url));
@@ -35,7 +35,7 @@ export interface HelmRun {
 export function helm(args: readonly string[]): HelmRun {
   const run = spawnSync(ensureHelm(), args, { encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
   if (run.error) throw run.error;
-  return { status: run.status ?? 1, stdout: run.stdout, stderr: run.stderr };
+  return { status: run.status ?? 1, stdout: run.stdout, stderr: withoutHelmNotes(run.stderr) };
 }
 
 const valueArgs = (files: readonly string[], set: readonly string[]): string[] => [

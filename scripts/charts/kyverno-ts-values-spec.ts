@@ -234,6 +234,8 @@ export const VALUE_RULES: readonly ValueRule[] = [
     reason:
       "the `policies.kyverno.io` CRDs are installed by the `kyverno-ts-crds` chart (a release of their own, installed first)",
   },
+  // The policy-reporter subchart's values: its own schema checks them.
+  { path: "policyReporter", free: true },
   { path: "crds.annotations", free: true },
   { path: "crds.customLabels", free: true },
   {

@@ -170,6 +170,42 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
   });
 });
 
+describe("Policy Reporter as a dependency (policyReporter.enabled)", { timeout: 60_000 }, () => {
+  const reporterObjects = (set: readonly string[]) =>
+    parseManifests(template([], set).stdout).filter((o) =>
+      String(o.metadata.name).startsWith("policy-reporter"),
+    );
+
+  it("installs nothing of Policy Reporter by default", () => {
+    expect(reporterObjects([])).toEqual([]);
+  });
+
+  it("installs the policy-reporter chart with the release when enabled, configured under policyReporter", () => {
+    const run = template([], ["policyReporter.enabled=true", "policyReporter.replicaCount=2"]);
+    expect(run.stderr).toBe("");
+    const objects = parseManifests(run.stdout);
+    const deployment = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "policy-reporter");
+    if (deployment === undefined) throw new Error("no Policy Reporter Deployment");
+    expect(deployment.metadata.namespace).toBe("kyverno");
+    const spec = deployment.spec as {
+      replicas: number;
+      template: { spec: { containers: Array<{ image: string; args: string[] }> } };
+    };
+    expect(spec.replicas).toBe(2);
+    expect(spec.template.spec.containers[0]?.args[0]).toBe("reporter");
+    expect(spec.template.spec.containers[0]?.image).toBe("kyverno-ts:0.1.0");
+    expect(objects.filter((o) => o.kind === "Deployment").map((o) => o.metadata.name)).toContain(
+      "kyverno-admission-controller",
+    );
+  });
+
+  it("checks the values against Policy Reporter's schema, naming a key it does not have", () => {
+    const run = template([], ["policyReporter.enabled=true", "policyReporter.ui.bogus=1"]);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain("additional properties 'bogus' not allowed");
+  });
+});
+
 describe("generated files", { timeout: 60_000 }, () => {
   it("values.schema.json, the README's tables and _accepted-values.tpl match values.yaml and kyverno-ts-values-spec.ts", () => {
     expect(staleOutputs(), "run: node scripts/charts/kyverno-ts-schema.ts").toEqual([]);
@@ -189,6 +225,11 @@ describe("generated files", { timeout: 60_000 }, () => {
 describe("Helm release Secret", { timeout: 60_000 }, () => {
   it("stays under Kubernetes' 1 MiB limit with every CRD installed (production values)", () => {
     const bytes = releaseSecretBytes(dryRunRelease(PROFILES.production));
+    expect(bytes).toBeLessThan(1024 * 1024);
+  });
+
+  it("stays under it with Policy Reporter installed as a dependency too", () => {
+    const bytes = releaseSecretBytes(dryRunRelease(PROFILES.production, ["policyReporter.enabled=true"]));
     expect(bytes).toBeLessThan(1024 * 1024);
   });
 });

@@ -16,7 +16,7 @@ import {
   type Kubelet,
   type PodNetwork,
 } from "../../../packages/kubelet/src/index.ts";
-import { ensureHelm } from "../../../scripts/cluster-tools.ts";
+import { ensureHelm, withoutHelmNotes } from "../../../scripts/cluster-tools.ts";
 
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -50,10 +50,11 @@ export function revokedByUninstallHook(line: string): boolean {
 
 /**
  * The errors of a helm or kubectl run's stderr: without the API server's warnings (admission webhooks'
- * `Warning:` headers, which client-go prints as `I… warnings.go:…] "Warning: …"` or `Warning: …`).
+ * `Warning:` headers, which client-go prints as `I… warnings.go:…] "Warning: …"` or `Warning: …`) and
+ * Helm's notes (`withoutHelmNotes`).
  */
 export function errorsOf(stderr: string): string {
-  return stderr
+  return withoutHelmNotes(stderr)
     .split("\n")
     .filter((line) => !/warnings\.go:\d+\] "Warning: /.test(line) && !/^Warning: /.test(line))
     .join("\n")
