@@ -6,8 +6,7 @@
  * packages (declared by a few dependencies, but declarations only) are skipped.
  *
  * `@kyverno-ts/sandbox` (the local API server behind `kyverno-ts sandbox` and `playground`) is left
- * out: those are development commands the CLI imports only when they run, and the sandbox brings
- * the CEL interpreter and its spec (about 9 MB) that nothing else in the image needs.
+ * out: those are development commands the CLI imports only when they run.
  *
  * Files a running Node.js never reads are pruned from the dependencies (see `isPrunedFile` and
  * `PRUNED_DIRS`), keeping license and notice files.
