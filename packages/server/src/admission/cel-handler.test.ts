@@ -2,7 +2,6 @@ import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { createCelEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
 import { createAdmissionCore } from "../admission-controller.js";
-import { engineClock } from "../clock.js";
 import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { fakeClock, pod, recordingLogger, review } from "../testing/fixtures.js";
 import {
@@ -46,7 +45,7 @@ function requireTeam(name: string, spec: Record<string, unknown> = {}): CelPolic
 
 function setup(...policies: CelPolicy[]) {
   const clock = fakeClock();
-  const engine = createCelEngine({ clock: engineClock(clock) });
+  const engine = createCelEngine({ clock: clock });
   const store = createCelPolicyStore({ engine });
   for (const p of policies) store.set(p);
   const sink = createBoundedResultQueue({ capacity: 10 });
@@ -252,5 +251,75 @@ describe("GeneratingPolicies at admission", () => {
     expect(offered).toHaveLength(0);
     call(pod({ name: "db", namespace: "shop" }));
     expect(offered[0]?.()).toEqual([]);
+  });
+});
+
+describe("mutate-existing MutatingPolicies at admission", () => {
+  const MPOL_FAIL: CelWebhookRoute = { type: "mutate", failurePolicy: "Fail" };
+  const mpol = (name: string, mutateExisting: boolean) =>
+    celPolicy({
+      apiVersion: "policies.kyverno.io/v1",
+      kind: "MutatingPolicy",
+      metadata: { name },
+      spec: {
+        ...(mutateExisting ? { evaluation: { mutateExisting: { enabled: true } } } : {}),
+        matchConstraints: podRules,
+        ...(mutateExisting
+          ? {
+              targetMatchConstraints: {
+                resourceRules: [
+                  { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["configmaps"] },
+                ],
+              },
+            }
+          : {}),
+        mutations: [
+          {
+            patchType: "ApplyConfiguration",
+            applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'seen': 'yes'}}}" },
+          },
+        ],
+      },
+    });
+
+  it("admit the trigger unpatched and hand a cel-mutate intent over; plain MutatingPolicies still patch", () => {
+    const engine = createCelEngine();
+    const store = createCelPolicyStore({ engine });
+    store.set(mpol("stamp", true));
+    const offered: Array<() => readonly unknown[]> = [];
+    const handler = createCelAdmissionHandler({
+      engine,
+      store,
+      clock: fakeClock(),
+      logger: recordingLogger(),
+      config: defaultKyvernoConfig,
+      background: { offer: (thunk) => offered.push(thunk) },
+    });
+    const call = (dryRun = false) =>
+      (
+        handler.handleBody(
+          MPOL_FAIL,
+          JSON.stringify(review({ object: pod({ name: "web", namespace: "shop" }), dryRun })),
+        ).body as { response: { allowed: boolean; patch?: string } }
+      ).response;
+    expect(store.status("MutatingPolicy/stamp")).toMatchObject({ ready: true });
+    const answer = call();
+    expect(answer).toMatchObject({ allowed: true });
+    expect(answer.patch).toBeUndefined();
+    expect(offered).toHaveLength(1);
+    expect(offered[0]?.()).toMatchObject([
+      {
+        requestType: "cel-mutate",
+        policy: "stamp",
+        rules: ["stamp"],
+        trigger: { kind: "Pod", namespace: "shop", name: "web" },
+        operation: "CREATE",
+      },
+    ]);
+    call(true);
+    expect(offered).toHaveLength(1);
+    store.set(mpol("label", false));
+    expect(call().patch).toBeDefined();
+    expect(offered).toHaveLength(2);
   });
 });
