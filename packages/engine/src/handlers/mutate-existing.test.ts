@@ -49,6 +49,30 @@ describe("mutateExisting", () => {
     expect(r?.patchedTargets?.[0]?.patched).toMatchObject({ metadata: { labels: { foo: "bar" } } });
   });
 
+  it("selects targets by a name pattern with upstream's wildcards (* anywhere, ?)", () => {
+    const names = ["app-web-1", "app-web-2", "web", "app-db-1", "app-web"];
+    const many: ContextLoader = {
+      listResources: () => ({
+        ok: true,
+        value: names.map((name) => ({ ...secret, metadata: { name, namespace: "staging" } })),
+      }),
+    };
+    const patched = (pattern: string) => {
+      const p = policy();
+      const target = p.spec.rules[0]?.mutate?.targets?.[0];
+      if (target) target.name = pattern;
+      const engine = createEngine({ contextLoader: many });
+      const c = engine.compile(p);
+      if (!c.ok) throw new Error(JSON.stringify(c.issues));
+      const r = engine.mutateExisting(c.policy, { resource: trigger("staging") }).rules[0];
+      return (r?.patchedTargets ?? []).map((t) => t.target.metadata?.name);
+    };
+    expect(patched("*-web-*")).toEqual(["app-web-1", "app-web-2"]);
+    expect(patched("app-*-1")).toEqual(["app-web-1", "app-db-1"]);
+    expect(patched("app-web-?")).toEqual(["app-web-1", "app-web-2"]);
+    expect(patched("*")).toEqual(names);
+  });
+
   it("reads the trigger as request.object and the target as target in the patch", () => {
     const p = policy();
     const rule = p.spec.rules[0];

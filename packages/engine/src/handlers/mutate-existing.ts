@@ -12,13 +12,14 @@ import { diffJson6902 } from "../mutate/index.js";
 import type { PolicyEvalEnv } from "../pipeline/env.js";
 import type { HandlerOutcome, RuleHandler } from "../pipeline/handler.js";
 import type { TargetPatch } from "../response/types.js";
+import { hasWildcard, matchWildcard } from "../wildcard/wildcard.js";
 import { applyMutation } from "./mutate-apply.js";
 
 type Step<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Resolves one `targets[]` entry (variables substituted) to objects through the loader. */
 function resolveTargets(sel: TargetSelector, env: PolicyEvalEnv): Step<KubeObject[]> {
-  if (sel.name && !sel.name.includes("*") && env.loader.getResource) {
+  if (sel.name && !hasWildcard(sel.name) && env.loader.getResource) {
     const r = env.loader.getResource(sel.apiVersion, sel.kind, sel.namespace ?? "", sel.name);
     return r.ok ? { ok: true, value: [r.value as KubeObject] } : { ok: true, value: [] };
   }
@@ -28,13 +29,10 @@ function resolveTargets(sel: TargetSelector, env: PolicyEvalEnv): Step<KubeObjec
   if (!r.ok) return { ok: false, error: r.error };
   const all = (Array.isArray(r.value) ? r.value : []) as unknown as KubeObject[];
   const name = sel.name;
-  return { ok: true, value: name ? all.filter((o) => matchName(name, o.metadata?.name ?? "")) : all };
-}
-
-function matchName(pattern: string, name: string): boolean {
-  if (!pattern.includes("*")) return pattern === name;
-  const [head = "", ...rest] = pattern.split("*");
-  return name.startsWith(head) && name.endsWith(rest[rest.length - 1] ?? "");
+  return {
+    ok: true,
+    value: name ? all.filter((o) => matchWildcard(name, o.metadata?.name ?? "")) : all,
+  };
 }
 
 /** The mutate-existing pass (`Engine.mutateExisting`). */
