@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createEngine } from "./engine.js";
 import type { EngineRequest } from "./engine-types.js";
 
-const clock = { now: () => new Date("2026-01-01T00:00:00Z") };
+const clock = { now: () => new Date("2026-01-01T00:00:00Z").getTime() };
 
 /** A ClusterPolicy without autogen rules (so each test sees exactly its rules). */
 function policy(rules: Rule[], extra: Partial<Policy["spec"]> = {}): Policy {

@@ -1,4 +1,12 @@
-import type { JsonValue, KubeObject, LabelSelector, Policy, PolicyException, Rule } from "@kyverno-ts/api";
+import type {
+  Clock,
+  JsonValue,
+  KubeObject,
+  LabelSelector,
+  Policy,
+  PolicyException,
+  Rule,
+} from "@kyverno-ts/api";
 import type { EvaluationLimits } from "./budget/budget.js";
 import type { AuthorizationCheck } from "./cel/functions/authz.js";
 import type { KindSelector } from "./match/kind.js";
@@ -12,10 +20,11 @@ export interface RequestCache {
   readonly kind: "RequestCache";
 }
 
-/** Source of the current time; injected so evaluation is deterministic in tests. */
-export interface Clock {
-  now(): Date;
-}
+/**
+ * The engine's view of the repository's one `Clock` (`@kyverno-ts/api`): it only reads the time (epoch
+ * milliseconds); injected so evaluation is deterministic in tests.
+ */
+export type EngineClock = Pick<Clock, "now">;
 
 /** Admission operation of a request. Background evaluation uses `CREATE` semantics unless told otherwise. */
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
@@ -225,7 +234,7 @@ export type CompileResult = { ok: true; policy: CompiledPolicy } | { ok: false; 
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
-  clock?: Clock;
+  clock?: EngineClock;
   /** Labels of a namespace, for `namespaceSelector`; return undefined when unknown. */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   contextLoader?: ContextLoader;

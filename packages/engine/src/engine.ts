@@ -32,8 +32,8 @@ const HANDLERS: Readonly<Record<"validate" | "generate" | "mutate" | "mutateExis
  */
 export function createEngine(options: EngineOptions = {}): Engine {
   const clock = options.clock;
-  const jp = createJmespath({ clock: clock ?? { now: () => new Date() } });
-  const readNow = (): number => (clock ? clock.now().getTime() : Date.now());
+  const jp = createJmespath({ clock: clock ?? { now: () => Date.now() } });
+  const readNow = (): number => (clock ? clock.now() : Date.now());
   const loader = options.contextLoader ?? {};
   const namespaceLabels = options.namespaceLabels ?? (() => undefined);
   const exceptionNamespaces = options.exceptionNamespaces ?? ["*"];

@@ -15,7 +15,6 @@ export { ruleKindOf } from "./compile/compiled.js";
 export { createEngine } from "./engine.js";
 export type {
   ApiCallRequest,
-  Clock,
   CompiledPolicy,
   CompileIssue,
   CompileResult,

@@ -25,7 +25,7 @@ import { type AdmissionHandler, createAdmissionHandler } from "./admission/handl
 import { createPolicyValidation, type PolicyValidation } from "./admission/policy-validation.js";
 import type { ResourceKindOf } from "./admission/request.js";
 import type { AdmissionResultSink } from "./admission/results.js";
-import { engineClock, type ServerClock } from "./clock.js";
+import type { ServerClock } from "./clock.js";
 import { certificateValidity } from "./controllers/certificates/certificates.js";
 import { mirrorCelToPool, mirrorToPool } from "./evaluation-pool/mirror.js";
 import { createEvaluationPool, type EvaluationPool } from "./evaluation-pool/pool.js";
@@ -183,7 +183,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
   const exceptionNamespaces = acceptedExceptionNamespaces(policyExceptions);
   const evaluation = options.evaluation;
   const engine = createEngine({
-    clock: engineClock(clock),
+    clock: clock,
     exceptionNamespaces,
     ...(evaluation?.limits ? { limits: evaluation.limits } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
@@ -223,7 +223,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(evaluation?.inlineMs !== undefined ? { inlineMs: evaluation.inlineMs } : {}),
   });
   const celEngine = createCelEngine({
-    clock: engineClock(clock),
+    clock: clock,
     ...(evaluation?.limits?.celCost !== undefined ? { costBudget: evaluation.limits.celCost } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
   });

@@ -1,11 +1,11 @@
-import type { Clock as EngineClock } from "@kyverno-ts/engine";
-import { type Clock, systemClock as kubeSystemClock } from "@kyverno-ts/kube";
+import { systemClock as apiSystemClock, type Clock } from "@kyverno-ts/api";
 
 /**
- * The server's one source of time: the kube package's `Clock` (epoch milliseconds, and timers, which
+ * The server's one source of time: the repository's `Clock` (`@kyverno-ts/api`: epoch milliseconds and
+ * timers, which
  * informers, work queues, leader election and rescans run on) plus a monotonic millisecond counter for
- * deadlines and durations. Injected everywhere so tests control time. The engine takes its own
- * `{ now(): Date }`: adapt with `engineClock` where a controller creates its engine.
+ * deadlines and durations. Injected everywhere so tests control time; the engines take it as it is
+ * (they read `now()`).
  */
 export interface ServerClock extends Clock {
   /** Monotonic milliseconds (like `performance.now()`); only differences are meaningful. */
@@ -16,12 +16,12 @@ export interface ServerClock extends Clock {
 export function systemClock(): ServerClock {
   return {
     now: () => Date.now(),
-    after: (ms, callback) => kubeSystemClock.after(ms, callback),
+    after: (ms, callback) => apiSystemClock.after(ms, callback),
     monotonic: () => performance.now(),
   };
 }
 
-/** The engine's view of a clock (`now()` as a `Date`), for `createEngine({ clock })`. */
-export function engineClock(clock: Pick<Clock, "now">): EngineClock {
-  return { now: () => new Date(clock.now()) };
+/** @deprecated The engines take the server's clock as it is; kept for a test still being written. */
+export function engineClock<C extends Pick<Clock, "now">>(clock: C): C {
+  return clock;
 }

@@ -1,3 +1,4 @@
+import { systemClock } from "@kyverno-ts/api";
 import { createJmespath } from "@kyverno-ts/engine";
 import type { CliIo } from "../io.js";
 import { ExitCode } from "../io.js";
@@ -47,7 +48,7 @@ export async function runJpQuery(
   const docs = parseSources(read.value, warnings);
   if (!docs.ok) return reportProblems(io, docs.problems);
   const data = docs.value[0]?.value ?? null;
-  const jp = createJmespath({ clock: { now: () => new Date() } });
+  const jp = createJmespath({ clock: systemClock });
   let status: number = ExitCode.Ok;
   for (const expr of exprs.value) {
     io.stdout.write(`${JpMessages.header(expr)}\n`);
@@ -69,7 +70,7 @@ export async function runJpQuery(
 
 /** `jp function [names…]`: lists Kyverno's JMESPath functions (all, or the named ones) with signatures. */
 export function runJpFunction(names: readonly string[], io: CliIo): number {
-  const jp = createJmespath({ clock: { now: () => new Date() } });
+  const jp = createJmespath({ clock: systemClock });
   const all = [...jp.functions()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const unknown = names.filter((n) => !all.some((f) => f.name === n));
   if (unknown.length > 0)
@@ -96,7 +97,7 @@ export async function runJpParse(
 ): Promise<number> {
   const exprs = await expressions(args, files, io, true);
   if (!exprs.ok) return reportProblems(io, exprs.problems);
-  const jp = createJmespath({ clock: { now: () => new Date() } });
+  const jp = createJmespath({ clock: systemClock });
   let status: number = ExitCode.Ok;
   for (const expr of exprs.value) {
     io.stdout.write(`${JpMessages.header(expr)}\n`);

@@ -4,6 +4,7 @@ import {
   type LoadError,
   loadTest,
   type RequestInfo,
+  systemClock,
   type TestFile,
   type ValuesSpec,
 } from "@kyverno-ts/api";
@@ -332,7 +333,7 @@ export async function runTestFile(
         globalContext: globalContextOf(
           test.globalContextEntries,
           (entry) => globalContextFiles.get(entry.name) ?? [],
-          createJmespath({ clock: { now: () => new Date() } }),
+          createJmespath({ clock: systemClock }),
         ),
       }),
     },

@@ -43,7 +43,7 @@ function evaluate(
   options: EngineOptions = {},
   extra: Partial<EngineRequest> = {},
 ) {
-  const engine = createEngine({ clock: { now: () => new Date(NOW) }, ...options });
+  const engine = createEngine({ clock: { now: () => new Date(NOW).getTime() }, ...options });
   const compiled = engine.compile(policy([rule]));
   if (!compiled.ok) throw new Error(JSON.stringify(compiled.issues));
   return engine.validate(compiled.policy, { resource, ...extra });
@@ -152,7 +152,7 @@ describe("evaluation budgets", () => {
     const clock = {
       now: () => {
         now += 1;
-        return new Date(now);
+        return now;
       },
     };
     const engine = createEngine({ clock });

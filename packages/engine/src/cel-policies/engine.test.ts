@@ -43,7 +43,7 @@ function vpol(spec: Record<string, unknown>, kind = "ValidatingPolicy", namespac
 }
 
 const engine = createCelEngine({
-  clock: { now: () => new Date("2025-01-01T00:00:00Z") },
+  clock: { now: () => new Date("2025-01-01T00:00:00Z").getTime() },
   namespaceLabels: (ns) => (ns === "team" ? { env: "prod" } : undefined),
 });
 

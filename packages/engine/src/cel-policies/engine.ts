@@ -33,7 +33,7 @@ export function createCelEngine(options: CelEngineOptions = {}): CelEngine {
   const celEnvironment = createCelEnvironment({ variables: CEL_POLICY_VARIABLES });
   const env: CelEvalEnv = {
     loader: options.contextLoader ?? {},
-    now: () => options.clock?.now() ?? new Date(),
+    now: () => new Date(options.clock?.now() ?? Date.now()),
     namespaceLabels: options.namespaceLabels ?? (() => undefined),
     namespaceObject: options.namespaceObject ?? (() => undefined),
     budget: options.costBudget,

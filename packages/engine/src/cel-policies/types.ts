@@ -8,7 +8,7 @@ import type {
   ResourceRule,
   ValidatingAdmissionPolicy,
 } from "@kyverno-ts/api";
-import type { Clock, CompileIssue, ContextLoader, EngineRequest } from "../engine-types.js";
+import type { CompileIssue, ContextLoader, EngineClock, EngineRequest } from "../engine-types.js";
 import type { PolicyResponse } from "../response/types.js";
 
 /** A policy the CEL engine evaluates: a `policies.kyverno.io` kind or a Kubernetes admission policy. */
@@ -58,7 +58,7 @@ export interface CelCompileOptions {
 
 /** Options of `createCelEngine`. */
 export interface CelEngineOptions {
-  clock?: Clock;
+  clock?: EngineClock;
   contextLoader?: ContextLoader;
   /** Labels of a namespace, for `namespaceSelector`. */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;

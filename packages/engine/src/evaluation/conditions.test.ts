@@ -6,7 +6,7 @@ import { createEngineMemo } from "./memo.js";
 import type { Scope } from "./variables.js";
 
 const scope: Scope = {
-  jp: createJmespath({ clock: { now: () => new Date(0) } }),
+  jp: createJmespath({ clock: { now: () => new Date(0).getTime() } }),
   ctx: { request: { operation: "CREATE" } },
   isDelete: false,
   memo: createEngineMemo(),

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createEngine } from "../engine.js";
 import type { ContextLoader } from "../engine-types.js";
 
-const clock = { now: () => new Date("2026-01-01T00:00:00Z") };
+const clock = { now: () => new Date("2026-01-01T00:00:00Z").getTime() };
 
 function policy(rule: Omit<Rule, "name" | "match">): Policy {
   return {

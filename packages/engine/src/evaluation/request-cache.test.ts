@@ -36,7 +36,7 @@ describe("request cache", () => {
   });
 
   it("remembers plain lookups on the shared context only", () => {
-    const jp = createJmespath({ clock: { now: () => new Date(0) } });
+    const jp = createJmespath({ clock: { now: () => new Date(0).getTime() } });
     const req: EngineRequest = { resource: pod("a"), operation: "CREATE", cache: createRequestCache() };
     const searches = sharedSearches(req, kind, false);
     if (searches === undefined) throw new Error("a request with a cache shares searches");
@@ -57,7 +57,7 @@ describe("request cache", () => {
       clock: {
         now: () => {
           ms += 1_000;
-          return new Date(ms);
+          return ms;
         },
       },
     });

@@ -3,7 +3,7 @@ import type { JsonValue } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import { createJmespath } from "./index.js";
 
-const clock = { now: () => new Date("2023-01-12T12:00:00Z") };
+const clock = { now: () => new Date("2023-01-12T12:00:00Z").getTime() };
 
 describe("createJmespath", () => {
   it("evaluates JMESPath Community expressions", () => {
@@ -89,8 +89,8 @@ describe("createJmespath", () => {
   });
 
   it("keeps function tables per instance and leaves the library's global table alone", () => {
-    const early = createJmespath({ clock: { now: () => new Date("2000-01-01T00:00:00Z") } });
-    const late = createJmespath({ clock: { now: () => new Date("2030-01-01T00:00:00Z") } });
+    const early = createJmespath({ clock: { now: () => new Date("2000-01-01T00:00:00Z").getTime() } });
+    const late = createJmespath({ clock: { now: () => new Date("2030-01-01T00:00:00Z").getTime() } });
     expect(early.search("time_now()", null)).toEqual({ ok: true, value: "2000-01-01T00:00:00Z" });
     expect(late.search("time_now()", null)).toEqual({ ok: true, value: "2030-01-01T00:00:00Z" });
     expect(library.isRegistered("time_now")).toBe(false);

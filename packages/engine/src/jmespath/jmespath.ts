@@ -43,7 +43,8 @@ import { x509Functions } from "./x509.js";
 
 /** Options of {@link createJmespath}. */
 export interface JmespathOptions {
-  clock: { now(): Date };
+  /** The time functions' clock (epoch milliseconds). */
+  clock: { now(): number };
   /** Longest string a function may build (UTF-16 code units). Default 1 MiB. */
   maxStringLength?: number;
   /** Longest array a function may build. Default 100 000. */
@@ -278,7 +279,7 @@ function callUnits(args: readonly unknown[]): number {
 /** Creates an evaluator; each instance has its own function table, caches and clock. */
 export function createJmespath(options: JmespathOptions): Jmespath {
   const ctx: FunctionContext = {
-    now: () => options.clock.now(),
+    now: () => new Date(options.clock.now()),
     maxStringLength: options.maxStringLength ?? DEFAULT_MAX_STRING,
     maxArrayLength: options.maxArrayLength ?? DEFAULT_MAX_ARRAY,
   };

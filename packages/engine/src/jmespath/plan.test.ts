@@ -225,7 +225,7 @@ describe("JMESPath plans", () => {
   });
 
   it("run Kyverno's functions through the instance's function table, with its argument checks", () => {
-    const jp = createJmespath({ clock: { now: () => new Date("2026-01-01T00:00:00Z") } });
+    const jp = createJmespath({ clock: { now: () => new Date("2026-01-01T00:00:00Z").getTime() } });
     expect(jp.search("to_upper(a)", { a: "abc" })).toEqual({ ok: true, value: "ABC" });
     expect(jp.search("spec.containers[].name | join(',', @)", DATA[13] as never)).toEqual({
       ok: true,

@@ -33,7 +33,7 @@ describe("regex_replace_all", () => {
     expect(error("regex_replace_all('a', @, 'b')", { a: 1 })).toContain("regex_replace_all()");
   });
   it("bounds the output", () => {
-    const small = createJmespath({ clock: { now: () => new Date() }, maxStringLength: 50 });
+    const small = createJmespath({ clock: { now: () => Date.now() }, maxStringLength: 50 });
     expect(small.search("regex_replace_all('a', @, '$0$0$0$0$0')", "a".repeat(20))).toMatchObject({
       ok: false,
     });
@@ -101,7 +101,7 @@ describe("random", () => {
     expect(error("random('(')")).toContain("missing closing )");
   });
   it("cannot be used to allocate unbounded memory", () => {
-    const small = createJmespath({ clock: { now: () => new Date() }, maxStringLength: 1000 });
+    const small = createJmespath({ clock: { now: () => Date.now() }, maxStringLength: 1000 });
     expect(small.search("random('(a{1000}b){1000}')", null)).toMatchObject({ ok: false });
     expect(small.search("random('a{1000}b')", null)).toMatchObject({
       ok: false,

@@ -44,7 +44,7 @@ describe("replace and replace_all", () => {
     expect(error("replace('a', 'a', 'b')")).toContain("Invalid arity");
   });
   it("refuses to build strings past the limit", () => {
-    const small = createJmespath({ clock: { now: () => new Date() }, maxStringLength: 100 });
+    const small = createJmespath({ clock: { now: () => Date.now() }, maxStringLength: 100 });
     const result = small.search("replace_all(@, 'a', 'aaaaaaaaaa')", "a".repeat(20));
     expect(result).toEqual({ ok: false, error: expect.stringContaining("exceeds the limit of 100") });
   });
@@ -89,7 +89,7 @@ describe("split", () => {
     expect(value("split('', ',')")).toEqual([""]);
   });
   it("refuses arrays past the limit", () => {
-    const small = createJmespath({ clock: { now: () => new Date() }, maxArrayLength: 10 });
+    const small = createJmespath({ clock: { now: () => Date.now() }, maxArrayLength: 10 });
     expect(small.search("split(@, ',')", ",".repeat(20))).toMatchObject({ ok: false });
     expect(error("split(`1`, ',')")).toContain("split()");
   });

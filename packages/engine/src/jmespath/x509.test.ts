@@ -3,7 +3,7 @@ import type { JsonValue } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import { createJmespath } from "./index.js";
 
-const jp = createJmespath({ clock: { now: () => new Date("2023-01-12T12:00:00Z") } });
+const jp = createJmespath({ clock: { now: () => new Date("2023-01-12T12:00:00Z").getTime() } });
 const fixture = (name: string) => readFileSync(new URL(`./testdata/${name}`, import.meta.url), "utf8");
 function value(expression: string, data: JsonValue = null): JsonValue {
   const result = jp.search(expression, data);

@@ -27,7 +27,7 @@ const POD = {
 } as KubeObject;
 
 function ruleOf(validate: Validation) {
-  const engine = createEngine({ clock: { now: () => new Date("2026-01-01T00:00:00Z") } });
+  const engine = createEngine({ clock: { now: () => new Date("2026-01-01T00:00:00Z").getTime() } });
   const compiled = engine.compile(policy(validate));
   if (!compiled.ok) throw new Error(JSON.stringify(compiled.issues));
   const [rule] = engine.validate(compiled.policy, { resource: POD }).rules;

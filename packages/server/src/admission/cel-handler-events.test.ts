@@ -3,7 +3,6 @@ import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { createCelEngine } from "@kyverno-ts/engine";
 import type { EventRecord } from "@kyverno-ts/kube";
 import { describe, expect, it } from "vitest";
-import { engineClock } from "../clock.js";
 import { createPolicyEvents, policyRefFrom } from "../events/policy-events.js";
 import { celPolicyKey, createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { fakeClock, pod, recordingLogger, review } from "../testing/fixtures.js";
@@ -56,7 +55,7 @@ const addOwner = celPolicy({
 
 function setup(omit: Array<"PolicyApplied" | "PolicySkipped">, ...policies: CelPolicy[]) {
   const clock = fakeClock();
-  const engine = createCelEngine({ clock: engineClock(clock) });
+  const engine = createCelEngine({ clock: clock });
   const store = createCelPolicyStore({ engine });
   for (const p of policies) store.set(p);
   const events: EventRecord[] = [];

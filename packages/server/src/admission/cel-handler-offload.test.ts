@@ -6,7 +6,6 @@
 import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { createCelEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
-import { engineClock } from "../clock.js";
 import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { fakeClock, pod, recordingLogger, review } from "../testing/fixtures.js";
 import { type CelWebhookRoute, createCelAdmissionHandler } from "./cel-handler.js";
@@ -69,10 +68,10 @@ function setup(
   evaluator: (clock: ReturnType<typeof fakeClock>) => CelEvaluator,
 ) {
   const clock = fakeClock();
-  const store = createCelPolicyStore({ engine: createCelEngine({ clock: engineClock(clock) }) });
+  const store = createCelPolicyStore({ engine: createCelEngine({ clock: clock }) });
   for (const p of Array.isArray(policy) ? policy : [policy]) store.set(p);
   const handler = createCelAdmissionHandler({
-    engine: createCelEngine({ clock: engineClock(clock) }),
+    engine: createCelEngine({ clock: clock }),
     store,
     clock,
     logger: recordingLogger(),
@@ -94,7 +93,7 @@ describe("CEL handler with an evaluator", () => {
     const jobs: CelJob[] = [];
     const call = setup(requireTeam("require-team", "Fail"), (clock) => {
       // The worker's side: its own engine and store holding the same policy.
-      const engine = createCelEngine({ clock: engineClock(clock) });
+      const engine = createCelEngine({ clock: clock });
       const own = createCelPolicyStore({ engine });
       own.set(requireTeam("require-team", "Fail"));
       return {
@@ -145,7 +144,7 @@ describe("CEL handler with an evaluator", () => {
       ),
     ];
     const call = setup(policies, (clock) => {
-      const engine = createCelEngine({ clock: engineClock(clock) });
+      const engine = createCelEngine({ clock: clock });
       const own = createCelPolicyStore({ engine });
       for (const p of policies) own.set(p);
       return { evaluateCel: async (job) => runCelJob(engine, own, clock, job) };

@@ -2,7 +2,6 @@ import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { createCelEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
 import { createAdmissionCore } from "../admission-controller.js";
-import { engineClock } from "../clock.js";
 import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { fakeClock, pod, recordingLogger, review } from "../testing/fixtures.js";
 import {
@@ -46,7 +45,7 @@ function requireTeam(name: string, spec: Record<string, unknown> = {}): CelPolic
 
 function setup(...policies: CelPolicy[]) {
   const clock = fakeClock();
-  const engine = createCelEngine({ clock: engineClock(clock) });
+  const engine = createCelEngine({ clock: clock });
   const store = createCelPolicyStore({ engine });
   for (const p of policies) store.set(p);
   const sink = createBoundedResultQueue({ capacity: 10 });

@@ -1,7 +1,6 @@
 import type { JsonValue, Policy } from "@kyverno-ts/api";
 import { createEngine, type Engine, type LoadResult } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
-import { engineClock } from "../clock.js";
 import type { ScanContext } from "../external-data/scan-context.js";
 import { createAdmissionMetrics } from "../metrics/metrics.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
@@ -33,9 +32,9 @@ function setup(
   options: { clock?: FakeClock; engine?: Engine } & Partial<AdmissionHandlerOptions> = {},
 ) {
   const clock = options.clock ?? fakeClock();
-  const engine = options.engine ?? createEngine({ clock: engineClock(clock) });
+  const engine = options.engine ?? createEngine({ clock: clock });
   const metrics = createAdmissionMetrics({ version: "test" });
-  const cache = createPolicyCache({ engine: createEngine({ clock: engineClock(clock) }), metrics });
+  const cache = createPolicyCache({ engine: createEngine({ clock: clock }), metrics });
   for (const p of policies) expect(cache.set(p).ready).toBe(true);
   const sink = createBoundedResultQueue();
   const logger = recordingLogger();
@@ -344,7 +343,7 @@ describe("validate webhook", () => {
 
   it("turns an engine crash into a policy error instead of throwing", () => {
     const clock = fakeClock();
-    const real = createEngine({ clock: engineClock(clock) });
+    const real = createEngine({ clock: clock });
     const engine: Engine = {
       ...real,
       validate: () => {

@@ -5,7 +5,7 @@
  */
 import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
-import { engineClock, systemClock } from "../clock.js";
+import { systemClock } from "../clock.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import { pod, podValidatePolicy, policy, recordingLogger, review } from "../testing/fixtures.js";
 import { defaultKyvernoConfig } from "./filters.js";
@@ -47,7 +47,7 @@ const nested = policy({
 function setup() {
   const clock = systemClock();
   // Only the deadline stops the nested foreach.
-  const engine = createEngine({ clock: engineClock(clock), limits: { foreachElements: 1e9 } });
+  const engine = createEngine({ clock: clock, limits: { foreachElements: 1e9 } });
   const cache = createPolicyCache({ engine });
   cache.set(podValidatePolicy({ name: "disallow-privileged" }));
   cache.set(nested);

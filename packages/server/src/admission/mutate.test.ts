@@ -1,7 +1,6 @@
 import type { JsonValue } from "@kyverno-ts/api";
 import { applyJson6902, createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
-import { engineClock } from "../clock.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import { fakeClock, immediate, pod, policy, recordingLogger, review } from "../testing/fixtures.js";
 import { defaultKyvernoConfig } from "./filters.js";
@@ -35,7 +34,7 @@ function mutatePolicy(
 
 function setup(policies: ReturnType<typeof mutatePolicy>[]) {
   const clock = fakeClock();
-  const engine = createEngine({ clock: engineClock(clock) });
+  const engine = createEngine({ clock: clock });
   const cache = createPolicyCache({ engine });
   for (const p of policies) expect(cache.set(p).ready).toBe(true);
   const handler = createAdmissionHandler({
@@ -117,7 +116,7 @@ describe("mutate webhook", () => {
 describe("mutate webhook with external data", () => {
   it("patches with values read from a ConfigMap loaded for the request", async () => {
     const clock = fakeClock();
-    const engine = createEngine({ clock: engineClock(clock) });
+    const engine = createEngine({ clock: clock });
     const cache = createPolicyCache({ engine });
     const withContext = mutatePolicy(
       "team-from-config",

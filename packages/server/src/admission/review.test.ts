@@ -1,6 +1,5 @@
 import { createEngine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
-import { engineClock } from "../clock.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import {
   fakeClock,
@@ -77,7 +76,7 @@ describe("parseAdmissionReview", () => {
 
 describe("bad input through the handler", () => {
   const clock = fakeClock();
-  const engine = createEngine({ clock: engineClock(clock) });
+  const engine = createEngine({ clock: clock });
   const cache = createPolicyCache({ engine });
   cache.set(podValidatePolicy({ name: "p" }));
   const handler = createAdmissionHandler({

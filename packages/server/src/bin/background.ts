@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import { createEngine } from "@kyverno-ts/engine";
 import { createBoundedResultQueue } from "../admission/results.js";
 import { serverVersion } from "../admission-controller.js";
-import { engineClock, type ServerClock, systemClock } from "../clock.js";
+import { type ServerClock, systemClock } from "../clock.js";
 import { createBackgroundController } from "../controllers/background/background-controller.js";
 import { backgroundConfigProblems, createBackgroundMetrics } from "../controllers/background/metrics.js";
 import { type EventSettings, eventSettings, startClusterEvents } from "../events/cluster-events.js";
@@ -212,7 +212,7 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
   const controller = createBackgroundController({
     results,
     client,
-    engine: createEngine({ clock: engineClock(clock), exceptionNamespaces: args.exceptionNamespaces }),
+    engine: createEngine({ clock: clock, exceptionNamespaces: args.exceptionNamespaces }),
     namespace: args.namespace,
     workers: args.workers,
     exceptionNamespaces: args.exceptionNamespaces,

@@ -7,7 +7,7 @@
 import { hostname } from "node:os";
 import { type ContextLoader, createEngine, type EvaluationLimits } from "@kyverno-ts/engine";
 import { serverVersion } from "../admission-controller.js";
-import { engineClock, type ServerClock, systemClock } from "../clock.js";
+import { type ServerClock, systemClock } from "../clock.js";
 import { createReportsMetrics, reportsConfigProblems } from "../controllers/reports/metrics.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
 import { type EventSettings, eventSettings, startClusterEvents } from "../events/cluster-events.js";
@@ -195,7 +195,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
   const exceptionNamespaces = acceptedExceptionNamespaces(args.policyExceptions);
   const engine = (contextLoader: ContextLoader) =>
     createEngine({
-      clock: engineClock(clock),
+      clock: clock,
       exceptionNamespaces,
       contextLoader,
       limits: args.evaluationLimits,

@@ -9,7 +9,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { createCelEngine, createEngine } from "@kyverno-ts/engine";
 import { runCelJob } from "../admission/cel-step.js";
 import { runJob } from "../admission/step.js";
-import { engineClock, systemClock } from "../clock.js";
+import { systemClock } from "../clock.js";
 import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import type { FromWorker, ToWorker, WorkerSettings } from "./protocol.js";
@@ -29,14 +29,14 @@ try {
 }
 const clock = systemClock();
 const engine = createEngine({
-  clock: engineClock(clock),
+  clock: clock,
   exceptionNamespaces: settings.exceptionNamespaces,
   ...(settings.limits ? { limits: settings.limits } : {}),
 });
 const cache = createPolicyCache({ engine });
 // The CEL engine reads namespace labels from the request (the main thread looks them up).
 const celEngine = createCelEngine({
-  clock: engineClock(clock),
+  clock: clock,
   ...(settings.limits?.celCost !== undefined ? { costBudget: settings.limits.celCost } : {}),
 });
 const celStore = createCelPolicyStore({ engine: celEngine });

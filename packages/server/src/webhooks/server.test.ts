@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultKyvernoConfig } from "../admission/filters.js";
 import { createAdmissionHandler } from "../admission/handler.js";
 import { createPolicyValidation } from "../admission/policy-validation.js";
-import { engineClock, systemClock } from "../clock.js";
+import { systemClock } from "../clock.js";
 import { type CertificateBundle, generateCertificates } from "../controllers/certificates/certificates.js";
 import { createAdmissionMetrics } from "../metrics/metrics.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
@@ -62,7 +62,7 @@ describe("HTTPS webhook server", () => {
 
   beforeAll(async () => {
     certs = await generateCertificates({ hosts: ["localhost", "127.0.0.1"], clock });
-    const engine = createEngine({ clock: engineClock(clock) });
+    const engine = createEngine({ clock: clock });
     const metrics = createAdmissionMetrics({ version: "test" });
     const cache = createPolicyCache({ engine, metrics });
     cache.set(podValidatePolicy({ name: "disallow-privileged" }));

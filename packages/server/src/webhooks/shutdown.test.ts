@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { defaultKyvernoConfig } from "../admission/filters.js";
 import { createAdmissionHandler } from "../admission/handler.js";
 import { createPolicyValidation } from "../admission/policy-validation.js";
-import { engineClock, systemClock } from "../clock.js";
+import { systemClock } from "../clock.js";
 import { type CertificateBundle, generateCertificates } from "../controllers/certificates/certificates.js";
 import { createAdmissionMetrics } from "../metrics/metrics.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
@@ -20,7 +20,7 @@ import { createWebhookServer, type WebhookServer } from "./server.js";
 async function startServer(): Promise<{ server: WebhookServer; port: number; certs: CertificateBundle }> {
   const clock = systemClock();
   const certs = await generateCertificates({ hosts: ["127.0.0.1"], clock });
-  const engine = createEngine({ clock: engineClock(clock) });
+  const engine = createEngine({ clock: clock });
   const metrics = createAdmissionMetrics({ version: "test" });
   const cache = createPolicyCache({ engine, metrics });
   cache.set(podValidatePolicy({ name: "disallow-privileged" }));

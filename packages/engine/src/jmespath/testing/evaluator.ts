@@ -8,7 +8,7 @@ export function evaluator(now: Date = new Date("2023-01-12T12:00:00Z")): {
   value(expression: string, data?: JsonValue): JsonValue;
   error(expression: string, data?: JsonValue): string;
 } {
-  const jp = createJmespath({ clock: { now: () => now } });
+  const jp = createJmespath({ clock: { now: () => now.getTime() } });
   return {
     jp,
     value(expression, data = null) {

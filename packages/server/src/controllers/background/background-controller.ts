@@ -19,7 +19,7 @@ import {
   type WorkQueue,
 } from "@kyverno-ts/kube";
 import { type AdmissionResultSink, backgroundResultOf } from "../../admission/results.js";
-import { engineClock, type ServerClock } from "../../clock.js";
+import type { ServerClock } from "../../clock.js";
 import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
 import type { BackgroundEvents } from "../../events/background-events.js";
 import { createScanContext } from "../../external-data/scan-context.js";
@@ -105,7 +105,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
   // GeneratingPolicies and mutate-existing MutatingPolicies (`cel-generate` and `cel-mutate`
   // UpdateRequests): compiled by a CEL engine of their own.
   const celEngine = createCelEngine({
-    clock: engineClock(clock),
+    clock: clock,
     namespaceLabels: (ns) => state.namespaceLabels(ns),
   });
   const celPolicies = createCelPolicyStore({ engine: celEngine });

@@ -14,7 +14,7 @@ import {
   type KubeClient,
   type LeaderElector,
 } from "@kyverno-ts/kube";
-import { engineClock, type ServerClock } from "../../clock.js";
+import type { ServerClock } from "../../clock.js";
 import { createKindResolver } from "../../cluster-state/kinds.js";
 import { createServedKinds } from "../../cluster-state/served-kinds.js";
 import { createScanContext } from "../../external-data/scan-context.js";
@@ -101,7 +101,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
   const context = createScanContext({ client, monotonic: () => clock.monotonic(), maxEntries: 200 });
   const namespaces = createInformer<KubeObject>({ client, apiVersion: "v1", kind: "Namespace", clock });
   const namespaceLabels = (name: string) => namespaces.get(undefined, name)?.metadata?.labels;
-  const engine = createEngine({ clock: engineClock(clock), contextLoader: context.loader, namespaceLabels });
+  const engine = createEngine({ clock: clock, contextLoader: context.loader, namespaceLabels });
   const recorder = createEventRecorder({
     client,
     identity: options.identity,
@@ -121,7 +121,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
         s,
       ),
   });
-  const cel = createCelEngine({ clock: engineClock(clock), namespaceLabels });
+  const cel = createCelEngine({ clock: clock, namespaceLabels });
   const deleting = createPolicyController({
     client,
     clock,

@@ -8,7 +8,6 @@ import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { engineClock } from "../../clock.js";
 import { createKindResolver } from "../../cluster-state/kinds.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import { read, until } from "../../testing/cluster.js";
@@ -64,7 +63,7 @@ describe("cleanup policy schedule on a fake clock", () => {
     const context = createScanContext({ client, monotonic: () => clock.monotonic() });
     const deps = {
       client,
-      engine: createEngine({ clock: engineClock(clock), contextLoader: context.loader }),
+      engine: createEngine({ clock: clock, contextLoader: context.loader }),
       context,
       kinds: createKindResolver({ client }),
       namespaceLabels: () => ({}),

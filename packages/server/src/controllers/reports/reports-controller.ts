@@ -17,7 +17,7 @@ import {
   type WorkQueue,
 } from "@kyverno-ts/kube";
 import { isFilteredResource } from "../../admission/filters.js";
-import { engineClock, systemClock } from "../../clock.js";
+import { systemClock } from "../../clock.js";
 import { createClusterState } from "../../cluster-state/cluster-state.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import { silentLogger } from "../../logger.js";
@@ -73,7 +73,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
   // CEL policies (policies.kyverno.io): compiled into their own store, scanned beside the others.
   const celEngine = createCelEngine({
     contextLoader: context.loader,
-    clock: engineClock(clock),
+    clock: clock,
     namespaceLabels: (ns) => state.namespaceLabels(ns),
   });
   const celPolicies = createCelPolicyStore({ engine: celEngine });
