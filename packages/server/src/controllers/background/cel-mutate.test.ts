@@ -189,6 +189,28 @@ describe("cel-mutate UpdateRequests", () => {
     expect(given).toMatchObject({ state: "Failed", message: expect.stringContaining("5 attempts") });
   });
 
+  it("fail a NamespacedMutatingPolicy whose targets reach outside its namespace, writing nothing", async () => {
+    const outside = {
+      ...configMap("shared", { team: "web" }),
+      metadata: { name: "shared", namespace: "ops" },
+    };
+    const cluster = fakeCluster([outside]);
+    const namespaced = policy("NamespacedMutatingPolicy", "app");
+    const spec = namespaced.spec as unknown as Record<string, unknown>;
+    spec.targetMatchConstraints = { expression: 'resource.Get("v1", "configmaps", "ops", "shared")' };
+    delete spec.targetMatchConditions;
+    const outcome = await processCelMutate(
+      setup(cluster, namespaced).deps,
+      urFor("app/stamp"),
+      new AbortController().signal,
+    );
+    expect(outcome).toMatchObject({
+      state: "Failed",
+      message: expect.stringContaining("mutates only in its namespace app, not ConfigMap ops/shared"),
+    });
+    expect(cluster.updates).toEqual([]);
+  });
+
   it("skip when the policy is gone or the trigger no longer matches", async () => {
     const cluster = fakeCluster([configMap("settings", { team: "web" })]);
     const { deps } = setup(cluster);
