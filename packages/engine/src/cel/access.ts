@@ -14,6 +14,7 @@ import {
   listType,
   mapType,
 } from "@bufbuild/cel";
+import { isOptional, select } from "./functions/optional.js";
 
 /** A value or an error, as every planned node returns. */
 export type Result = CelValue | CelError;
@@ -48,7 +49,16 @@ export function index(container: Result, key: Result, id: bigint): Result {
         return celError(`unsupported key type: ${typeName(key)}`, id);
     }
     const v = container.get(key as string);
-    return v === undefined ? celError(`no such key: ${String(isCelUint(key) ? key.value : key)}`, id) : v;
+    if (v !== undefined) return v;
+    // An optional (`x.?a['k']`, `x.?a.k`): indexing it propagates optionality, none when absent.
+    if (isOptional(container)) {
+      try {
+        return select(container, key);
+      } catch (error) {
+        return celError(error instanceof Error ? error.message : String(error), id);
+      }
+    }
+    return celError(`no such key: ${String(isCelUint(key) ? key.value : key)}`, id);
   }
   if (isCelList(container)) {
     let i: number;

@@ -44,6 +44,19 @@ describe("CEL environment", () => {
     expect(run("{?'a': optional.of(1), ?'b': optional.none()}")).toEqual({ a: 1 });
   });
 
+  it("keeps what follows `.?` optional, as cel-go: `x.?a['k']` and `x.?a.k` are none when absent", () => {
+    // Upstream's documented targetMatchConditions form.
+    expect(run("object.metadata.?labels['app'].orValue('')")).toBe("web");
+    expect(run("object.metadata.?labels['team'].orValue('none')")).toBe("none");
+    expect(run("object.metadata.?labels.app.orValue('')")).toBe("web");
+    expect(run("object.metadata.?annotations['a'].orValue('none')")).toBe("none");
+    expect(run("object.spec.?containers[1].name.orValue('')")).toBe("b");
+    expect(run("object.spec.?containers[5].hasValue()")).toBe(false);
+    expect(run("optional.of('text')['k']")).toMatch(/^error: /);
+    // Without `.?`, a missing key stays an error.
+    expect(run("object.metadata.labels['team']")).toMatch(/^error: no such key/);
+  });
+
   it("treats JSON whole numbers as int and keeps field errors", () => {
     expect(run("object.spec.replicas + 1")).toBe(4);
     expect(run("object.spec.replicas / 2")).toBe(1);

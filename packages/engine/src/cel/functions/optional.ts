@@ -37,8 +37,16 @@ function inner(value: CelValue): CelValue | undefined {
   return isCelList(list) ? list.get(0) : undefined;
 }
 
-/** `x.?name` on a map (or an optional of one): the field if present. */
-function select(target: CelValue, key: CelValue): CelValue {
+/** Whether a value is an optional (`optional.of(x)`, `optional.none()`, `x.?name`). */
+export function isOptional(value: CelValue): boolean {
+  return opaquePayload(value, OPTIONAL) !== undefined;
+}
+
+/**
+ * `x.?name` on a map (or an optional of one): the field if present. Also `opt[key]` and `opt.name`
+ * on an optional (what follows `.?` stays optional, as cel-go qualifies optionals).
+ */
+export function select(target: CelValue, key: CelValue): CelValue {
   const base = inner(target);
   if (base === undefined || base === null) return optionalOf(undefined);
   if (isCelMap(base)) {
