@@ -95,9 +95,32 @@ export function reportsDisabled(p: CachedPolicy): boolean {
 
 /** Whether a policy's rules can match a kind (by the policy cache's kind index) in a namespace. */
 export function policyApplies(p: CachedPolicy, kind: string, namespace: string): boolean {
-  if (!p.types.validate || reportsDisabled(p)) return false;
+  return p.types.validate && reportsOn(p, kind, namespace);
+}
+
+/** Whether a policy of any rule type can report on a kind in a namespace. */
+function reportsOn(p: CachedPolicy, kind: string, namespace: string): boolean {
+  if (reportsDisabled(p)) return false;
   if (p.namespace !== undefined && p.namespace !== namespace) return false;
   return p.kinds[0] === "*" || p.kinds.includes(kind);
+}
+
+/**
+ * Whether the rows of a rule reach a report only from admission (or the background controller), so
+ * that the report itself is where they survive a restart: mutate, generate and mutate-existing rules,
+ * and validate rules no background scan answers (the policy is not scanned, or the rule reads
+ * admission-only data).
+ */
+function admissionFed(p: CachedPolicy, rule: string): boolean {
+  const info = p.compiled.rules.find((r) => r.name === rule);
+  if (info === undefined) return false;
+  if (info.kind !== "validate" && info.kind !== "verifyImages") return true;
+  return !scannedInBackground(p) || info.admissionOnly;
+}
+
+/** Whether a policy has rules whose rows only admission (or the background controller) writes. */
+function hasAdmissionFedRules(p: CachedPolicy): boolean {
+  return p.compiled.rules.some((r) => admissionFed(p, r.name));
 }
 
 /**
@@ -227,19 +250,24 @@ export function createReconciler(
     return out;
   };
 
-  /** After a restart the admission results of admission-only policies live in the report alone: read them back. */
+  /**
+   * After a restart the rows that come from admission (validate rules no scan answers, mutate rules)
+   * and from the background controller (generate, mutate existing) live in the report alone: read
+   * them back, as upstream keeps them in its reports rather than in a controller's memory.
+   */
   const seedFromReport = async (
     ref: ResourceRef,
-    admissionOnly: readonly CachedPolicy[],
+    admissionFedPolicies: readonly CachedPolicy[],
     signal: AbortSignal,
   ) => {
-    if (admissionOnly.length === 0 || admission.get(ref.uid) !== undefined) return undefined;
+    if (admissionFedPolicies.length === 0 || admission.get(ref.uid) !== undefined) return undefined;
     const current = await writer.read({ namespace: ref.namespace, name: ref.uid }, signal);
     if (!current.ok) return current;
-    const keys = new Set(admissionOnly.map((p) => p.key));
+    const byKey = new Map(admissionFedPolicies.map((p) => [p.key, p]));
     const byPolicy = new Map<string, PolicyReportResult[]>();
     for (const r of current.value?.results ?? []) {
-      if (!keys.has(r.policy)) continue;
+      const policy = byKey.get(r.policy);
+      if (policy === undefined || !admissionFed(policy, r.rule ?? "")) continue;
       byPolicy.set(r.policy, [...(byPolicy.get(r.policy) ?? []), r]);
     }
     admission.seed(ref.uid, byPolicy);
@@ -271,10 +299,17 @@ export function createReconciler(
       : cache.policies().filter((p) => policyApplies(p, ref.kind, ref.namespace));
     const celApplicable = filtered ? [] : (deps.cel?.applicable(ref) ?? []);
     const background = applicable.filter(scannedInBackground);
-    const admissionOnly = applicable.filter((p) => !scannedInBackground(p));
+    const admissionFedPolicies = filtered
+      ? []
+      : cache.policies().filter((p) => reportsOn(p, ref.kind, ref.namespace) && hasAdmissionFedRules(p));
     const at = { namespace: ref.namespace, name: ref.uid };
     if (filtered) admission.delete(ref.uid);
-    if (applicable.length === 0 && celApplicable.length === 0 && admission.get(ref.uid) === undefined) {
+    if (
+      applicable.length === 0 &&
+      celApplicable.length === 0 &&
+      admissionFedPolicies.length === 0 &&
+      admission.get(ref.uid) === undefined
+    ) {
       // Nothing applies to it (any more): no report, whether or not the resource exists.
       return settle(await writer.remove(at, { known: true, signal }), key, retries);
     }
@@ -294,7 +329,7 @@ export function createReconciler(
       admission.delete(ref.uid);
       return settle(await writer.remove(at, { known: false, signal }), key, retries);
     }
-    const seeded = await seedFromReport(ref, admissionOnly, signal);
+    const seeded = await seedFromReport(ref, admissionFedPolicies, signal);
     if (seeded !== undefined) return settle(seeded, key, retries);
     const scanned = [
       ...(await evaluate(ref, found.object, background, signal)),

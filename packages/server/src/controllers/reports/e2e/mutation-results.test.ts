@@ -8,7 +8,15 @@ import { createEngine } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
 import { describe, expect, it } from "vitest";
 import { createBoundedResultQueue } from "../../../admission/results.js";
-import { allReports, controllerFor, eventually, namespace, put, useCluster } from "../testing/harness.js";
+import {
+  allReports,
+  controllerFor,
+  eventually,
+  idle,
+  namespace,
+  put,
+  useCluster,
+} from "../testing/harness.js";
 
 const POLICY = {
   apiVersion: "kyverno.io/v1",
@@ -88,5 +96,93 @@ describe("reports controller: the mutating webhook's results, in process (sandbo
       "require-team=fail validation error: team required. rule require-team failed at path /metadata/labels/team/",
     ]);
     await controller.stop();
+  });
+
+  it("keeps mutate rows across a restart of the reports controller: read back from the report", async () => {
+    await put(client, namespace("keep"));
+    const scanned = {
+      ...POLICY,
+      metadata: { name: "scanned-owner" },
+      spec: { ...POLICY.spec, background: true },
+    } as Policy;
+    const mutateOnly = {
+      apiVersion: "kyverno.io/v1",
+      kind: "ClusterPolicy",
+      metadata: { name: "stamp" },
+      spec: {
+        rules: [
+          {
+            name: "add-stamp",
+            match: { any: [{ resources: { kinds: ["ConfigMap"], namespaces: ["keep"] } }] },
+            mutate: { patchStrategicMerge: { metadata: { annotations: { stamped: "yes" } } } },
+          },
+        ],
+      },
+    } as unknown as Policy;
+    await put(client, scanned as unknown as KubeObject);
+    await put(client, mutateOnly as unknown as KubeObject);
+    const results = createBoundedResultQueue({ capacity: 100 });
+    const first = controllerFor(client, { admissionResults: results });
+    await first.start();
+
+    const engine = createEngine();
+    const stored = await put(client, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "kept", namespace: "keep" },
+      data: { a: "1" },
+    });
+    const responses = [scanned, mutateOnly].map((p) => {
+      const compiled = engine.compile(p);
+      if (!compiled.ok) throw new Error(p.metadata.name);
+      return engine.mutate(compiled.policy, { resource: stored, operation: "CREATE" });
+    });
+    results.offer({
+      uid: "request-2",
+      timestamp: Date.now(),
+      operation: "CREATE",
+      resource: {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        namespace: "keep",
+        name: "kept",
+        uid: String(stored.metadata?.uid),
+      },
+      responses,
+      phase: "mutate",
+    });
+    const rows = async () =>
+      (await allReports(client))
+        .filter((r) => r.metadata.namespace === "keep" && r.scope?.name === "kept")
+        .flatMap((r) => r.results ?? [])
+        .map((r) => `${r.policy}/${r.rule}=${r.result} (${r.properties?.process})`)
+        .sort();
+    const mutateRows = [
+      "scanned-owner/add-owner=pass (admission review)",
+      "stamp/add-stamp=pass (admission review)",
+    ];
+    await eventually(async () => (await rows()).length === 3, 10_000, "mutate and scan rows");
+    expect(await rows()).toEqual([...mutateRows, "scanned-owner/require-team=fail (background scan)"].sort());
+    await first.stop();
+
+    // A new controller has no admission results in memory: it scans again and keeps the mutate rows.
+    const second = controllerFor(client);
+    await second.start();
+    await eventually(() => idle(second), 10_000, "second scan");
+    expect(await rows()).toEqual([...mutateRows, "scanned-owner/require-team=fail (background scan)"].sort());
+    // A change the scan answers rewrites the report: the mutate rows are still in it.
+    await put(client, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "kept", namespace: "keep", labels: { team: "a" } },
+      data: { a: "1" },
+    });
+    await eventually(
+      async () => (await rows()).includes("scanned-owner/require-team=pass (background scan)"),
+      10_000,
+      "rescan",
+    );
+    expect(await rows()).toEqual([...mutateRows, "scanned-owner/require-team=pass (background scan)"].sort());
+    await second.stop();
   });
 });
