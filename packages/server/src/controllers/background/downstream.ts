@@ -172,12 +172,16 @@ export async function applyDownstream(
   return { ok: false, object, failure: updated };
 }
 
-/** Deletes the objects of `kinds` selected by `selector` (generate labels); answers how many went. */
+/**
+ * Deletes the objects of `kinds` selected by `selector` (generate labels) and, when given, `keep`
+ * (what a selector cannot say); answers how many went.
+ */
 export async function deleteDownstream(
   client: KubeClient,
   kinds: ReadonlyArray<{ apiVersion: string; kind: string }>,
   selector: string,
   signal: AbortSignal,
+  keep: (object: KubeObject) => boolean = () => true,
 ): Promise<{ ok: true; deleted: number } | DownstreamFailure> {
   let deleted = 0;
   for (const k of kinds) {
@@ -187,6 +191,7 @@ export async function deleteDownstream(
       return { ok: false, object: `${k.kind} (${selector})`, failure: listed };
     }
     for (const item of listed.value.items) {
+      if (!keep(item)) continue;
       const ref = {
         apiVersion: k.apiVersion,
         kind: k.kind,

@@ -131,11 +131,14 @@ export function createPolicyEvents(options: {
         `${GenerateLabels.policyName}=${policy.policy.metadata.name}`,
         `${GenerateLabels.ruleName}=${info.name}`,
       ].join(",");
+      // The policy's own downstream only: a ClusterPolicy and Policies in any namespace may share a name.
+      const namespace = policy.namespace ?? "";
       const gone = await deleteDownstream(
         client,
         downstreamKinds(info.rule),
         selector,
         new AbortController().signal,
+        (o) => (o.metadata?.labels?.[GenerateLabels.policyNamespace] ?? "") === namespace,
       );
       if (gone.ok)
         logger.info(
