@@ -52,7 +52,7 @@ spec:
     - {apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [configmaps]}
   targetMatchConditions:
   - name: web-team
-    expression: "object.metadata.?labels[?'team'].orValue('') == 'web'"
+    expression: "object.metadata.?labels['team'].orValue('') == 'web'"
   mutations:
   - patchType: ApplyConfiguration
     applyConfiguration:

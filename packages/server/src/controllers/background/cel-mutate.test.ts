@@ -45,7 +45,7 @@ const policy = (kind = "MutatingPolicy", namespace?: string): CelPolicy =>
         ],
       },
       targetMatchConditions: [
-        { name: "web", expression: "object.metadata.?labels[?'team'].orValue('') == 'web'" },
+        { name: "web", expression: "object.metadata.?labels['team'].orValue('') == 'web'" },
       ],
       mutations: [
         {
