@@ -5,78 +5,34 @@
  */
 
 export { type Clock, systemClock } from "@kyverno-ts/api";
-export {
-  BUILTIN_RESOURCES,
-  type BuiltinResource,
-  builtinApiVersions,
-  builtinKindOf,
-} from "./client/builtin-resources.js";
+export { BUILTIN_RESOURCES, builtinApiVersions, builtinKindOf } from "./client/builtin-resources.js";
 export { createKubeClient, type KubeClient, type KubeClientOptions } from "./client/client.js";
 export { isConflict, isNotFound } from "./client/failure.js";
 export type {
   ApiFailure,
   ApiResourceInfo,
   ApiResult,
-  ApiSuccess,
   DeleteOptions,
-  JsonPatchOperation,
   ListQuery,
   ObjectHeader,
   ObjectList,
   ObjectRef,
   Patch,
   QueryEvent,
-  QueryOperation,
-  ResourceQuery,
-  StatusDetails,
-  WatchEnd,
   WatchEvent,
-  WatchQuery,
   WatchStream,
   WriteOptions,
 } from "./client/types.js";
-export {
-  type EventObjectRef,
-  type EventRecord,
-  type EventType,
-  MAX_NOTE_LENGTH,
-} from "./events/event.js";
-export {
-  createEventRecorder,
-  type EventDropReason,
-  type EventRecorder,
-  type EventRecorderLogger,
-  type EventRecorderOptions,
-  type EventRecorderStats,
-} from "./events/recorder.js";
-export { type ExponentialBackoffOptions, exponentialBackoff } from "./informer/backoff.js";
-export {
-  createInformer,
-  type Informer,
-  type InformerError,
-  type InformerHandlers,
-  type InformerOptions,
-} from "./informer/informer.js";
-export {
-  createLeaderElector,
-  type LeaderElector,
-  type LeaderElectorOptions,
-} from "./leader/elector.js";
-export type { LeaderRecord, Lease } from "./leader/lease.js";
-export {
-  bucketRateLimiter,
-  defaultControllerRateLimiter,
-  exponentialRateLimiter,
-  maxOfRateLimiters,
-  type RateLimiter,
-} from "./queue/rate-limiters.js";
+export type { EventObjectRef, EventRecord, EventType } from "./events/event.js";
+export { createEventRecorder, type EventRecorder, type EventRecorderStats } from "./events/recorder.js";
+export { exponentialBackoff } from "./informer/backoff.js";
+export { createInformer, type Informer, type InformerError } from "./informer/informer.js";
+export { createLeaderElector, type LeaderElector } from "./leader/elector.js";
+export type { Lease } from "./leader/lease.js";
+export { exponentialRateLimiter } from "./queue/rate-limiters.js";
 export {
   createWorkQueue,
-  type QueueEvent,
   type ReconcileContext,
   type ReconcileResult,
-  type Reconciler,
   type WorkQueue,
-  type WorkQueueOptions,
 } from "./queue/work-queue.js";
-export { createTokenBucket, type TokenBucket, type TokenBucketOptions } from "./ratelimit/token-bucket.js";

@@ -9,8 +9,8 @@ import {
   createWorkQueue,
   isNotFound,
   type KubeClient,
-  type QueueEvent,
 } from "../index.js";
+import type { QueueEvent } from "../queue/work-queue.js";
 import { until } from "../testing/sandbox.js";
 
 describe("a mirror controller built from the package's parts", () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AdmissionAttributes, AdmissionChain, WebhookSource } from "../index.js";
+import type { AdmissionAttributes, AdmissionChain, WebhookSource } from "../admission/types.js";
 import { startSandbox } from "../index.js";
 import { KYVERNO_CRDS } from "./kubectl.js";
 import { raw } from "./raw.js";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PodLogRequest, type Sandbox, startSandbox } from "../index.js";
+import { type Sandbox, startSandbox } from "../index.js";
+import type { PodLogRequest } from "../verbs/pod-log.js";
 import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const HAS_KUBECTL = kubectlAvailable();
