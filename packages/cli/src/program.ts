@@ -352,7 +352,7 @@ function passThroughCommand(
   run: (args: string[]) => Promise<number>,
   done: (status: number) => void,
 ): Command {
-  return new Command(name)
+  const command = new Command(name)
     .summary(summary)
     .helpOption(false)
     .allowUnknownOption()
@@ -361,6 +361,23 @@ function passThroughCommand(
     .action(async (args: string[]) => {
       done(await run(args));
     });
+  PASS_THROUGH.add(command);
+  return command;
+}
+
+/** Commands that parse their own arguments and print their own help (the controllers, the sandbox). */
+const PASS_THROUGH = new WeakSet<Command>();
+
+/**
+ * `help <command>` as commander runs it, except for pass-through commands: their help comes from
+ * their own packages (loaded on use), which commander's help command would print as a one-line
+ * usage, so `help admission` runs `admission --help`.
+ */
+function helpArgv(program: Command, argv: readonly string[]): string[] {
+  const [first, name] = argv;
+  if (first !== "help" || name === undefined) return [...argv];
+  const command = program.commands.find((c) => c.name() === name);
+  return command !== undefined && PASS_THROUGH.has(command) ? [name, "--help"] : [...argv];
 }
 
 function jpCommand(io: CliIo, done: (status: number) => void): Command {
@@ -526,7 +543,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return ExitCode.Ok;
   }
   try {
-    await program.parseAsync([...argv], { from: "user" });
+    await program.parseAsync(helpArgv(program, argv), { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.InputError;
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);

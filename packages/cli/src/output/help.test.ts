@@ -1,7 +1,8 @@
 /**
  * One help style for every subcommand (commander's layout): a usage line, a description paragraph,
- * the options with `-h, --help  display help for command`. Before, `sandbox --help` and
- * `reporter --help` printed one line, and the background and cleanup controllers listed no -h.
+ * the options with `-h, --help  display help for command`, also through `help <command>`. Before,
+ * `sandbox --help` and `reporter --help` printed one line, the background and cleanup controllers
+ * listed no -h, and `help admission` (any controller) printed only `Usage: kyverno-ts admission [args...]`.
  */
 import { describe, expect, it } from "vitest";
 import { cli } from "../testing/harness.js";
@@ -38,6 +39,10 @@ describe("--help of every subcommand", () => {
       expect(lines[2]?.trim().length ?? 0, `${name}: a description`).toBeGreaterThan(10);
       expect(run.stdout, name).toMatch(/\n {2}-h, --help +display help for command\n/);
       expect(lines.length, `${name}: more than a line`).toBeGreaterThan(6);
+      // `help <command>` prints the same help (it printed a one-line usage for the controllers).
+      const viaHelp = await cli(["help", name], process.cwd());
+      expect(viaHelp.stdout, `help ${name}`).toBe(run.stdout);
+      expect(viaHelp.code, `help ${name}`).toBe(0);
     }
   });
 });
