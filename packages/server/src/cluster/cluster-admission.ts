@@ -121,7 +121,8 @@ export interface ClusterAdmissionOptions {
   backgroundServiceAccountName?: string;
   /**
    * Most UpdateRequests (generate / mutate-existing work of admitted requests) waiting to be created
-   * (default 10,000; identical ones are merged, past the bound new ones are dropped and logged).
+   * (default 10,000; identical ones are merged, past the bound new ones are dropped, logged and
+   * counted in `kyverno_admission_updaterequests_dropped_total`).
    */
   updateRequestCapacity?: number;
   /** Time for admission (deadlines, reports), leader election, queues and certificates. */
@@ -183,6 +184,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     namespace,
     logger,
     ...(options.updateRequestCapacity !== undefined ? { capacity: options.updateRequestCapacity } : {}),
+    onDrop: (n) => core?.metrics.updateRequestsDropped(n),
   });
   const metricsConfig =
     options.metricsConfigMapName === undefined

@@ -276,6 +276,14 @@ export const METRIC_FAMILIES = {
     binaries: ["admission"],
     origin: "kyverno-ts",
   }),
+  updateRequestsDropped: family({
+    name: "kyverno_admission_updaterequests_dropped_total",
+    type: "counter",
+    labels: [],
+    help: "Generate and mutate-existing work of admitted requests dropped because the UpdateRequest intake was full (10,000 waiting to be created).",
+    binaries: ["admission"],
+    origin: "kyverno-ts",
+  }),
   certificateExpiry: family({
     name: "kyverno_tls_certificate_expiration_timestamp_seconds",
     type: "gauge",

@@ -37,6 +37,7 @@ describe("admission metrics", () => {
     );
     metrics.httpRequest("POST", "/validate/fail", 0.005);
     metrics.resultsDropped(3);
+    metrics.updateRequestsDropped(2);
     metrics.clientQuery({
       operation: "get",
       clientType: "admission-controller",
@@ -65,6 +66,7 @@ describe("admission metrics", () => {
     );
     expect(text).toContain('kyverno_info{version="1.2.3"} 1');
     expect(text).toContain("kyverno_admission_results_dropped_total 3");
+    expect(text).toContain("kyverno_admission_updaterequests_dropped_total 2");
     expect(text).toContain("# TYPE kyverno_policy_results_total counter");
     expect(text).toContain("# TYPE kyverno_policy_execution_duration_seconds histogram");
     for (const le of [

@@ -125,6 +125,8 @@ export interface AdmissionMetrics extends MetricsSource {
   setRuleInfo(key: string, rules: readonly RuleInfoLabels[]): void;
   /** Counts admission results dropped by a bounded result sink. */
   resultsDropped(count: number): void;
+  /** Counts generate / mutate-existing intents the UpdateRequest intake dropped (it was full). */
+  updateRequestsDropped(count: number): void;
   /** One API request of the controller's client (`kyverno_client_queries_total`); wire it to `onQuery`. */
   clientQuery(event: ClientQueryLabels): void;
   /** A request that could not be evaluated normally (`kyverno_admission_errors_total`). */
@@ -220,6 +222,7 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
   const clientQueries = counter(F.clientQueries);
   const admissionErrors = counter(F.admissionErrors);
   const resultsDropped = counter(F.resultsDropped);
+  const updateRequestsDropped = counter(F.updateRequestsDropped);
   const reconciles = counter(F.controllerReconcile);
   const requeues = counter(F.controllerRequeue);
   // The leader's duty queue retries forever: nothing is ever dropped, the family stays at 0.
@@ -250,6 +253,7 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     collected(F.info, () => [{ values: [options.version], value: 1 }]),
     admissionErrors,
     resultsDropped,
+    updateRequestsDropped,
     collected(F.certificateExpiry, () =>
       [...certificates].map(([certificate, seconds]) => ({ values: [certificate], value: seconds })),
     ),
@@ -262,6 +266,7 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     for (const type of ["timeout", "internal", "bad_request"] as const)
       admissionErrors.series(`${webhook}\u0000${type}`, () => [webhook, type])?.inc(0);
   resultsDropped.series("", () => [])?.inc(0);
+  updateRequestsDropped.series("", () => [])?.inc(0);
   drops.series(ADMISSION_LEADER_QUEUE, () => [ADMISSION_LEADER_QUEUE])?.inc(0);
   requeues.series(`${ADMISSION_LEADER_QUEUE}\u00001`, () => [ADMISSION_LEADER_QUEUE, "1"])?.inc(0);
   for (const spec of [F.policyResults, F.policyExecution, F.admissionRequests, F.admissionReview])
@@ -341,6 +346,9 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     },
     resultsDropped(count) {
       if (count > 0) resultsDropped.series("", () => [])?.inc(count);
+    },
+    updateRequestsDropped(count) {
+      if (count > 0) updateRequestsDropped.series("", () => [])?.inc(count);
     },
     clientQuery(e) {
       const key = `${e.operation}\u0000${e.clientType}\u0000${e.kind}\u0000${e.namespace}`;

@@ -2,6 +2,7 @@ import type { KubeObject } from "@kyverno-ts/api";
 import type { KubeClient } from "@kyverno-ts/kube";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../logger.js";
+import { recordingLogger } from "../../testing/fixtures.js";
 import { type UpdateRequestIntent, updateRequestName } from "./update-request.js";
 import { createUpdateRequestIntake } from "./ur-intake.js";
 
@@ -67,10 +68,11 @@ describe("UpdateRequest intake", () => {
   it("drops, and counts, what exceeds its capacity instead of queueing without limit", async () => {
     const { client, stored } = fakeClient();
     const dropped: number[] = [];
+    const logger = recordingLogger();
     const intake = createUpdateRequestIntake({
       client,
       namespace: "kyverno",
-      logger: silentLogger(),
+      logger,
       capacity: 100,
       concurrency: 2,
       onDrop: (n) => dropped.push(n),
@@ -82,6 +84,10 @@ describe("UpdateRequest intake", () => {
     expect(dropped.length).toBe(stats.dropped);
     expect(stored.size).toBe(stats.created);
     expect(stats.created + stats.dropped).toBe(1000);
+    // Logged, not silently lost (the first drop, then every 1,000th).
+    expect(logger.lines.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      "UpdateRequest intake full: background work for admitted requests was dropped",
+    ]);
   });
 
   it("sets an UpdateRequest that already ran back to Pending instead of creating another", async () => {

@@ -6,7 +6,8 @@
  *
  * Bounded twice. In memory: at most `capacity` intents wait (default 10,000); identical pending ones
  * (same request type, policy, trigger and delete flag) are one; past the capacity new ones are dropped
- * and counted (`stats().dropped`), never queued without limit. In the cluster: the UpdateRequest's name
+ * and counted (`stats().dropped`, the `onDrop` metric, a warning), never queued without limit. In the
+ * cluster (measured by `npm run bench:background`'s flood): the UpdateRequest's name
  * is a digest of that identity, so a flood of requests on one trigger is one UpdateRequest; an
  * existing one that already ran is set back to Pending instead of being duplicated.
  */
@@ -79,6 +80,17 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
     }
   };
 
+  /** Counts, reports and logs (the first, then every 1,000th) work dropped because the intake is full. */
+  const drop = (): void => {
+    stats.dropped++;
+    options.onDrop?.(1);
+    if (stats.dropped === 1 || stats.dropped % 1000 === 0)
+      logger.warn(
+        { dropped: stats.dropped, capacity },
+        "UpdateRequest intake full: background work for admitted requests was dropped",
+      );
+  };
+
   const add = (intent: UpdateRequestIntent): boolean => {
     if (stopped) return false;
     const key = intentKey(intent);
@@ -87,13 +99,7 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
       return true;
     }
     if (pending.size >= capacity) {
-      stats.dropped++;
-      options.onDrop?.(1);
-      if (stats.dropped === 1 || stats.dropped % 1000 === 0)
-        logger.warn(
-          { dropped: stats.dropped, capacity },
-          "UpdateRequest intake full: background work for admitted requests was dropped",
-        );
+      drop();
       return false;
     }
     pending.set(key, intent);
@@ -176,8 +182,7 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
     offer(thunk) {
       if (stopped) return;
       if (thunks.length + pending.size >= capacity) {
-        stats.dropped++;
-        options.onDrop?.(1);
+        drop();
         return;
       }
       thunks.push(thunk);
