@@ -20,8 +20,3 @@ export function systemClock(): ServerClock {
     monotonic: () => performance.now(),
   };
 }
-
-/** @deprecated The engines take the server's clock as it is; kept for a test still being written. */
-export function engineClock<C extends Pick<Clock, "now">>(clock: C): C {
-  return clock;
-}

@@ -10,7 +10,6 @@ import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { engineClock } from "../../clock.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import { silentLogger } from "../../logger.js";
 import { createPolicyCache } from "../../policycache/policy-cache.js";
@@ -76,7 +75,7 @@ describe("mutate-existing writes meeting a conflict", () => {
   const process = async (processorClient: KubeClient) => {
     const clock = fakeClock(0, new Date());
     const scan = createScanContext({ client: processorClient, monotonic: () => clock.monotonic() });
-    const engine = createEngine({ clock: engineClock(clock), contextLoader: scan.loader });
+    const engine = createEngine({ clock, contextLoader: scan.loader });
     const cache = createPolicyCache({ engine });
     const loaded = loadPolicy(POLICY, { file: "stamp.yaml" });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
