@@ -8,7 +8,8 @@ import { type CelPolicy, type KubeObject, loadCelPolicy, loadCelPolicyException 
 import type { Logger } from "../logger.js";
 import { type CelPolicyStore, celPolicyKey } from "../policycache/cel-policy-store.js";
 import type { ClusterChange } from "./changes.js";
-import { asDocument, type DocumentLoad, exceptionObjectKey, loaded, policyFingerprint } from "./documents.js";
+import { asDocument, type DocumentLoad, exceptionObjectKey, loaded } from "./documents.js";
+import { createPolicyRecords } from "./policy-records.js";
 
 /** The API group and version the CEL kinds are watched under. */
 export const CEL_POLICY_API_VERSION = "policies.kyverno.io/v1";
@@ -41,12 +42,6 @@ export function loadCelPolicyObject(object: KubeObject): DocumentLoad<CelPolicy>
   return loaded(loadCelPolicy(asDocument(object), { file: celPolicyObjectKey(object) }));
 }
 
-interface Record_ {
-  fingerprint: string;
-  revision: number;
-  failure?: string;
-}
-
 /** Options of `createCelFeed`. */
 export interface CelFeedOptions {
   store: CelPolicyStore;
@@ -70,32 +65,18 @@ export interface CelFeed {
 /** Creates the feed; the cluster state registers its handlers on the CEL informers. */
 export function createCelFeed(options: CelFeedOptions): CelFeed {
   const { store, logger, emit } = options;
-  const records = new Map<string, Record_>();
+  const records = createPolicyRecords({ logger, nextRevision: options.nextRevision });
   const exceptions = new Set<string>();
 
   return {
     upsertPolicy(object) {
       const key = celPolicyObjectKey(object);
-      const fingerprint = policyFingerprint(object);
-      if (records.get(key)?.fingerprint === fingerprint) return;
-      const revision = options.nextRevision();
-      const result = loadCelPolicyObject(object);
-      if (result.ok) {
-        const status = store.set(result.value);
-        records.set(key, { fingerprint, revision });
-        if (status.ready) logger.info({ policy: key }, "policy loaded");
-        else logger.warn({ policy: key, reason: status.message }, "policy not ready");
-      } else {
-        store.delete(key);
-        records.set(key, { fingerprint, revision, failure: result.reason });
-        logger.warn({ policy: key, reason: result.reason }, "policy cannot be loaded");
-      }
+      if (!records.upsert(key, object, () => loadCelPolicyObject(object), store)) return;
       emit({ type: "celPolicy", key });
     },
     removePolicy(object) {
       const key = celPolicyObjectKey(object);
-      options.nextRevision();
-      records.delete(key);
+      records.remove(key);
       store.delete(key);
       emit({ type: "celPolicy", key });
     },
@@ -124,8 +105,8 @@ export function createCelFeed(options: CelFeedOptions): CelFeed {
       store.deleteException(key);
       emit({ type: "celException", key });
     },
-    policyRevision: (key) => records.get(key)?.revision,
-    policyKeys: () => [...records.keys()].sort(),
-    loadFailure: (key) => records.get(key)?.failure,
+    policyRevision: records.revision,
+    policyKeys: records.keys,
+    loadFailure: records.failure,
   };
 }

@@ -8,22 +8,8 @@ import type { KubeObject, PolicyException } from "@kyverno-ts/api";
 import type { Logger } from "../logger.js";
 import type { PolicyCache } from "../policycache/policy-cache.js";
 import type { ClusterChange } from "./changes.js";
-import {
-  exceptionObjectKey,
-  loadExceptionObject,
-  loadPolicyObject,
-  policyFingerprint,
-  policyObjectKey,
-} from "./documents.js";
-
-/** What the feed knows of one stored policy object. */
-interface PolicyRecord {
-  fingerprint: string;
-  /** The state revision at which it last changed. */
-  revision: number;
-  /** Why it cannot be loaded, when it cannot. */
-  failure?: string;
-}
+import { exceptionObjectKey, loadExceptionObject, loadPolicyObject, policyObjectKey } from "./documents.js";
+import { createPolicyRecords } from "./policy-records.js";
 
 /** Options of `createPolicyFeed`. */
 export interface PolicyFeedOptions {
@@ -56,34 +42,20 @@ const namesOf = (exception: PolicyException | undefined): string[] =>
 /** Creates the feed; the cluster state registers its handlers on the informers. */
 export function createPolicyFeed(options: PolicyFeedOptions): PolicyFeed {
   const { cache, logger, emit } = options;
-  const policies = new Map<string, PolicyRecord>();
+  const policies = createPolicyRecords({ logger, nextRevision: options.nextRevision });
   const exceptions = new Map<string, PolicyException>();
 
   const upsertPolicy = (object: KubeObject): void => {
     const key = policyObjectKey(object);
-    const fingerprint = policyFingerprint(object);
-    if (policies.get(key)?.fingerprint === fingerprint) return;
-    const revision = options.nextRevision();
     const before = cache.get(key);
-    const result = loadPolicyObject(object);
-    if (result.ok) {
-      const status = cache.set(result.value);
-      policies.set(key, { fingerprint, revision });
-      if (status.ready) logger.info({ policy: key }, "policy loaded");
-      else logger.warn({ policy: key, reason: status.message }, "policy not ready");
-    } else {
-      cache.delete(key);
-      policies.set(key, { fingerprint, revision, failure: result.reason });
-      logger.warn({ policy: key, reason: result.reason }, "policy cannot be loaded");
-    }
+    if (!policies.upsert(key, object, () => loadPolicyObject(object), cache)) return;
     emit({ type: "policy", key, before, after: cache.get(key) });
   };
 
   const removePolicy = (object: KubeObject): void => {
     const key = policyObjectKey(object);
-    options.nextRevision();
     const before = cache.get(key);
-    policies.delete(key);
+    policies.remove(key);
     cache.delete(key);
     emit({ type: "policy", key, before, after: undefined });
   };
@@ -118,8 +90,8 @@ export function createPolicyFeed(options: PolicyFeedOptions): PolicyFeed {
     removePolicy,
     upsertException,
     removeException,
-    policyRevision: (key) => policies.get(key)?.revision,
-    policyKeys: () => [...policies.keys()].sort(),
-    loadFailure: (key) => policies.get(key)?.failure,
+    policyRevision: policies.revision,
+    policyKeys: policies.keys,
+    loadFailure: policies.failure,
   };
 }
