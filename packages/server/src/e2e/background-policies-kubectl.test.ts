@@ -4,8 +4,9 @@
  * their own processes against the sandbox API server and the real kubectl: `generateExisting`,
  * `cloneList`, `foreach`, a namespaced Policy generating only in its namespace (a Failed UpdateRequest,
  * retried, then given up, and a PolicyError Event), mutate-existing targets with their own context and
- * preconditions, `mutateExistingOnPolicyUpdate`, and what deleting a policy does to its downstream
- * (deleted when synchronized, kept with `orphanDownstreamOnPolicyDelete`).
+ * preconditions, `mutateExistingOnPolicyUpdate`, what deleting a policy does to its downstream
+ * (deleted when synchronized, kept with `orphanDownstreamOnPolicyDelete`), and a standby replica taking
+ * the `kyverno-background-controller` Lease when the leader shuts down gracefully.
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
@@ -393,6 +394,42 @@ describe.skipIf(!hasKubectl)("generate and mutate-existing policies in a cluster
       stamp: "blue",
     });
     expect((await get("Secret", "apps", "m-no"))?.metadata?.labels).toEqual({ mutable: "no" });
+  }, 60_000);
+
+  it("a second replica stands by; when the leader shuts down gracefully it takes the Lease and does the work", async () => {
+    const holder = async () =>
+      (
+        (
+          await read(client, {
+            apiVersion: "coordination.k8s.io/v1",
+            kind: "Lease",
+            namespace: "kyverno",
+            name: "kyverno-background-controller",
+          })
+        )?.spec as { holderIdentity?: string } | undefined
+      )?.holderIdentity;
+    const standby = await startBackground({
+      kubeconfig: sandbox.kubeconfigPath,
+      identity: "kyverno-background-1",
+      args: ["--genWorkers", "2"],
+      leaderTimings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
+    });
+    try {
+      expect(await holder()).toBe("kyverno-background-0");
+      // SIGTERM: the leader finishes its work, releases the Lease and exits 0.
+      expect(await background.stop()).toBe(0);
+      await until(async () => (await holder()) === "kyverno-background-1", 20_000, "the standby leads");
+      expect(
+        (await kubectl(["create", "configmap", "-n", "apps", "stamp-2", "--from-literal=a=b"])).code,
+      ).toBe(0);
+      await until(
+        async () => (await get("Secret", "apps", "m-yes"))?.metadata?.labels?.["stamped-by"] === "stamp-2",
+        20_000,
+        `the new leader processed the UpdateRequest\n${standby.output().slice(-3000)}`,
+      );
+    } finally {
+      background = standby;
+    }
   }, 60_000);
 
   it("mutateExistingOnPolicyUpdate: a policy created after its trigger patches the target", async () => {
