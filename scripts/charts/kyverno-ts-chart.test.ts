@@ -69,6 +69,7 @@ describe("default values", { timeout: 60_000 }, () => {
       "--loggingFormat=json",
       "--v=2",
       "--omitEvents=PolicyApplied,PolicySkipped",
+      "--enableReporting=validate,mutate,mutateExisting,generate,imageVerify",
       // generate and mutate-existing policies are checked against the background controller's permissions
       "--backgroundServiceAccountName=system:serviceaccount:kyverno:kyverno-background-controller",
     ]);
@@ -82,6 +83,7 @@ describe("default values", { timeout: 60_000 }, () => {
       "--loggingFormat=json",
       "--v=2",
       "--omitEvents=PolicyApplied,PolicySkipped",
+      "--enableReporting=validate,mutate,mutateExisting,generate,imageVerify",
     ]);
     const cleanup = container(deployment(objects, CLEANUP));
     expect(cleanup.args).toEqual([
@@ -107,6 +109,7 @@ describe("default values", { timeout: 60_000 }, () => {
       "--loggingFormat=json",
       "--v=2",
       "--omitEvents=PolicyApplied,PolicySkipped",
+      "--enableReporting=validate,mutate,mutateExisting,generate,imageVerify",
     ]);
     // Named in its permission failures, as the admission controller's auth check expects it.
     expect(background.env).toContainEqual({ name: "KYVERNO_SERVICEACCOUNT_NAME", value: BACKGROUND });

@@ -388,12 +388,6 @@ export const VALUE_RULES: readonly ValueRule[] = [
     reason: "MutatingAdmissionPolicies are not reported yet",
   },
   {
-    path: "features.reporting",
-    status: "accepted",
-    reason:
-      "the per-rule-type switches are not implemented (all rule types are reported, upstream's default)",
-  },
-  {
     path: "features.autoUpdateWebhooks.enabled",
     status: "default",
     reason: "the webhooks always follow the policies",

@@ -84,6 +84,9 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
         "features:",
         "  omitEvents:",
         "    eventTypes: [PolicyViolation]",
+        "  reporting:",
+        "    mutate: false",
+        "    imageVerify: false",
         "config:",
         "  updateRequestThreshold: 500",
         "  generateSuccessEvents: true",
@@ -102,6 +105,9 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
     expect(notes).not.toContain("- features.omitEvents");
     const rendered = dryRunRelease([file]).manifest as string;
     expect(rendered.match(/- --omitEvents=PolicyViolation\n/g)).toHaveLength(3);
+    // Acted upon: --enableReporting of the same three, the rule types switched on.
+    expect(notes).not.toContain("- features.reporting");
+    expect(rendered.match(/- --enableReporting=validate,mutateExisting,generate\n/g)).toHaveLength(3);
     expect(notes).toContain("- config.webhookLabels:");
     const plain = (dryRunRelease().info as { notes: string }).notes;
     expect(plain).not.toContain("does not act on yet");

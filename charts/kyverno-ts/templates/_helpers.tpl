@@ -143,6 +143,17 @@ integers: YAML numbers reach templates as float64, which `%v` would write as `1e
 {{- toJson $out -}}
 {{- end -}}
 
+{{/* `--enableReporting` from `features.reporting`: the rule types switched on, in upstream's order. */}}
+{{- define "kyverno-ts.enableReporting" -}}
+{{- $on := list -}}
+{{- range $type := list "validate" "mutate" "mutateExisting" "generate" "imageVerify" -}}
+{{- if get (default (dict) $.reporting) $type -}}
+{{- $on = append $on $type -}}
+{{- end -}}
+{{- end -}}
+{{- printf "--enableReporting=%s" (join "," $on) -}}
+{{- end -}}
+
 {{/* upstream's klog verbosity (`features.logging.verbosity`) as kyverno-ts's --log-level. */}}
 {{- define "kyverno-ts.logLevel" -}}
 {{- $v := int . -}}

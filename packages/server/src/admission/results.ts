@@ -135,6 +135,8 @@ export interface BoundedResultQueueOptions {
   capacity?: number;
   /** Told how many results were dropped (wire it to `AdmissionMetrics.resultsDropped`). */
   onDrop?: (count: number) => void;
+  /** Which results are kept at all (`--enableReporting`); default every one. */
+  accepts?: (result: AdmissionResult) => boolean;
 }
 
 /** Creates a ring buffer of results: `offer` is O(1), drops the oldest when full and counts the drop. */
@@ -147,6 +149,7 @@ export function createBoundedResultQueue(options: BoundedResultQueueOptions = {}
   let dropped = 0;
   return {
     offer(result) {
+      if (options.accepts !== undefined && !options.accepts(result)) return;
       if (size === capacity) {
         ring[head] = undefined;
         head = (head + 1) % capacity;

@@ -5,6 +5,7 @@ import { type EventSettings, eventSettings } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
 import type { LogSettings } from "../logging/log-lines.js";
 import { type ExceptionSettings, exceptionSettings } from "../policycache/exception-settings.js";
+import { parseEnableReporting, type ReportingSettings } from "../reports/reporting.js";
 import { logFlags } from "./controller-start.js";
 import { evaluationFlags, inlineTimeFlag } from "./evaluation-flags.js";
 
@@ -69,6 +70,8 @@ export interface AdmissionArgs {
   evaluationInlineMs: number;
   /** Cluster mode: `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
   events: EventSettings;
+  /** `--enableReporting`: validate and mutate results are handed to the reports when it names them. */
+  reporting: ReportingSettings;
   /**
    * Cluster mode: `--backgroundServiceAccountName`, the background controller's user whose
    * permissions generate and mutate-existing policies are checked against (empty: the
@@ -140,6 +143,8 @@ export function parseAdmissionArgs(
     eventsRateLimitBurst: f.int("eventsRateLimitBurst"),
   });
   if (!events.ok) return events;
+  const reporting = parseEnableReporting(f.string("enableReporting"));
+  if (!reporting.ok) return reporting;
   const workers = f.int("evaluationWorkers");
   if (!(workers >= 0 && workers <= 64))
     return { ok: false, message: "--evaluationWorkers must be a whole number from 0 to 64" };
@@ -199,6 +204,7 @@ export function parseAdmissionArgs(
       evaluationLimits: budgets.limits,
       evaluationInlineMs: inline.ms,
       events: events.settings,
+      reporting: reporting.settings,
       backgroundServiceAccountName: f.string("backgroundServiceAccountName"),
     },
   };

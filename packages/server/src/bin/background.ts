@@ -18,6 +18,7 @@ import type { Logger } from "../logger.js";
 import type { LogSettings } from "../logging/log-lines.js";
 import { acceptedExceptionNamespaces, exceptionSettings } from "../policycache/exception-settings.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
+import { parseEnableReporting, type ReportingSettings, reportedResults } from "../reports/reporting.js";
 import { createMetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
 import { connectController, logFlags, openControllerLog } from "./controller-start.js";
@@ -79,6 +80,8 @@ export interface BackgroundArgs {
   configMapName: string;
   /** `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
   events: EventSettings;
+  /** `--enableReporting`: generate and mutate-existing results are reported when it names them. */
+  reporting: ReportingSettings;
   /** `--loggingFormat`, `--loggingtsFormat`, `-v` and `--log-level`. */
   log: LogSettings;
   help: boolean;
@@ -119,6 +122,8 @@ export function parseBackgroundArgs(
     eventsRateLimitBurst: f.int("eventsRateLimitBurst"),
   });
   if (!events.ok) return events;
+  const reporting = parseEnableReporting(f.string("enableReporting"));
+  if (!reporting.ok) return reporting;
   return {
     ok: true,
     args: {
@@ -136,6 +141,7 @@ export function parseBackgroundArgs(
       identity: f.optional("identity") || hostname(),
       configMapName: f.string("configMap"),
       events: events.settings,
+      reporting: reporting.settings,
       log: log.settings,
       help: f.help,
       warnings: f.warnings(),
@@ -207,7 +213,7 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
     logger,
   });
   // Generate and mutate-existing results go to the reports controller as ephemeral reports, as upstream.
-  const results = createBoundedResultQueue();
+  const results = createBoundedResultQueue({ accepts: reportedResults(args.reporting) });
   const publisher = createEphemeralReportPublisher({ client, source: results, logger });
   const controller = createBackgroundController({
     results,

@@ -99,6 +99,7 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
       // The reports controller runs in its own process: results cross over as ephemeral reports.
       publishEphemeralReports: args.admissionReports,
       events: args.events,
+      reporting: args.reporting,
       policyExceptions: args.policyExceptions,
       backgroundServiceAccountName: args.backgroundServiceAccountName,
       ...(hooks?.certificateCheckMs !== undefined ? { certificateCheckMs: hooks.certificateCheckMs } : {}),

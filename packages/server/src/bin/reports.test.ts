@@ -46,6 +46,7 @@ describe("kyverno-ts reports: flags", () => {
         help: false,
         warnings: [],
         events: { omit: ["PolicyApplied", "PolicySkipped"], maxQueued: 1000, qps: 1000, burst: 2000 },
+        reporting: new Set(["validate", "mutate", "mutateExisting", "generate", "imageVerify"]),
       },
     });
     const custom = parseReportsArgs(

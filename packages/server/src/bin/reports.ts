@@ -19,6 +19,7 @@ import {
   type ExceptionSettings,
   exceptionSettings,
 } from "../policycache/exception-settings.js";
+import { parseEnableReporting, type ReportingSettings } from "../reports/reporting.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
 import { connectController, logFlags, openControllerLog } from "./controller-start.js";
@@ -62,6 +63,8 @@ export interface ReportsArgs {
   warnings: string[];
   /** `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
   events: EventSettings;
+  /** `--enableReporting`: the rule types reported. */
+  reporting: ReportingSettings;
 }
 
 /** Outcome of parsing: the flags, or a message for the user. */
@@ -104,6 +107,8 @@ export function parseReportsArgs(
     eventsRateLimitBurst: f.int("eventsRateLimitBurst"),
   });
   if (!events.ok) return events;
+  const reporting = parseEnableReporting(f.string("enableReporting"));
+  if (!reporting.ok) return reporting;
   // The classic engine's budgets (the scans' CEL policies keep the engine's default cost limit).
   const budgets = evaluationFlags(f, ["foreachElements", "patternNodes", "jmespathSteps"]);
   if (!budgets.ok) return budgets;
@@ -131,6 +136,7 @@ export function parseReportsArgs(
       help: f.help,
       warnings: f.warnings(),
       events: events.settings,
+      reporting: reporting.settings,
     },
   };
 }
@@ -223,6 +229,7 @@ export async function runReportsCommand(options: ReportsCommandOptions): Promise
     exceptionNamespaces,
     // Admission results of a separate `kyverno-ts admission` process arrive as ephemeral reports.
     ephemeralReports: args.admissionReports,
+    reporting: args.reporting,
     // Kyverno's ConfigMap (upstream's INIT_CONFIG, default `kyverno`), watched for resourceFilters.
     kyvernoConfigMap: { namespace: args.namespace, name: process.env.INIT_CONFIG || "kyverno" },
     leaderElection: {

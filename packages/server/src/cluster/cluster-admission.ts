@@ -51,6 +51,7 @@ import {
 } from "../policycache/exception-settings.js";
 import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
+import { type ReportingSettings, reportedResults } from "../reports/reporting.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import { createLeaderDuties } from "./leader-duties.js";
 
@@ -106,6 +107,8 @@ export interface ClusterAdmissionOptions {
    * Default false: the caller drains `results` itself (a reports controller in the same process).
    */
   publishEphemeralReports?: boolean;
+  /** `--enableReporting`: the rule types whose admission results are kept for the reports (default all). */
+  reporting?: ReportingSettings;
   /** Certificate check period (default 12 h). */
   certificateCheckMs?: number;
   /**
@@ -175,6 +178,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const results = createBoundedResultQueue({
     capacity: options.resultCapacity ?? 10_000,
     onDrop: (n) => core?.metrics.resultsDropped(n),
+    ...(options.reporting === undefined ? {} : { accepts: reportedResults(options.reporting) }),
   });
   let stateRef: ClusterState | undefined;
   // Generate and mutate-existing rules of admitted requests become UpdateRequests, created off the

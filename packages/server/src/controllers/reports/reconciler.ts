@@ -39,6 +39,8 @@ export interface ReconcilerDeps {
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
   /** Resources Kyverno's ConfigMap filters out (`resourceFilters`): they get no report. */
   filtered?: (ref: ResourceRef) => boolean;
+  /** `--enableReporting` without `validate`: background scans report nothing (default false). */
+  skipValidateScans?: boolean;
   writer: ReportWriter;
   admission: AdmissionResultStore;
   client: KubeClient;
@@ -297,8 +299,9 @@ export function createReconciler(
     const applicable = filtered
       ? []
       : cache.policies().filter((p) => policyApplies(p, ref.kind, ref.namespace));
-    const celApplicable = filtered ? [] : (deps.cel?.applicable(ref) ?? []);
-    const background = applicable.filter(scannedInBackground);
+    const celApplicable =
+      filtered || deps.skipValidateScans === true ? [] : (deps.cel?.applicable(ref) ?? []);
+    const background = deps.skipValidateScans === true ? [] : applicable.filter(scannedInBackground);
     const admissionFedPolicies = filtered
       ? []
       : cache.policies().filter((p) => reportsOn(p, ref.kind, ref.namespace) && hasAdmissionFedRules(p));

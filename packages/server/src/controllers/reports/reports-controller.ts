@@ -258,6 +258,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     logger,
     metrics,
     limits: options.limits ?? DEFAULT_REPORT_LIMITS,
+    skipValidateScans: options.reporting !== undefined && !options.reporting.has("validate"),
     monotonic: () => clock.monotonic(),
     onOutcome: count,
     ...(scanEvents ? { events: scanEvents } : {}),

@@ -7,6 +7,7 @@ import type { ClusterEvents } from "../../events/cluster-events.js";
 import type { ServiceFetch } from "../../external-data/service-call.js";
 import type { Logger } from "../../logger.js";
 import type { ReportLimits } from "../../reports/report-builder.js";
+import type { ReportingSettings } from "../../reports/reporting.js";
 import type { ReportsMetrics } from "./metrics.js";
 
 /** Bounds of the context entries loaded during scans. */
@@ -74,6 +75,11 @@ export interface ReportsControllerOptions {
   ephemeralReports?: boolean;
   /** Resources whose admission results are kept in memory (default 10,000). */
   maxAdmissionResources?: number;
+  /**
+   * The rule types reported (`--enableReporting`, default all): without `validate`, background scans
+   * report nothing (admission and background-controller results still arrive, filtered at their source).
+   */
+  reporting?: ReportingSettings;
   /**
    * Kubernetes Events of background scans (upstream's `kyverno-scan` source: `PolicyViolation` /
    * `PolicyError` on the resource and the policy, `PolicyApplied`, `PolicySkipped`); none when omitted.

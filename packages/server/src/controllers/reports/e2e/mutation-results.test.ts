@@ -185,4 +185,50 @@ describe("reports controller: the mutating webhook's results, in process (sandbo
     expect(await rows()).toEqual([...mutateRows, "scanned-owner/require-team=pass (background scan)"].sort());
     await second.stop();
   });
+
+  it("reports only the rule types --enableReporting names: mutate rows without the scan's validate rows", async () => {
+    await put(client, namespace("quiet"));
+    const policy = {
+      ...POLICY,
+      metadata: { name: "quiet-owner" },
+      spec: { ...POLICY.spec, background: true },
+    } as Policy;
+    await put(client, policy as unknown as KubeObject);
+    const results = createBoundedResultQueue({ capacity: 100 });
+    const controller = controllerFor(client, { admissionResults: results, reporting: new Set(["mutate"]) });
+    await controller.start();
+    const stored = await put(client, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "quiet", namespace: "quiet" },
+      data: { a: "1" },
+    });
+    const engine = createEngine();
+    const compiled = engine.compile(policy);
+    if (!compiled.ok) throw new Error("policy");
+    results.offer({
+      uid: "request-3",
+      timestamp: Date.now(),
+      operation: "CREATE",
+      resource: {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        namespace: "quiet",
+        name: "quiet",
+        uid: String(stored.metadata?.uid),
+      },
+      responses: [engine.mutate(compiled.policy, { resource: stored, operation: "CREATE" })],
+      phase: "mutate",
+    });
+    const rows = async () =>
+      (await allReports(client))
+        .filter((r) => r.metadata.namespace === "quiet")
+        .flatMap((r) => (r.results ?? []).map((x) => `${r.scope?.name} ${x.policy}/${x.rule}=${x.result}`))
+        .sort();
+    await eventually(async () => (await rows()).length > 0, 10_000, "mutate row");
+    await eventually(() => idle(controller), 10_000, "scan");
+    // The background scan would fail require-team on both ConfigMaps (kube-root-ca.crt too): not reported.
+    expect(await rows()).toEqual(["quiet quiet-owner/add-owner=pass"]);
+    await controller.stop();
+  });
 });
