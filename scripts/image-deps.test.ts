@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { EXCLUDED_WORKSPACES, isPrunedFile, resolvePackages } from "./image-deps.ts";
+import { EXCLUDED_WORKSPACES, isPrunedDir, isPrunedFile, resolvePackages } from "./image-deps.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -29,6 +29,19 @@ describe("isPrunedFile", () => {
     ];
     expect(pruned.filter((name) => !isPrunedFile(name))).toEqual([]);
     expect(kept.filter((name) => isPrunedFile(name))).toEqual([]);
+  });
+});
+
+describe("isPrunedDir", () => {
+  it("drops tests, docs and examples at a package's root, and test data at any depth", () => {
+    expect(isPrunedDir("test", true)).toBe(true);
+    expect(isPrunedDir("docs", true)).toBe(true);
+    expect(isPrunedDir("testdata", true)).toBe(true);
+    expect(isPrunedDir("testdata", false)).toBe(true);
+    // dist/esm/test could be code (a module named test): only the root's folders are judged by name.
+    expect(isPrunedDir("test", false)).toBe(false);
+    expect(isPrunedDir("dist", true)).toBe(false);
+    expect(isPrunedDir("gen", false)).toBe(false);
   });
 });
 

@@ -8,8 +8,8 @@
  * `@kyverno-ts/sandbox` (the local API server behind `kyverno-ts sandbox` and `playground`) is left
  * out: those are development commands the CLI imports only when they run.
  *
- * Files a running Node.js never reads are pruned from the dependencies (see `isPrunedFile` and
- * `PRUNED_DIRS`), keeping license and notice files.
+ * Files a running Node.js never reads are pruned from the dependencies (see `isPrunedFile`,
+ * `PRUNED_DIRS` and `PRUNED_NESTED_DIRS`), keeping license and notice files.
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
@@ -35,6 +35,18 @@ export const PRUNED_DIRS: ReadonlySet<string> = new Set([
   "test",
   "tests",
 ]);
+
+/**
+ * Folders, at any depth of a package, that hold test data (the Go convention `testdata`):
+ * `@bufbuild/cel-spec` ships the CEL conformance suite in `dist/{esm,cjs}/testdata` (5.4 MB), which
+ * only conformance runs import.
+ */
+export const PRUNED_NESTED_DIRS: ReadonlySet<string> = new Set(["testdata"]);
+
+/** Whether a package's folder is left out: `top` for one directly in the package's root. */
+export function isPrunedDir(name: string, top: boolean): boolean {
+  return PRUNED_NESTED_DIRS.has(name) || (top && PRUNED_DIRS.has(name));
+}
 
 const KEPT_TEXT = /^(licen[cs]e|notice|copying|authors)/i;
 
@@ -160,7 +172,7 @@ export function stageDependencies(
         const source = join(path, entry.name);
         if (entry.isDirectory()) {
           if (entry.name === "node_modules") continue; // nested packages are their own entries
-          if (top && PRUNED_DIRS.has(entry.name) && !keepDirs.has(entry.name)) {
+          if (isPrunedDir(entry.name, top) && !(top && keepDirs.has(entry.name))) {
             summary.prunedBytes += folderBytes(source);
             continue;
           }

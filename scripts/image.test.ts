@@ -165,10 +165,10 @@ describe.skipIf(skipReason !== "")(`the kyverno-ts image${skipReason}`, () => {
     expect(parts[2]).toContain("app/packages/reporter-ui/dist/index.html");
   }, 60_000);
 
-  it("ships no TypeScript sources, declarations, source maps, tests or devDependencies; root-owned files at the fixed time", () => {
+  it("ships no TypeScript sources, declarations, source maps, tests, test data or devDependencies; root-owned files at the fixed time", () => {
     const entries = summary.archive!.layerDigests.flatMap((d) => layerEntries(summary.archive!.file, d));
     const paths = entries.map((e) => e.path);
-    expect(paths.filter((p) => /\.([mc]?ts|map)$|\.test\.[mc]?js$/.test(p))).toEqual([]);
+    expect(paths.filter((p) => /\.([mc]?ts|map)$|\.test\.[mc]?js$|\/testdata\//.test(p))).toEqual([]);
     const rootManifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
       devDependencies: Record<string, string>;
     };
