@@ -382,6 +382,19 @@ describe.skipIf(!hasKubectl)("kyverno-ts background in a cluster, through kubect
       namespace: "kyverno",
     });
     expect(left.ok && left.value.items.length).toBeGreaterThan(0);
+    // What is left shows as Pending in kubectl's status column (the admission controller records it).
+    await until(
+      async () => {
+        const table = await kubectl(["get", "updaterequests", "-n", "kyverno", "--no-headers"]);
+        const rows = table.stdout
+          .trim()
+          .split("\n")
+          .filter((l) => l !== "");
+        return rows.length > 0 && rows.every((row) => /\sPending\s/.test(row));
+      },
+      10_000,
+      "pending UpdateRequests listed as Pending",
+    );
     background = await startController();
     await until(
       async () => {

@@ -63,6 +63,10 @@ describe("UpdateRequest intake", () => {
     expect(stats.created).toBe(20);
     expect(stats.dropped).toBe(0);
     expect(stats.created + stats.deduplicated).toBe(1000);
+    // Each is recorded Pending once created (the status subresource ignores a status on create).
+    expect([...stored.values()].map((o) => o.status)).toEqual(
+      Array.from({ length: 20 }, () => ({ state: "Pending" })),
+    );
   });
 
   it("drops, and counts, what exceeds its capacity instead of queueing without limit", async () => {

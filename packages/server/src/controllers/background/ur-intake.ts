@@ -107,12 +107,21 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
     return true;
   };
 
-  /** Creates one UpdateRequest; an existing one that is not pending is set back to Pending. */
+  /**
+   * Creates one UpdateRequest and records its state `Pending` (the status subresource ignores a status
+   * sent with the create; upstream writes it the same way), so `kubectl get updaterequests` shows the
+   * backlog; an existing one that is not pending is set back to Pending.
+   */
   const create = async (intent: UpdateRequestIntent): Promise<void> => {
     const ur = updateRequestFor(intent, namespace);
     const created = await client.create(ur);
     if (created.ok) {
       stats.created++;
+      // With the created resourceVersion: an UpdateRequest the controller already processed (deleted,
+      // or Failed) answers 404 / 409 and keeps its newer state.
+      await client.update({ ...created.value, status: { state: "Pending" } } as KubeObject, {
+        subresource: "status",
+      });
       return;
     }
     if (created.reason !== "AlreadyExists") {
