@@ -119,7 +119,7 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
       stats.created++;
       // With the created resourceVersion: an UpdateRequest the controller already processed (deleted,
       // or Failed) answers 404 / 409 and keeps its newer state.
-      await client.update({ ...created.value, status: { state: "Pending" } } as KubeObject, {
+      await client.update({ ...created.value, status: { state: "Pending" } } as unknown as KubeObject, {
         subresource: "status",
       });
       return;
