@@ -13,6 +13,7 @@ export default defineConfig({
       "@kyverno-ts/kube": pkg("kube"),
       "@kyverno-ts/server": pkg("server"),
       "@kyverno-ts/reporter": pkg("reporter"),
+      "@kyverno-ts/testing": pkg("testing"),
     },
   },
   test: {

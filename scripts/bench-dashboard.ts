@@ -25,8 +25,8 @@ import {
 } from "../packages/reporter/dist/index.js";
 import { demoReports } from "../packages/reporter-ui/scripts/demo-data.ts";
 import { demoPolicies } from "../packages/reporter-ui/scripts/demo-policies.ts";
-import { CHROMIUM, launchBrowser } from "../packages/reporter-ui/src/e2e/browser.ts";
 import { ensureBuilt, PACKAGE_DIR } from "../packages/reporter-ui/src/e2e/build.ts";
+import { CHROMIUM, launchBrowser } from "../packages/testing/src/browser.ts";
 
 const { values } = parseArgs({
   options: {

@@ -9,9 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AnyPolicyReport } from "@kyverno-ts/api";
+import { hasChromium, kubectlAvailable, kubectlFor, launchBrowser, settler } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchBrowser, settler } from "../../../reporter-ui/src/e2e/browser.js";
-import { kubectlAvailable, kubectlFor } from "../../../server/src/testing/kubectl.js";
 import { type Playground, startPlayground } from "./playground.js";
 
 const inCi = process.env.CI === "true";

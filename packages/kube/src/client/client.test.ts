@@ -1,7 +1,7 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "@kyverno-ts/api";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../../sandbox/src/index.js";
 import { queryLog, WIDGET_CRD } from "../testing/sandbox.js";
 import { createKubeClient, type KubeClient } from "./client.js";
 import type { ApiResult, WatchEvent } from "./types.js";

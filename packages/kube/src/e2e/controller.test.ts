@@ -1,7 +1,7 @@
 /** The parts together, as a controller of the server uses them: informer → queue → client, leader-gated. */
 import type { KubeObject } from "@kyverno-ts/api";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../../sandbox/src/index.js";
 import {
   createInformer,
   createKubeClient,

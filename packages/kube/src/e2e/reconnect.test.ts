@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject } from "@kyverno-ts/api";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../../sandbox/src/index.js";
 import { createInformer, createKubeClient, type InformerError } from "../index.js";
 import { until } from "../testing/sandbox.js";
 

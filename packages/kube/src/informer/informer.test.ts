@@ -1,6 +1,6 @@
 import type { KubeObject } from "@kyverno-ts/api";
+import { type Sandbox, type SandboxOptions, startSandbox } from "@kyverno-ts/sandbox";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../../sandbox/src/index.js";
 import { createKubeClient, type KubeClient } from "../client/client.js";
 import { queryLog, until, WIDGET_CRD } from "../testing/sandbox.js";
 import { createInformer, type Informer, type InformerError, type InformerOptions } from "./informer.js";

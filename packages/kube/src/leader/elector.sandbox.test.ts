@@ -1,5 +1,5 @@
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../../sandbox/src/index.js";
 import { createKubeClient, type KubeClient } from "../client/client.js";
 import { until } from "../testing/sandbox.js";
 import { createLeaderElector, type LeaderElector } from "./elector.js";

@@ -6,10 +6,10 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { hasChromium, type launchBrowser, openBrowserPage, settler } from "@kyverno-ts/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DemoServer, startDemoServer } from "../../scripts/demo-server.ts";
-import { hasChromium, type launchBrowser, openBrowserPage, settler } from "./browser.ts";
 import { ensureBuilt } from "./build.ts";
 import { measureContrast } from "./contrast.ts";
 

@@ -7,9 +7,9 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { hasChromium, type launchBrowser, openBrowserPage } from "@kyverno-ts/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, type launchBrowser, openBrowserPage } from "./browser.ts";
 import { ensureBuilt } from "./build.ts";
 import { freePort, type LoginServer, startLoginServer } from "./login-server.ts";
 import { listenTestProvider, type TestProvider } from "./oidc.ts";

@@ -4,9 +4,9 @@
  * `X-Content-Type-Options`, and the pages render in chromium without one policy violation.
  */
 
+import { hasChromium, launchBrowser } from "@kyverno-ts/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchBrowser } from "./browser.ts";
 import { ensureBuilt } from "./build.ts";
 import { freePort, type LoginServer, startLoginServer } from "./login-server.ts";
 

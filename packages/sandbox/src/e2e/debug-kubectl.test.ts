@@ -2,10 +2,11 @@
  * Ephemeral containers through `kubectl debug`: added with the `pods/ephemeralcontainers` subresource
  * (an UPDATE of that subresource for the webhooks, carrying the Pod), never changed or removed.
  */
+
+import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdmissionAttributes } from "../admission/types.js";
 import { type Sandbox, startSandbox } from "../index.js";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn(`skipping the kubectl debug e2e: ${NO_KUBECTL}`);

@@ -8,9 +8,9 @@ import { writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
 import type { JsonObject } from "@kyverno-ts/api";
+import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../index.js";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn(`skipping kubectl generator e2e tests: ${NO_KUBECTL}`);

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { KYVERNO_CRDS, kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../index.js";
-import { KYVERNO_CRDS, kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const CRDS = KYVERNO_CRDS;
 const hasKubectl = kubectlAvailable();

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
+import { KYVERNO_CRDS } from "@kyverno-ts/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AdmissionAttributes, AdmissionChain, WebhookSource } from "../admission/types.js";
 import { startSandbox } from "../index.js";
-import { KYVERNO_CRDS } from "./kubectl.js";
 import { raw } from "./raw.js";
 
 const client = (kubeconfigPath: string): k8s.CoreV1Api => {

@@ -1,6 +1,6 @@
+import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../index.js";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const HAS_KUBECTL = kubectlAvailable();
 if (!HAS_KUBECTL) console.warn(`pod deletion e2e skipped: ${NO_KUBECTL}`);

@@ -1,7 +1,7 @@
+import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../index.js";
 import type { PodLogRequest } from "../verbs/pod-log.js";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const HAS_KUBECTL = kubectlAvailable();
 if (!HAS_KUBECTL) console.warn(`pod-log e2e skipped: ${NO_KUBECTL}`);

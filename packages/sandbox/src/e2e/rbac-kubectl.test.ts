@@ -1,6 +1,6 @@
+import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../index.js";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 import { raw } from "./raw.js";
 
 const hasKubectl = kubectlAvailable();

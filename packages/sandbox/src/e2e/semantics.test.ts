@@ -1,6 +1,6 @@
+import { KYVERNO_CRDS } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../index.js";
-import { KYVERNO_CRDS } from "./kubectl.js";
 import { raw } from "./raw.js";
 
 interface Obj {

@@ -5,9 +5,9 @@
  * reports (from upstream's CRDs), and CRDs defaulted as kube-apiserver defaults them.
  */
 import { join } from "node:path";
+import { KYVERNO_CRDS, kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../index.js";
-import { KYVERNO_CRDS, kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn(`skipping the served kinds e2e: ${NO_KUBECTL}`);

@@ -4,10 +4,10 @@
  * `serviceAccount` kept in step, and the ServiceAccount admission plugin's token volume on Pods.
  */
 import type { JsonObject } from "@kyverno-ts/api";
+import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdmissionAttributes } from "../admission/types.js";
 import { type Sandbox, startSandbox } from "../index.js";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn(`skipping the stored form e2e: ${NO_KUBECTL}`);

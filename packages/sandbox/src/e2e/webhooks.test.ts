@@ -2,9 +2,9 @@ import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCertificateAuthority, type Sandbox, startSandbox } from "../index.js";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "./kubectl.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn(`skipping webhook e2e tests: ${NO_KUBECTL}`);

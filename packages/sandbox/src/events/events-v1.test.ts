@@ -1,7 +1,7 @@
 import type { JsonObject, KubeObject } from "@kyverno-ts/api";
 import { createKubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kubectlAvailable, kubectlFor } from "../e2e/kubectl.js";
 import { type Sandbox, startSandbox } from "../sandbox.js";
 import { eventFromV1, eventToV1 } from "./events-v1.js";
 

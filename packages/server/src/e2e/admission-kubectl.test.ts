@@ -6,11 +6,11 @@ import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { blockingRules, kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookConfigurationJson } from "../controllers/webhooks/webhook-configs.js";
 import { enforcedBundle } from "../testing/bundle.js";
 import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { blockingRules, kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
 import { type Replica, startReplica } from "../testing/replicas.js";
 
 const ARGOCD = "system:serviceaccount:argocd:argocd-application-controller";

@@ -9,9 +9,9 @@ import { type JsonValue, type KubeObject, loadPolicy, parseDocuments } from "@ky
 import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient, type WatchEvent, type WatchStream } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
 import { createServiceRouter, type Replica, startReplica } from "../testing/replicas.js";
 
 const hasKubectl = kubectlAvailable();

@@ -9,10 +9,10 @@
 import { fileURLToPath } from "node:url";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enforcedBundle } from "../testing/bundle.js";
 import { KYVERNO_CRDS, read } from "../testing/cluster.js";
-import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
 import { type Replica, startReplica } from "../testing/replicas.js";
 
 const ARGOCD = "system:serviceaccount:argocd:argocd-application-controller";

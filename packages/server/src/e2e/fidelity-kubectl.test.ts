@@ -11,6 +11,7 @@ import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBoundedResultQueue } from "../admission/results.js";
 import { systemClock } from "../clock.js";
@@ -27,7 +28,6 @@ import {
 } from "../reports/ephemeral-reports.js";
 import { KYVERNO_CRDS, policyReady, until } from "../testing/cluster.js";
 import { recordingLogger } from "../testing/fixtures.js";
-import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the in-cluster fidelity e2e suite: kubectl is not installed");

@@ -11,10 +11,10 @@ import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BackgroundProcess, startBackground } from "../testing/background.js";
 import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
 import { type Replica, startReplica } from "../testing/replicas.js";
 
 const hasKubectl = kubectlAvailable();

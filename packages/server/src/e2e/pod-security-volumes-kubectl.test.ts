@@ -6,12 +6,12 @@
  */
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../clock.js";
 import { type ClusterAdmission, startClusterAdmission } from "../cluster/cluster-admission.js";
 import { KYVERNO_CRDS, policyReady, until } from "../testing/cluster.js";
 import { recordingLogger } from "../testing/fixtures.js";
-import { kubectlAvailable, kubectlFor } from "../testing/kubectl.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl)

@@ -1,8 +1,8 @@
 /** The writer against the sandbox: writes only changes, and repairs what its index got wrong. */
 import type { AnyPolicyReport, PolicyReportResult } from "@kyverno-ts/api";
 import type { KubeClient } from "@kyverno-ts/kube";
+import type { Sandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../../sandbox/src/index.js";
 import { countingClient, namespace, put, startCluster } from "../controllers/reports/testing/harness.js";
 import { buildResourceReport } from "./report-builder.js";
 import { createReportIndex } from "./report-index.js";

@@ -6,11 +6,11 @@
 import { fileURLToPath } from "node:url";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCleanupCommand } from "../../../bin/cleanup.js";
 import { read, until } from "../../../testing/cluster.js";
 import { recordingLogger } from "../../../testing/fixtures.js";
-import { kubectlAvailable, kubectlFor } from "../../../testing/kubectl.js";
 
 const CRD_DIR = new URL("../../../../../../../shared/reference/kyverno-crds/", import.meta.url);
 const CLEANUP_CRDS = [

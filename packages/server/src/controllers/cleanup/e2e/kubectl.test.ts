@@ -12,11 +12,11 @@ import { get as httpsGet } from "node:https";
 import { fileURLToPath } from "node:url";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCleanupCommand } from "../../../bin/cleanup.js";
 import type { Logger } from "../../../logger.js";
 import { read, until } from "../../../testing/cluster.js";
-import { kubectlAvailable, kubectlFor } from "../../../testing/kubectl.js";
 
 const CRD_DIR = new URL("../../../../../../../shared/reference/kyverno-crds/kyverno/", import.meta.url);
 const CRDS = [
@@ -239,6 +239,48 @@ describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl",
       10_000,
       "cleanup event",
     );
+  }, 40_000);
+
+  it("a namespaced CleanupPolicy deletes only in its own namespace", async () => {
+    await kubectl(["create", "-f", "-"], pod("team-scratch", { scratch: "true" }));
+    await kubectl(["create", "-f", "-"], pod("other-scratch", { scratch: "true" }, "scratch"));
+    const applied = await kubectl(
+      ["apply", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "kyverno.io/v2",
+        kind: "CleanupPolicy",
+        metadata: { name: "scratch-pods", namespace: "team" },
+        spec: {
+          schedule: "@every 2s",
+          match: { any: [{ resources: { kinds: ["Pod"], selector: { matchLabels: { scratch: "true" } } } }] },
+        },
+      }),
+    );
+    expect(applied.stderr).toBe("");
+    const exists = async (namespace: string, name: string) =>
+      (await read(client, { apiVersion: "v1", kind: "Pod", namespace, name })) !== undefined;
+    await until(async () => !(await exists("team", "team-scratch")), 20_000, "the team Pod deleted");
+    await until(
+      async () =>
+        typeof (
+          (
+            await read(client, {
+              apiVersion: "kyverno.io/v2",
+              kind: "CleanupPolicy",
+              namespace: "team",
+              name: "scratch-pods",
+            })
+          )?.status as { lastExecutionTime?: unknown } | undefined
+        )?.lastExecutionTime === "string",
+      10_000,
+      "lastExecutionTime",
+    );
+    expect(await exists("scratch", "other-scratch")).toBe(true);
+    expect(await metric("kyverno_cleanup_controller_deletedobjects_total")).toContain(
+      'kyverno_cleanup_controller_deletedobjects_total{policy_type="namespaced",policy_namespace="team",policy_name="scratch-pods",resource_kind="Pod",resource_namespace="team"} 1',
+    );
+    // Not left running into the tests after it.
+    expect((await kubectl(["delete", "cleanuppolicy", "-n", "team", "scratch-pods"])).code).toBe(0);
   }, 40_000);
 
   it("deletes a Pod labelled cleanup.kyverno.io/ttl: 5s once it expires", async () => {

@@ -2,8 +2,8 @@
 import { loadPolicy } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
+import type { Sandbox } from "@kyverno-ts/sandbox";
 import { describe, expect, it } from "vitest";
-import type { Sandbox } from "../../../../../sandbox/src/index.js";
 import { createBoundedResultQueue } from "../../../admission/results.js";
 import { createReportsMetrics } from "../metrics.js";
 import {

@@ -6,8 +6,8 @@
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../../../../sandbox/src/index.js";
 import { ephemeralReportOf } from "../../../reports/ephemeral-reports.js";
 import { createReportsMetrics } from "../metrics.js";
 import {

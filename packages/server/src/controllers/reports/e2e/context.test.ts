@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import type { AnyPolicyReport, JsonValue } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../../../../sandbox/src/index.js";
 import {
   allReports,
   CRDS,

@@ -5,8 +5,8 @@
 import { loadPolicy } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../../../../sandbox/src/index.js";
 import { type AdmissionResult, createBoundedResultQueue } from "../../../admission/results.js";
 import { createEphemeralReportPublisher } from "../../../reports/ephemeral-reports.js";
 import {

@@ -1,8 +1,8 @@
 /** End to end against the sandbox: a background scan's violation is a `kyverno-scan` Event on the resource and on the policy. */
 import type { KubeObject } from "@kyverno-ts/api";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../../../../sandbox/src/index.js";
 import { systemClock } from "../../../clock.js";
 import { DEFAULT_EVENT_SETTINGS, startClusterEvents } from "../../../events/cluster-events.js";
 import { silentLogger } from "../../../logger.js";

@@ -2,8 +2,8 @@
 import { type AnyPolicyReport, type KubeObject, loadPolicy } from "@kyverno-ts/api";
 import { createEngine, policyReportResults, reportSummary } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
+import type { Sandbox } from "@kyverno-ts/sandbox";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../../../../sandbox/src/index.js";
 import { startControllerProcess } from "../testing/controller-process.js";
 import {
   allReports,

@@ -8,9 +8,9 @@ import { fileURLToPath } from "node:url";
 import { type JsonObject, type KubeObject, loadPolicy, parseDocuments } from "@kyverno-ts/api";
 import { createEngine, policyReportResults } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
+import type { Sandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { describe, expect, it } from "vitest";
-import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "../../../../../sandbox/src/e2e/kubectl.js";
-import type { Sandbox } from "../../../../../sandbox/src/index.js";
 import { controllerFor, eventually, idle, namespace, put, useCluster } from "../testing/harness.js";
 
 const REPO = fileURLToPath(new URL("../../../../../../", import.meta.url));

@@ -6,8 +6,8 @@
  */
 import { createEngine, type Engine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient, type QueryEvent } from "@kyverno-ts/kube";
+import type { Sandbox } from "@kyverno-ts/sandbox";
 import { describe, expect, it } from "vitest";
-import type { Sandbox } from "../../../../../sandbox/src/index.js";
 import { createMetricsServer } from "../../../webhooks/metrics-server.js";
 import { createReportsMetrics } from "../metrics.js";
 import {

@@ -9,8 +9,8 @@ import {
   type QueryEvent,
   type WriteOptions,
 } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll } from "vitest";
-import { type Sandbox, startSandbox } from "../../../../../sandbox/src/index.js";
 import type { Logger } from "../../../logger.js";
 import { createReportsController } from "../reports-controller.js";
 import type { ReportsController, ReportsControllerOptions } from "../types.js";
