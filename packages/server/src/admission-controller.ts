@@ -12,6 +12,7 @@ import {
   createEngine,
   type Engine,
   type EvaluationLimits,
+  type UserInfo,
 } from "@kyverno-ts/engine";
 import type { BackgroundSink } from "./admission/background.js";
 import type { BackgroundPermissions } from "./admission/background-permissions.js";
@@ -23,7 +24,7 @@ import {
 import type { KyvernoConfig } from "./admission/filters.js";
 import { type AdmissionHandler, createAdmissionHandler } from "./admission/handler.js";
 import { createPolicyValidation, type PolicyValidation } from "./admission/policy-validation.js";
-import type { ResourceKindOf } from "./admission/request.js";
+import type { RequesterRoles, ResourceKindOf } from "./admission/request.js";
 import type { AdmissionResultSink } from "./admission/results.js";
 import type { ServerClock } from "./clock.js";
 import { certificateValidity } from "./controllers/certificates/certificates.js";
@@ -66,6 +67,8 @@ export interface AdmissionCoreOptions {
   events?: PolicyEvents;
   /** Labels of a namespace for `namespaceSelector` (an informer cache in a cluster). */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  /** `request.roles` / `request.clusterRoles` of a requester (RBAC binding informers in a cluster). */
+  resolveRoles?: (user: UserInfo) => RequesterRoles;
   /** Reported by `kyverno_info`; defaults to this package's version. */
   version?: string;
   /** The `kyverno-metrics` ConfigMap (default: every namespace, metric and label). */
@@ -215,6 +218,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.sink ? { sink: options.sink } : {}),
     ...(options.events ? { events: options.events } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
+    ...(options.resolveRoles ? { resolveRoles: options.resolveRoles } : {}),
     webhookTimeoutSeconds: options.webhookTimeoutSeconds ?? 10,
     ...(options.externalData ? { externalData: options.externalData } : {}),
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),

@@ -30,6 +30,7 @@ import {
 } from "../admission-controller.js";
 import type { ServerClock } from "../clock.js";
 import { type ClusterState, createClusterState } from "../cluster-state/cluster-state.js";
+import { createRequesterRoles } from "../cluster-state/requester-roles.js";
 import { createUpdateRequestIntake } from "../controllers/background/ur-intake.js";
 import { createCertRenewer } from "../controllers/certificates/cert-renewer.js";
 import { servingHosts, tlsSecretNames } from "../controllers/certificates/tls-secrets.js";
@@ -165,6 +166,8 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const signal = options.signal ?? new AbortController().signal;
   let core: ReturnType<typeof createAdmissionCore> | undefined;
   const client = createKubeClient({ ...options.kube, onQuery: (e) => core?.metrics.clientQuery(e) });
+  // request.roles / request.clusterRoles and role-based match, exclude and ConfigMap filters.
+  const requesterRoles = createRequesterRoles({ client, logger });
   const events =
     options.events === undefined
       ? undefined
@@ -207,6 +210,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     ...(metricsConfig ? { metricsConfig: metricsConfig.config } : {}),
     config: () => stateRef?.config() ?? defaultKyvernoConfig(),
     namespaceLabels: (ns) => stateRef?.namespaceLabels(ns),
+    resolveRoles: (user) => requesterRoles.resolve(user),
     clock,
     logger,
     sink: results,
@@ -389,7 +393,12 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
     await events?.stop();
     await intake.stop();
     await publisher?.stop();
-    await Promise.allSettled([state.stop(), tls.stop(), ...configInformers.map((i) => i.stop())]);
+    await Promise.allSettled([
+      state.stop(),
+      tls.stop(),
+      requesterRoles.stop(),
+      ...configInformers.map((i) => i.stop()),
+    ]);
     client.close();
   };
 
@@ -408,6 +417,8 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
           signal.addEventListener("abort", () => reject(new StartAborted()), { once: true });
         }),
       ]);
+    // Not waited for: without permission to list bindings, admission still starts (roles stay empty).
+    requesterRoles.start();
     await abortable(
       Promise.all([state.start(), tls.start(), ...configInformers.map((i) => i.start())]).then(
         () => undefined,
