@@ -9,10 +9,12 @@
  * out: those are development commands the CLI imports only when they run.
  *
  * Files a running Node.js never reads are pruned from the dependencies (see `isPrunedFile`,
- * `PRUNED_DIRS` and `PRUNED_NESTED_DIRS`), keeping license and notice files.
+ * `PRUNED_DIRS` and `PRUNED_NESTED_DIRS`), keeping license and notice files. A package the code uses
+ * a small part of is shipped as a tree-shaken bundle of that part (`scripts/image-bundle.ts`).
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { BUNDLED_DEPENDENCIES, stageBundled } from "./image-bundle.ts";
 import type { Stage } from "./image-stage.ts";
 
 /** Workspace packages the image leaves out, with the reason (see the module comment). */
@@ -164,7 +166,16 @@ export function stageDependencies(
   const summary: DependencySummary = { packages: dependencies.length, files: 0, bytes: 0, prunedBytes: 0 };
   for (const rel of dependencies) {
     const dir = join(root, rel);
-    const keepDirs = entryDirs(readManifest(dir));
+    const manifest = readManifest(dir);
+    const bundled = manifest.name === undefined ? undefined : BUNDLED_DEPENDENCIES.get(manifest.name);
+    if (bundled !== undefined) {
+      const staged = stageBundled(root, rel, bundled, stage);
+      summary.files += staged.files;
+      summary.bytes += staged.bytes;
+      summary.prunedBytes += folderBytes(dir, ["node_modules"]) - staged.bytes;
+      continue;
+    }
+    const keepDirs = entryDirs(manifest);
     const copy = (path: string, top: boolean) => {
       for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) =>
         a.name.localeCompare(b.name),
@@ -195,10 +206,11 @@ export function stageDependencies(
   return summary;
 }
 
-function folderBytes(dir: string): number {
+function folderBytes(dir: string, skip: readonly string[] = []): number {
   let total = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    if (skip.includes(entry.name)) continue;
     if (entry.isDirectory()) total += folderBytes(path);
     else if (entry.isFile()) total += lstatSync(path).size;
   }
