@@ -12,11 +12,11 @@ import { get as httpsGet } from "node:https";
 import { fileURLToPath } from "node:url";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCleanupCommand } from "../../../bin/cleanup.js";
 import type { Logger } from "../../../logger.js";
 import { read, until } from "../../../testing/cluster.js";
-import { kubectlAvailable, kubectlFor } from "../../../testing/kubectl.js";
 
 const CRD_DIR = new URL("../../../../../../../shared/reference/kyverno-crds/kyverno/", import.meta.url);
 const CRDS = [
