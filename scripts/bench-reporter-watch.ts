@@ -11,6 +11,8 @@
 // 1,000,000 results: ingest <= 5 min, RSS <= 500 MiB, dashboard p95 <= 100 ms.
 // --before FILE: also run another build of the reporter (its dist/index.js), alternating with this one.
 // --kubeconfig FILE: use that API server (already holding the reports) instead of a sandbox.
+// --keep-database: leave each reporter's PostgreSQL schema / MariaDB database in place (printed), to
+// EXPLAIN its queries afterwards; drop it by hand.
 // Usage: npm run bench:reporter:watch [-- --reports 10000 --results 10 --runs 3 --backends sqlite,postgres,mariadb
 //        --iterations 30 --metrics false --replicas --load-seconds 10 --load-concurrency 16 --no-informer-floor]
 import { randomBytes } from "node:crypto";
@@ -52,8 +54,10 @@ const REDIS = process.env.REPORTER_BENCH_REDIS ?? "127.0.0.1:6379";
 /** A fresh database for one reporter: its `database` configuration and how to drop it. */
 async function freshDatabase(
   backend: string,
+  keep = false,
 ): Promise<{ config: object; sqlite?: string; drop: () => Promise<void> }> {
   const name = `bench_${randomBytes(4).toString("hex")}`;
+  if (keep && backend !== "sqlite") console.log(`keeping the ${backend} database ${name}`);
   if (backend === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "reporter-watch-"));
     return {
@@ -72,7 +76,7 @@ async function freshDatabase(
     return {
       config: { type: "postgres", dsn: url.toString() },
       drop: async () => {
-        await admin.query(`drop schema if exists "${name}" cascade`);
+        if (!keep) await admin.query(`drop schema if exists "${name}" cascade`);
         await admin.end();
       },
     };
@@ -85,7 +89,7 @@ async function freshDatabase(
   return {
     config: { type: "mariadb", dsn: url.toString() },
     drop: async () => {
-      await admin.query(`drop database if exists \`${name}\``);
+      if (!keep) await admin.query(`drop database if exists \`${name}\``);
       await admin.end();
     },
   };
@@ -171,9 +175,9 @@ async function latencies(url: string, iterations: number): Promise<ReporterRun["
 async function reporterRun(
   kubeconfig: string,
   backend: string,
-  options: { metrics: boolean; iterations: number; entry?: string },
+  options: { metrics: boolean; iterations: number; entry?: string; keep?: boolean },
 ): Promise<ReporterRun> {
-  const db = await freshDatabase(backend);
+  const db = await freshDatabase(backend, options.keep);
   try {
     const config = { database: db.config, metrics: { enabled: options.metrics }, sourceFilters: [] };
     const { proc, url, startMs, started } = await startReporterProcess(
@@ -267,6 +271,7 @@ async function main(): Promise<void> {
       kubeconfig: { type: "string" },
       before: { type: "string" },
       "no-floors": { type: "boolean", default: false },
+      "keep-database": { type: "boolean", default: false },
     },
   });
   const reports = Number(values.reports);
@@ -319,7 +324,9 @@ async function main(): Promise<void> {
         // With --before, runs alternate between that build and this one, so the machine's load hits both.
         if (values.before)
           before.push(await reporterRun(kubeconfig, backend, { metrics, iterations, entry: values.before }));
-        done.push(await reporterRun(kubeconfig, backend, { metrics, iterations }));
+        done.push(
+          await reporterRun(kubeconfig, backend, { metrics, iterations, keep: values["keep-database"] }),
+        );
         for (const last of [before.at(-1), done.at(-1)])
           if (last && last.stored !== expected)
             console.log(`!! ${backend}: ${last.stored} results stored, expected ${expected}`);

@@ -31,6 +31,8 @@ const INTEGER_COLUMNS: ReadonlySet<string> = new Set([
   "skip",
   "total",
   "cluster",
+  "per_category",
+  "mask",
 ]);
 
 /** How an insert resolves a key conflict: add the new values of `increment` to the stored ones. */

@@ -31,6 +31,7 @@ const TABLES = [
   "policy_counts",
   "resource_counts",
   "resource_category_counts",
+  "resource_status_counts",
 ] as const satisfies readonly (keyof Database)[];
 
 interface Opened {

@@ -7,6 +7,7 @@ import { type Kysely, sql } from "kysely";
 import { type Migration, Migrator } from "kysely/migration";
 import { ReporterError } from "../errors.js";
 import { FIELD_LIMITS } from "../model/limits.js";
+import { MASK_STATUSES, maskKey } from "./resource-masks.js";
 import type { Database } from "./schema.js";
 import { MIGRATION_TABLE } from "./schema.js";
 import type { StoreDialect } from "./types.js";
@@ -225,6 +226,72 @@ function policyResourcesIndex(dialect: StoreDialect): string[] {
   ];
 }
 
+/**
+ * Version 4: `resource_status_counts`, the number of per-resource rows per (namespace, source,
+ * kind, category, status mask) — see `resource-masks.ts` — filled from the per-resource tables of
+ * an existing database. The resource list's total then sums its matching rows instead of counting
+ * every resource (at 1,000,000 results: 14–23 ms to well under 1 ms on PostgreSQL).
+ */
+function resourceStatusCounts(dialect: StoreDialect): Migration {
+  const L = FIELD_LIMITS;
+  const create = table(
+    dialect,
+    "resource_status_counts",
+    {
+      agg_key: "hash",
+      per_category: "int",
+      namespace: L.namespace,
+      source: L.source,
+      kind: L.kind,
+      category: L.category,
+      mask: "int",
+      total: "int",
+    },
+    ["agg_key"],
+  );
+  return {
+    async up(db) {
+      await sql.raw(create).execute(db);
+      const mask = sql.join(
+        MASK_STATUSES.map((s, i) => sql`(case when ${sql.ref(s)} > 0 then ${sql.lit(1 << i)} else 0 end)`),
+        sql` + `,
+      );
+      for (const [perCategory, name] of [
+        [0, "resource_counts"],
+        [1, "resource_category_counts"],
+      ] as const) {
+        const { rows } = await sql<{
+          namespace: string;
+          source: string;
+          kind: string;
+          category: string;
+          mask: unknown;
+          n: unknown;
+        }>`select ${sql.ref("namespace")}, ${sql.ref("source")}, ${sql.ref("kind")}, ${sql.ref("category")}, ${mask} as ${sql.ref(
+          "mask",
+        )}, count(*) as ${sql.ref("n")} from ${sql.table(name)} group by 1, 2, 3, 4, 5`.execute(db);
+        const values = rows.map((r) => {
+          const row = {
+            per_category: perCategory,
+            namespace: r.namespace,
+            source: r.source,
+            kind: r.kind,
+            category: r.category,
+            mask: Number(r.mask),
+          };
+          return { agg_key: maskKey(row), ...row, total: Number(r.n) };
+        });
+        for (let i = 0; i < values.length; i += 500) {
+          await db
+            .insertInto("resource_status_counts")
+            .values(values.slice(i, i + 500))
+            .execute();
+        }
+      }
+    },
+  };
+}
+
 /** All migrations in order; append new versions, never edit applied ones. */
 function migrations(dialect: StoreDialect): Record<string, Migration> {
   const ddl = (statements: string[]): Migration => ({
@@ -236,6 +303,7 @@ function migrations(dialect: StoreDialect): Record<string, Migration> {
     "0001_initial": ddl(initial(dialect)),
     "0002_results_policy_list": ddl(policyListIndex(dialect)),
     "0003_results_policy_resources": ddl(policyResourcesIndex(dialect)),
+    "0004_resource_status_counts": resourceStatusCounts(dialect),
   };
 }
 

@@ -6,6 +6,7 @@
 import { type Expression, type Kysely, sql } from "kysely";
 import type { ResourceRef, Severity, Status } from "../model/types.js";
 import type { ResourceTable } from "./aggregates.js";
+import { countResourceRows } from "./resource-masks.js";
 import type { Database } from "./schema.js";
 import type {
   Page,
@@ -290,6 +291,10 @@ export async function resourceCounts(
     };
   });
   if (!pagination) return { items, count: items.length };
+  if (fitsResourceCounts(filter)) {
+    const count = await countResourceRows(db, filter, byCategory);
+    if (count !== undefined) return { items, count };
+  }
   const groups = resourceCountQuery(db, dialect, filter, byCategory, true, search);
   const { rows: counted } = await sql<{
     n: unknown;

@@ -131,6 +131,23 @@ export interface ResourceCountsTable {
   skip: number;
 }
 
+/**
+ * `resource_status_counts`: the number of rows of `resource_counts` (`per_category` 0) or
+ * `resource_category_counts` (1) per (namespace, source, kind, category, status mask); see
+ * `resource-masks.ts`.
+ */
+export interface ResourceStatusCountsTable {
+  agg_key: string;
+  per_category: number;
+  namespace: string;
+  source: string;
+  kind: string;
+  category: string;
+  /** Bit i set: the rows count at least one result of the i-th status (pass, fail, warn, error, skip). */
+  mask: number;
+  total: number;
+}
+
 /** The whole schema. */
 export interface Database {
   reports: ReportsTable;
@@ -142,6 +159,7 @@ export interface Database {
   policy_counts: PolicyCountsTable;
   resource_counts: ResourceCountsTable;
   resource_category_counts: ResourceCountsTable;
+  resource_status_counts: ResourceStatusCountsTable;
 }
 
 /** Name prefix of kysely's migration bookkeeping tables. */

@@ -121,6 +121,38 @@ async function expectAggregatesConsistent(store: ReportStore, filter: ResultFilt
     for (const s of STATUSES) if (row[s]) fromTotals.set(`${row.resource.id}|${row.source}|${s}`, row[s]);
   }
   expect(fromTotals).toEqual(totals);
+  await expectResourceTotalsConsistent(store, filter);
+}
+
+/**
+ * A resource page's total (from `resource_status_counts` when the filter fits it) against the
+ * number of rows of the unpaginated list, for status, scope, kind, source and category filters.
+ */
+async function expectResourceTotalsConsistent(store: ReportStore, filter: ResultFilter = {}) {
+  const variants: ResultFilter[] = [
+    {},
+    { status: ["fail"] },
+    { status: ["warn", "skip"] },
+    { scope: "namespaced", status: ["pass", "error"] },
+    { scope: "cluster" },
+    { kinds: ["Pod"] },
+    { sources: ["kyverno"], status: ["fail"] },
+    { categories: ["Security"] },
+    { categories: ["Security"], status: ["pass"] },
+    { categories: ["Security", ""] },
+  ];
+  for (const variant of variants) {
+    for (const byCategory of [false, true]) {
+      const f = { ...filter, ...variant };
+      const all = await store.resourceCounts(f, { byCategory });
+      const page = await store.resourceCounts(f, { byCategory, pagination: { page: 1, offset: 2 } });
+      expect({ variant, byCategory, count: page.count }).toEqual({
+        variant,
+        byCategory,
+        count: all.items.length,
+      });
+    }
+  }
 }
 
 describe.each(testBackends())("store on $name", (backend) => {
@@ -134,7 +166,7 @@ describe.each(testBackends())("store on $name", (backend) => {
   });
 
   it("is migrated to the current schema version", async () => {
-    expect(await store.schemaVersion()).toBe(3);
+    expect(await store.schemaVersion()).toBe(4);
   });
 
   it("keeps pre-aggregated counts equal to the rows through upserts, updates and deletes", async () => {
@@ -250,7 +282,7 @@ describe("store lifecycle", () => {
       await first.write([{ type: "upsert", report: r }]);
       await first.close();
       const second = await createStore({ type: "sqlite", path });
-      expect(await second.schemaVersion()).toBe(3);
+      expect(await second.schemaVersion()).toBe(4);
       expect(await second.reportIds()).toEqual([r.id]);
       expect(await second.size()).toBeGreaterThan(0);
       await second.optimize();
@@ -267,11 +299,12 @@ describe("store lifecycle", () => {
       await (await createStore({ type: "sqlite", path })).close();
       const raw = new DatabaseSync(path);
       raw.exec(`DROP INDEX results_policy_list; DROP INDEX results_policy_resources;
-        CREATE INDEX results_policy ON results (policy);
-        DELETE FROM ${MIGRATION_TABLE} WHERE name IN ('0002_results_policy_list', '0003_results_policy_resources');`);
+        CREATE INDEX results_policy ON results (policy); DROP TABLE resource_status_counts;
+        DELETE FROM ${MIGRATION_TABLE} WHERE name IN ('0002_results_policy_list', '0003_results_policy_resources',
+          '0004_resource_status_counts');`);
       raw.close();
       const store = await createStore({ type: "sqlite", path });
-      expect(await store.schemaVersion()).toBe(3);
+      expect(await store.schemaVersion()).toBe(4);
       await store.close();
       const check = new DatabaseSync(path);
       const indexes = check
@@ -282,6 +315,36 @@ describe("store lifecycle", () => {
       expect(indexes).toContain("results_policy_list");
       expect(indexes).toContain("results_policy_resources");
       expect(indexes).not.toContain("results_policy");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("upgrades a version-3 file with data: the resource totals are filled from the per-resource tables", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reporter-upgrade-masks-"));
+    try {
+      const path = join(dir, "r.db");
+      const first = await createStore({ type: "sqlite", path });
+      await first.write([
+        { type: "upsert", report: podReport("a", "web", ["fail", "pass", "warn"]) },
+        { type: "upsert", report: podReport("b", "db", ["pass", "pass"]) },
+        { type: "upsert", report: podReport("b", "api", ["skip", "error", "fail"]) },
+      ]);
+      await first.close();
+      const raw = new DatabaseSync(path);
+      raw.exec(`DROP TABLE resource_status_counts;
+        DELETE FROM ${MIGRATION_TABLE} WHERE name = '0004_resource_status_counts';`);
+      raw.close();
+      const store = await createStore({ type: "sqlite", path });
+      expect(await store.schemaVersion()).toBe(4);
+      expect((await store.tableRows()).resource_status_counts).toBeGreaterThan(0);
+      const page = await store.resourceCounts(
+        { status: ["fail"] },
+        { byCategory: false, pagination: { page: 1, offset: 1 } },
+      );
+      expect(page.count).toBe(2);
+      await expectResourceTotalsConsistent(store);
+      await store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,7 +19,14 @@ import {
 } from "./aggregates.js";
 import { deleteEmpty, insertRows } from "./bulk.js";
 import { isTransient, toStoreError } from "./errors.js";
-import type { Database, ReportLabelsTable, ReportsTable, ResultsTable } from "./schema.js";
+import { accumulateMasks, type MaskDelta, maskChanges } from "./resource-masks.js";
+import type {
+  Database,
+  ReportLabelsTable,
+  ReportsTable,
+  ResourceStatusCountsTable,
+  ResultsTable,
+} from "./schema.js";
 import type { StoreDialect, WriteOp, WriteSummary } from "./types.js";
 
 /** Attempts for a transaction that hits a deadlock or a busy database. */
@@ -201,6 +208,17 @@ const RESOURCE_COLUMNS = [
   ...STATUS_COLUMNS,
 ] as const;
 
+const MASK_COLUMNS = [
+  "agg_key",
+  "per_category",
+  "namespace",
+  "source",
+  "kind",
+  "category",
+  "mask",
+  "total",
+] as const satisfies readonly (keyof ResourceStatusCountsTable)[];
+
 /** Applies the count changes: upsert with increment, then drop rows that reached zero. */
 async function applyDelta(
   trx: Transaction<Database>,
@@ -221,8 +239,11 @@ async function applyDelta(
     const shrunk = changes.filter((c) => c.total < 0).map((c) => c.agg_key);
     await deleteEmpty(trx, spec.table, shrunk, ["total"]);
   }
+  const masks: MaskDelta = new Map();
   for (const table of RESOURCE_TABLES) {
     const changes = resourceChanges(delta, table);
+    // Before the counts change: the rows' stored masks.
+    await accumulateMasks(trx, table, changes, masks);
     await insertRows(trx, dialect, table, RESOURCE_COLUMNS, changes, {
       key: "agg_key",
       increment: STATUS_COLUMNS,
@@ -230,4 +251,11 @@ async function applyDelta(
     const shrunk = changes.filter((r) => STATUS_COLUMNS.some((c) => r[c] < 0)).map((r) => r.agg_key);
     await deleteEmpty(trx, table, shrunk, STATUS_COLUMNS);
   }
+  const maskRows = maskChanges(masks);
+  await insertRows(trx, dialect, "resource_status_counts", MASK_COLUMNS, maskRows, {
+    key: "agg_key",
+    increment: ["total"],
+  });
+  const fewer = maskRows.filter((r) => r.total < 0).map((r) => r.agg_key);
+  await deleteEmpty(trx, "resource_status_counts", fewer, ["total"]);
 }
