@@ -3,11 +3,11 @@
  * reference each other), `validations` with their messages and `auditAnnotations`. Compile errors
  * name the field path and the expression's error; evaluation only runs programs.
  */
-import { type CelInput, type CelValue, celMap } from "@bufbuild/cel";
+import type { CelValue } from "@bufbuild/cel";
 import type { AuditAnnotation, CelValidation, NamedExpression } from "@kyverno-ts/api";
 import type { CelEnvironment, CelProgram } from "../cel/env.js";
 import type { CelSession } from "../cel/session.js";
-import { celToString } from "../cel/values.js";
+import { celToString, DirectCelMap } from "../cel/values.js";
 import type { CompileIssue } from "../engine-types.js";
 
 /** A named, compiled expression. */
@@ -111,7 +111,7 @@ export class BlockCompiler {
  * variables may reference the ones before them), then remembered. A failing variable fails the
  * expressions that read it.
  */
-class LazyVariables implements ReadonlyMap<string, CelValue> {
+class LazyVariables extends DirectCelMap implements ReadonlyMap<string, CelValue> {
   private cache: Map<string, CelValue> | undefined;
   private pending: string | string[] | undefined;
   bindings: Record<string, CelValue> = {};
@@ -119,14 +119,17 @@ class LazyVariables implements ReadonlyMap<string, CelValue> {
   constructor(
     private readonly programs: ReadonlyMap<string, CelProgram>,
     private readonly session: CelSession,
-  ) {}
+  ) {
+    super();
+  }
 
   get size(): number {
     return this.programs.size;
   }
 
+  /** As the library's maps: a variable that is null is not there (evaluates it). */
   has(key: string): boolean {
-    return this.programs.has(key);
+    return this.get(key) != null;
   }
 
   get(key: string): CelValue | undefined {
@@ -179,7 +182,7 @@ export function withVariables(
   const lazy = new LazyVariables(variables, session);
   const bindings: Record<string, CelValue> = {
     ...base,
-    variables: celMap(lazy as ReadonlyMap<string, CelInput>),
+    variables: lazy.asCelMap(),
   };
   lazy.bindings = bindings;
   return bindings;

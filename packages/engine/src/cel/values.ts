@@ -18,8 +18,9 @@ import {
 import type { JsonValue } from "@kyverno-ts/api";
 
 /**
- * Converts JSON into CEL values (whole numbers as `int`). Objects are wrapped, not copied: a field is
- * converted when an expression first reads it, then kept, so a policy pays for what it reads.
+ * Converts JSON into CEL values (whole numbers as `int`). Objects are wrapped, not copied: an
+ * object's own fields are converted when an expression first reads one of them, then kept, so a
+ * policy pays for the levels it reads.
  */
 export function toCelValue(value: JsonValue | undefined): CelValue {
   if (value === undefined || value === null) return null;
@@ -31,15 +32,43 @@ export function toCelValue(value: JsonValue | undefined): CelValue {
       return value;
   }
   if (Array.isArray(value)) return celList(value.map(toCelValue));
-  return celMap(new JsonMap(value));
+  return new JsonMap(value).asCelMap();
 }
 
-/** A JSON object seen as a CEL map, converting each field on first read. */
-class JsonMap implements ReadonlyMap<string, CelValue> {
+/**
+ * `@bufbuild/cel`'s brand of its maps: `isCelMap(v)` is `Symbol.for("@bufbuild/cel/map") in v`
+ * (0.6.1, pinned exactly; `values.test.ts` checks the library still recognises these maps). A
+ * map carrying it is read directly, without the library's `celMap` wrapper converting (`toCel`)
+ * every value read: these maps only ever hold CEL values.
+ */
+const CEL_MAP_BRAND = Symbol.for("@bufbuild/cel/map");
+const BRAND = Object.freeze({});
+
+/**
+ * A map `@bufbuild/cel` reads as its own (see above): it must only hold CEL values, and `has(key)`
+ * must be `get(key) != null`, as the library's maps answer.
+ */
+export abstract class DirectCelMap {
+  readonly [CEL_MAP_BRAND] = BRAND;
+
+  /** This map as the library's type. */
+  asCelMap(): CelMap {
+    return this as unknown as CelMap;
+  }
+}
+
+/**
+ * A JSON object seen as a CEL map, converting each field on first read. Behaves as
+ * `celMap(new Map(...))` does: only string keys are found, and `has` is false for a null field
+ * (the library's `has` is `get(key) != undefined`).
+ */
+class JsonMap extends DirectCelMap implements ReadonlyMap<string, CelValue> {
   private converted: Map<string, CelValue> | undefined;
   private count = -1;
 
-  constructor(private readonly json: { readonly [key: string]: JsonValue }) {}
+  constructor(private readonly json: { readonly [key: string]: JsonValue }) {
+    super();
+  }
 
   get size(): number {
     if (this.count < 0) {
@@ -51,7 +80,7 @@ class JsonMap implements ReadonlyMap<string, CelValue> {
   }
 
   has(key: string): boolean {
-    return typeof key === "string" && Object.hasOwn(this.json, key) && this.json[key] !== undefined;
+    return this.get(key) != null;
   }
 
   get(key: string): CelValue | undefined {
@@ -68,8 +97,11 @@ class JsonMap implements ReadonlyMap<string, CelValue> {
     return value;
   }
 
-  forEach(fn: (value: CelValue, key: string, map: ReadonlyMap<string, CelValue>) => void): void {
-    for (const key of this.keys()) fn(this.get(key) as CelValue, key, this);
+  forEach(
+    fn: (value: CelValue, key: string, map: ReadonlyMap<string, CelValue>) => void,
+    thisArg?: unknown,
+  ): void {
+    for (const key of this.keys()) fn.call(thisArg, this.get(key) as CelValue, key, this);
   }
 
   *keys(): MapIterator<string> {

@@ -1,0 +1,54 @@
+import { type CelInput, type CelMap, celList, celMap, isCelMap } from "@bufbuild/cel";
+import { describe, expect, it } from "vitest";
+import { createCelEnvironment } from "./env.js";
+import { createSession } from "./session.js";
+import { toCelValue, toJson } from "./values.js";
+
+const json = { name: "a", nothing: null, count: 3, ratio: 0.5, nested: { x: true }, list: [1, "b"] };
+
+/** The same object as `@bufbuild/cel`'s own map of the converted fields. */
+function libraryMap(): CelMap {
+  const fields = new Map<string, CelInput>();
+  for (const [k, v] of Object.entries(json)) fields.set(k, toCelValue(v));
+  return celMap(fields);
+}
+
+describe("JSON objects as CEL maps", () => {
+  it("are recognised as maps by @bufbuild/cel (its brand) and passed through as they are", () => {
+    const map = toCelValue(json);
+    expect(isCelMap(map)).toBe(true);
+    // The library converts what a list holds (`toCel`); its own maps pass as they are.
+    expect(celList([map]).get(0)).toBe(map);
+  });
+
+  it("answer get, has and size as the library's own maps do (has is false for a null field)", () => {
+    const map = toCelValue(json) as CelMap;
+    const reference = libraryMap();
+    for (const key of ["name", "nothing", "count", "missing", "constructor", "__proto__", 1n, 1, true]) {
+      expect(map.has(key as string)).toBe(reference.has(key as string));
+      expect(toJson(map.get(key as string))).toEqual(toJson(reference.get(key as string)));
+    }
+    expect(map.has("nothing")).toBe(false);
+    expect(map.size).toBe(reference.size);
+    expect([...map.keys()]).toEqual([...reference.keys()]);
+    expect(toJson(map)).toEqual(json);
+  });
+
+  it("work with the library's functions and the planner's operators", () => {
+    const env = createCelEnvironment({ variables: ["object"] });
+    const run = (expression: string) => {
+      const compiled = env.compile(expression);
+      if (!compiled.ok) throw new Error(compiled.error);
+      const out = compiled.program.evaluate({ object: toCelValue(json) }, createSession());
+      return out.ok ? toJson(out.value) : `error: ${out.error}`;
+    };
+    expect(run("'name' in object && !('nothing' in object) && has(object.nested.x)")).toBe(true);
+    expect(
+      run(
+        "object == {'name': 'a', 'nothing': null, 'count': 3, 'ratio': 0.5, 'nested': {'x': true}, 'list': [1, 'b']}",
+      ),
+    ).toBe(true);
+    expect(run("object.map(k, k).size() == size(object) && object.nested.all(k, k == 'x')")).toBe(true);
+    expect(run("object.missing")).toBe("error: no such key: missing");
+  });
+});
