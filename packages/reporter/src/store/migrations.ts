@@ -252,6 +252,12 @@ function resourceStatusCounts(dialect: StoreDialect): Migration {
   return {
     async up(db) {
       await sql.raw(create).execute(db);
+      // A total reads one granularity's rows with the filtered statuses' masks.
+      await sql
+        .raw(
+          index(dialect, "resource_status_counts", "resource_status_counts_mask", ["per_category", "mask"]),
+        )
+        .execute(db);
       const mask = sql.join(
         MASK_STATUSES.map((s, i) => sql`(case when ${sql.ref(s)} > 0 then ${sql.lit(1 << i)} else 0 end)`),
         sql` + `,
