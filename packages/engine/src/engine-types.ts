@@ -8,7 +8,6 @@ import type {
   Rule,
 } from "@kyverno-ts/api";
 import type { EvaluationLimits } from "./budget/budget.js";
-import type { AuthorizationCheck } from "./cel/functions/authz.js";
 import type { KindSelector } from "./match/kind.js";
 import type { PolicyResponse } from "./response/types.js";
 
@@ -25,6 +24,20 @@ export interface RequestCache {
  * milliseconds); injected so evaluation is deterministic in tests.
  */
 export type EngineClock = Pick<Clock, "now">;
+
+/** An authorization check, as the `ContextLoader` receives it. */
+export interface AuthorizationCheck {
+  user: string;
+  groups: string[];
+  verb: string;
+  group?: string;
+  resource?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  /** A non-resource URL (`authorizer.path`). */
+  path?: string;
+}
 
 /** Admission operation of a request. Background evaluation uses `CREATE` semantics unless told otherwise. */
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";

@@ -1,6 +1,5 @@
 export { autogenControllers } from "./autogen/index.js";
 export { DEFAULT_EVALUATION_LIMITS, type EvaluationLimits } from "./budget/budget.js";
-export type { AuthorizationCheck } from "./cel/functions/authz.js";
 export { createCelEngine } from "./cel-policies/engine.js";
 export type {
   CelCompileOptions,

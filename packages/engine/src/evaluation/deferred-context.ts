@@ -10,48 +10,10 @@
  * the same way), so its value is the one an eager load would have given; only whether and when it is
  * loaded changes. A failed load is not remembered: the next query that names the entry tries again.
  */
-import type { ContextEntry, JsonValue } from "@kyverno-ts/api";
+import type { ContextEntry } from "@kyverno-ts/api";
 import type { ContextLoader } from "../engine-types.js";
 import { type JsonContext, withValue } from "./json-context.js";
-import type { Scope } from "./variables.js";
-
-/** Loads one entry in a scope that sees the entries before it: its value, unset, or an error. */
-export type EntryLoad = (
-  scope: Scope,
-  entry: ContextEntry,
-  loader: ContextLoader,
-  path: string,
-) => { ok: true; value: JsonValue | undefined } | { ok: false; error: string };
-
-/** A declared entry: its place and whether it is loaded. */
-export interface Pending {
-  readonly entry: ContextEntry;
-  readonly path: string;
-  readonly matcher: RegExp;
-  state: "pending" | "loading" | "done";
-  value: JsonValue | undefined;
-}
-
-/** One declaration of entries (a rule's, a foreach entry's, a target's), nested in an outer one. */
-export interface Level {
-  readonly outer: DeferredView | undefined;
-  /** The scope the entries were declared in (its `deferred` is `outer`). */
-  readonly base: Scope;
-  readonly entries: readonly Pending[];
-  readonly loader: ContextLoader;
-  readonly load: EntryLoad;
-}
-
-/**
- * The entries a scope can reach: those of its own declaration before `limit` (all of them, except while
- * an entry of it is being loaded) and those of the declarations around it.
- */
-export interface DeferredView {
-  readonly level: Level;
-  readonly limit: number;
-  /** Last overlay built, reused while no entry was loaded since. */
-  cache?: { base: JsonContext; loads: number; ctx: JsonContext } | undefined;
-}
+import type { DeferredView, EntryLoad, Level, Pending, Scope } from "./scope.js";
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

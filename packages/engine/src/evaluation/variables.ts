@@ -1,29 +1,14 @@
 import type { JsonValue } from "@kyverno-ts/api";
-import type { Budget } from "../budget/budget.js";
-import type { Jmespath } from "../jmespath/index.js";
 import { type ContextResolver, type SubstituteResult, substituteAllWith } from "../variables/substitute.js";
-import { contextFor, type DeferredView } from "./deferred-context.js";
+import { contextFor } from "./deferred-context.js";
 import type { JsonContext } from "./json-context.js";
-import type { EngineMemo } from "./memo.js";
-import { type SharedSearches, searchShared } from "./request-cache.js";
+import { searchShared } from "./request-cache.js";
+import type { Scope } from "./scope.js";
+
+export type { Scope } from "./scope.js";
 
 /** How unresolved variables are treated: an error, or (in preconditions) an empty string as upstream. */
 export type ResolveMode = "strict" | "lenient";
-
-/** What variable substitution needs: the JMESPath instance, the context and the operation. */
-export interface Scope {
-  readonly jp: Jmespath;
-  readonly ctx: JsonContext;
-  readonly isDelete: boolean;
-  /** Per-engine caches about policy documents (which hold no variables, compiled patterns). */
-  readonly memo: EngineMemo;
-  /** Lookups shared by the policies of one request; only used while `ctx` is their context. */
-  readonly searches?: SharedSearches | undefined;
-  /** The rule's evaluation budget (JMESPath steps, foreach elements, pattern nodes); unbounded when absent. */
-  readonly budget?: Budget | undefined;
-  /** Context entries declared but not loaded yet: a query naming one loads it (`deferred-context`). */
-  readonly deferred?: DeferredView | undefined;
-}
 
 const PATTERN_FIELDS = new Set(["pattern", "anyPattern", "patchStrategicMerge"]);
 

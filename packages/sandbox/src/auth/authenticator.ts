@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { RequestUser } from "../admission/types.js";
+import { effectiveGroups } from "./groups.js";
 import type { ServiceAccountTokens, TokenCheck } from "./service-account-tokens.js";
 
 /** A user the sandbox accepts; `token` defaults to a random one. */
@@ -48,17 +49,6 @@ export const DEFAULT_ADMIN: SandboxUser = { username: "kubernetes-admin", groups
 
 /** The user of requests without credentials. */
 export const ANONYMOUS: RequestUser = { username: "system:anonymous", groups: ["system:unauthenticated"] };
-
-const SERVICE_ACCOUNT = /^system:serviceaccount:([^:]+):([^:]+)$/;
-
-/** The groups kube-apiserver assigns to a user on top of the configured ones. */
-export function effectiveGroups(username: string, groups: readonly string[]): string[] {
-  const out = [...groups];
-  const sa = SERVICE_ACCOUNT.exec(username);
-  if (sa !== null) out.push("system:serviceaccounts", `system:serviceaccounts:${sa[1]}`);
-  out.push("system:authenticated");
-  return [...new Set(out)];
-}
 
 /** Creates the authenticator; users without a token get a random one. */
 export function createAuthenticator(

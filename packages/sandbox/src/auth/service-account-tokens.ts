@@ -9,7 +9,7 @@ import type { JsonObject } from "@kyverno-ts/api";
 import type { RequestUser } from "../admission/types.js";
 import { asObject, metaString } from "../objects/meta.js";
 import type { ObjectStore } from "../store/store.js";
-import { effectiveGroups } from "./authenticator.js";
+import { effectiveGroups } from "./groups.js";
 import type { TokenSigner } from "./jwt.js";
 
 /** The issuer and default audience of bound tokens (what kind clusters use). */

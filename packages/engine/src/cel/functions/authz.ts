@@ -7,24 +7,11 @@
  */
 import { type CelFunc, CelScalar, type CelValue, celMethod, isCelMap } from "@bufbuild/cel";
 import type { JsonValue } from "@kyverno-ts/api";
+import type { AuthorizationCheck } from "../../engine-types.js";
 import type { SessionSlot } from "../session.js";
 import { opaque, opaquePayload, toJson } from "../values.js";
 
 const { DYN, STRING, BOOL } = CelScalar;
-
-/** An authorization check, as the `ContextLoader` receives it. */
-export interface AuthorizationCheck {
-  user: string;
-  groups: string[];
-  verb: string;
-  group?: string;
-  resource?: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
-  /** A non-resource URL (`authorizer.path`). */
-  path?: string;
-}
 
 type Fields = { [key: string]: JsonValue };
 

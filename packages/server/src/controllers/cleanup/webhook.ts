@@ -21,11 +21,8 @@ import {
 import type { Logger } from "../../logger.js";
 import { readBoundedBody } from "../../webhooks/body.js";
 import type { TlsData } from "../certificates/tls-secrets.js";
-import type {
-  LabelSelectorJson,
-  WebhookConfigurationJson,
-  WebhookEndpoint,
-} from "../webhooks/webhook-configs.js";
+import type { WebhookConfigurationJson, WebhookEndpoint } from "../webhooks/webhook-configs.js";
+import type { LabelSelectorJson } from "../webhooks/webhook-json.js";
 import { CLEANUP_API_VERSIONS, CLEANUP_GROUP, isCleanupKind } from "./cleanup-policy.js";
 import { TTL_LABEL, ttlDeletionTime } from "./ttl.js";
 

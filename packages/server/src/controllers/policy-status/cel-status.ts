@@ -5,7 +5,7 @@
  * compile issues, or what is not supported, otherwise).
  */
 import type { JsonObject, KubeObject } from "@kyverno-ts/api";
-import type { Readiness } from "./policy-status.js";
+import type { Readiness } from "./readiness.js";
 
 /** Upstream's condition type and message of a configured CEL policy. */
 export const WEBHOOK_CONFIGURED = { type: "WebhookConfigured", message: "Webhook configured." } as const;

@@ -14,13 +14,7 @@ import { type CelPolicyStore, isCelPolicyKey } from "../../policycache/cel-polic
 import type { PolicyCache } from "../../policycache/policy-cache.js";
 import { upstreamAutogenRule } from "./autogen-status.js";
 import { comparableCelStatus, desiredCelStatus } from "./cel-status.js";
-
-/** The readiness a status reports. */
-export interface Readiness {
-  ready: boolean;
-  reason: "Succeeded" | "Failed";
-  message: string;
-}
+import type { Readiness } from "./readiness.js";
 
 /** `rulecount` of a set of rules (the engine's kind of each). */
 export function ruleCount(kinds: readonly RuleKind[]): {

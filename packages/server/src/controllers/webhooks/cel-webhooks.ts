@@ -14,7 +14,7 @@ import type { LabelSelector, MatchConstraints, NamedExpression, ResourceRule } f
 import { CEL_WEBHOOK_NAMES, type CelWebhookRoute, celWebhookPath } from "../../admission/cel-handler.js";
 import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
 import { generatingSettings } from "../background/update-request.js";
-import type { LabelSelectorJson, WebhookJson, WebhookRuleJson } from "./webhook-configs.js";
+import type { LabelSelectorJson, WebhookJson, WebhookRuleJson } from "./webhook-json.js";
 
 /** What the CEL webhooks are built from besides the policies. */
 export interface CelWebhookInputs {

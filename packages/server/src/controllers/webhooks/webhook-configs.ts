@@ -8,8 +8,8 @@
 import type { KyvernoConfig } from "../../admission/filters.js";
 import type { ResolvedResource } from "../../cluster-state/kinds.js";
 import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
-import type { FailurePolicy } from "../../policycache/policy-cache.js";
 import { CEL_POLICY_RESOURCES, celWebhooks } from "./cel-webhooks.js";
+import type { ClientConfigJson, LabelSelectorJson, WebhookJson, WebhookRuleJson } from "./webhook-json.js";
 import type { KindOperations, PolicyWebhookNeeds } from "./webhook-rules.js";
 
 /** Upstream's configuration names. */
@@ -26,49 +26,10 @@ export const MANAGED_BY_LABEL = { "webhook.kyverno.io/managed-by": "kyverno" } a
 /** The most the API server waits for a webhook. */
 export const MAX_TIMEOUT_SECONDS = 30;
 
-/** A label selector in its JSON form. */
-export interface LabelSelectorJson {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-}
-
-/** One `rules[]` entry of a webhook. */
-export interface WebhookRuleJson {
-  apiGroups: string[];
-  apiVersions: string[];
-  resources: string[];
-  operations: string[];
-  scope: "*";
-}
-
 /** Where the API server sends requests: the Service (in a cluster) or a URL (outside of it). */
 export type WebhookEndpoint =
   | { service: { namespace: string; name: string; port: number } }
   | { url: string };
-
-/** `clientConfig` of a webhook. */
-export interface ClientConfigJson {
-  service?: { namespace: string; name: string; port: number; path: string };
-  url?: string;
-  caBundle: string;
-}
-
-/** One webhook, with every field the API server would default spelled out (so comparisons are exact). */
-export interface WebhookJson {
-  name: string;
-  clientConfig: ClientConfigJson;
-  rules: WebhookRuleJson[];
-  failurePolicy: FailurePolicy;
-  matchPolicy: "Equivalent" | "Exact";
-  namespaceSelector: LabelSelectorJson;
-  objectSelector: LabelSelectorJson;
-  sideEffects: "None" | "NoneOnDryRun";
-  timeoutSeconds: number;
-  admissionReviewVersions: string[];
-  reinvocationPolicy?: "IfNeeded" | "Never";
-  /** CEL conditions the API server checks before calling (a CEL policy's own webhook). */
-  matchConditions?: Array<{ name: string; expression: string }>;
-}
 
 /** A Validating- or MutatingWebhookConfiguration. */
 export interface WebhookConfigurationJson {
