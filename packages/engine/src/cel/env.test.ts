@@ -64,6 +64,19 @@ describe("CEL environment", () => {
     expect(run("has(object.spec.missing)")).toBe(false);
   });
 
+  it("compares, adds and tests membership as CEL does (fast paths and the library's overloads agree)", () => {
+    expect(run("'a' < 'b' && 'b' >= 'b' && 2 > 1 && 1 <= 1 && 0.5 < 1.5")).toBe(true);
+    expect(run("1 < 2.5 && 3.0 > 2 && false < true")).toBe(true);
+    expect(run("object.spec.replicas > 2 && object.spec.replicas + 1 == 4")).toBe(true);
+    expect(run("9223372036854775807 + 1")).toMatch(/^error: .*int overflow/);
+    expect(run("1 < 'a'")).toMatch(/^error: found no matching overload for '_<_'/);
+    expect(run("object.spec.containers.exists_one(c, c.name == 'a')")).toBe(true);
+    expect(run("'b' in object.spec.containers.map(c, c.name) && !(3 in [1, 2])")).toBe(true);
+    expect(run("object.metadata.labels.app")).toBe("web");
+    expect(run("object.metadata.?labels.app.orValue('none')")).toBe("web");
+    expect(run("object.metadata.name.size")).toMatch(/^error: no such key: size/);
+  });
+
   it("has Kubernetes' string, regex and list functions", () => {
     expect(run("'a,b,,c'.split(',').filter(s, s != '')")).toEqual(["a", "b", "c"]);
     expect(run("object.spec.containers.map(c, c.name).join('-')")).toBe("a-b");

@@ -88,6 +88,7 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
         return out as unknown as CelValue;
       },
     ),
+    // The planner charges ranges itself (`tick` below); the function stays for any other caller.
     celFunc(TICK_FUNCTION, [CelScalar.DYN], CelScalar.DYN, (v) => {
       charge(slot, isCelList(v) || isCelMap(v) ? v.size + 1 : 1);
       return v;
@@ -121,6 +122,7 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     }
   };
   const known = new Set(options.variables);
+  const tick = { name: TICK_FUNCTION, charge: (cost: number) => charge(slot, cost) };
   const arrays: ListArrays = new WeakMap();
   const cache = new Map<string, CelCompiled>();
 
@@ -140,7 +142,7 @@ export function createCelEnvironment(options: CelEnvironmentOptions): CelEnviron
     }
     let run: Planned;
     try {
-      run = new Planner(env, known, arrays).planRoot(prepared.expr);
+      run = new Planner(env, known, arrays, tick).planRoot(prepared.expr);
     } catch (error) {
       const text = message(error);
       const where =

@@ -11,7 +11,7 @@ import {
   isCelList,
   isCelMap,
 } from "@bufbuild/cel";
-import { isPrimitive, type Node, type Result, typeName } from "./access.js";
+import { index, isPrimitive, type Node, type Result, typeName } from "./access.js";
 import type { Expr } from "./ast.js";
 import { optionalInner } from "./functions/optional.js";
 
@@ -38,11 +38,16 @@ export function equalsNode(l: Node, r: Node, generic: Generic, equal: boolean): 
 }
 
 /** `in`: a primitive in a list of primitives scanned directly. */
-export function inNode(l: Node, r: Node, generic: Generic): Node {
+export function inNode(
+  l: Node,
+  r: Node,
+  generic: Generic,
+  items: (list: CelList) => readonly CelValue[],
+): Node {
   return both(l, r, (needle, list) => {
     if (isPrimitive(needle) && isCelList(list)) {
       let primitives = true;
-      for (const item of list) {
+      for (const item of items(list)) {
         if (item === needle) return true;
         if (!isPrimitive(item)) primitives = false;
       }
@@ -52,7 +57,44 @@ export function inNode(l: Node, r: Node, generic: Generic): Node {
   });
 }
 
-/** `+`: strings joined and lists concatenated into one array list. */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** `<`, `<=`, `>`, `>=`: ints, doubles or strings of one type compared directly. */
+export function compareNode(op: string, l: Node, r: Node, generic: Generic): Node {
+  const test =
+    op === "_<_"
+      ? (a: Comparable, b: Comparable) => a < b
+      : op === "_<=_"
+        ? (a: Comparable, b: Comparable) => a <= b
+        : op === "_>_"
+          ? (a: Comparable, b: Comparable) => a > b
+          : (a: Comparable, b: Comparable) => a >= b;
+  return both(l, r, (a, b) => {
+    const t = typeof a;
+    return (t === "bigint" || t === "string" || t === "number") && typeof b === t
+      ? test(a as Comparable, b as Comparable)
+      : generic(undefined, [a, b]);
+  });
+}
+
+type Comparable = bigint | string | number;
+
+/**
+ * `a.b` on a map: the field, else what `index` answers (CEL's errors, a field of an optional).
+ */
+export function fieldNode(target: Node, field: string, id: bigint): Node {
+  return (vars, frame) => {
+    const c = target(vars, frame);
+    if (isCelMap(c)) {
+      const v = c.get(field);
+      if (v !== undefined) return v;
+    }
+    return index(c, field, id);
+  };
+}
+
+/** `+`: ints added (within int64), strings joined and lists concatenated into one array list. */
 export function plusNode(
   l: Node,
   r: Node,
@@ -60,6 +102,11 @@ export function plusNode(
   items: (list: CelList) => readonly CelValue[],
 ): Node {
   return both(l, r, (a, b) => {
+    if (typeof a === "bigint" && typeof b === "bigint") {
+      const sum = a + b;
+      if (sum >= INT64_MIN && sum <= INT64_MAX) return sum;
+      return generic(undefined, [a, b]);
+    }
     if (typeof a === "string" && typeof b === "string") return a + b;
     if (isCelList(a) && isCelList(b)) {
       if (a.size === 0) return b;

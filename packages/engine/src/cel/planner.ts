@@ -25,7 +25,16 @@ import {
 } from "@bufbuild/cel";
 import { index, isPrimitive, type Node, type Result, TYPE_IDENTS, typeName } from "./access.js";
 import type { Expr } from "./ast.js";
-import { constantKeys, equalsNode, inNode, optPathNode, plusNode, sizeNode } from "./operators.js";
+import {
+  compareNode,
+  constantKeys,
+  equalsNode,
+  fieldNode,
+  inNode,
+  optPathNode,
+  plusNode,
+  sizeNode,
+} from "./operators.js";
 
 /** A construct the planner rejects, with the id of the expression node (for its position). */
 export class PlanError extends Error {
@@ -51,6 +60,8 @@ export class Planner {
     private readonly env: CelEnv,
     private readonly variables: ReadonlySet<string>,
     private readonly arrays: ListArrays,
+    /** Charges a comprehension's iterations (throws once the budget or deadline is exceeded). */
+    private readonly tick?: { readonly name: string; readonly charge: (cost: number) => void },
   ) {}
 
   /** The items of a list as an array, read once per list. */
@@ -212,9 +223,17 @@ export class Planner {
         };
       }
       case "_[_]": {
+        // `a.b` (rewritten as `a["b"]`, see ast.ts) reads the field directly.
+        const field = constantString(args[1]);
+        if (field !== undefined) return fieldNode(this.plan(args[0] as Expr), field, id);
         const [c, key] = args.map((a) => this.plan(a)) as [Node, Node];
         return (vars, frame) => index(c(vars, frame), key(vars, frame), id);
       }
+      case "_<_":
+      case "_<=_":
+      case "_>_":
+      case "_>=_":
+        return compareNode(fn, this.plan(args[0] as Expr), this.plan(args[1] as Expr), this.caller(fn, id));
       case "@not_strictly_false":
       case "__not_strictly_false__": {
         const a = this.plan(args[0] as Expr);
@@ -252,8 +271,15 @@ export class Planner {
           call.target !== undefined,
         );
       case "@in":
-        return inNode(this.plan(args[0] as Expr), this.plan(args[1] as Expr), this.caller(fn, id));
+        return inNode(
+          this.plan(args[0] as Expr),
+          this.plan(args[1] as Expr),
+          this.caller(fn, id),
+          this.listItems,
+        );
     }
+    if (this.tick !== undefined && fn === this.tick.name && call.target === undefined && args.length === 1)
+      return this.tickNode(this.plan(args[0] as Expr), this.tick.charge, id);
     const target = call.target === undefined ? undefined : this.plan(call.target);
     return this.invoke(
       fn,
@@ -294,6 +320,21 @@ export class Planner {
         values[i] = v;
       }
       return call(t, values);
+    };
+  }
+
+  /** A comprehension's range, its size charged first (as the tick function does, without the overload lookup). */
+  private tickNode(range: Node, charge: (cost: number) => void, id: bigint): Node {
+    const numericId = Number(id);
+    return (vars, frame) => {
+      const v = range(vars, frame);
+      if (isCelError(v)) return v;
+      try {
+        charge(isCelList(v) || isCelMap(v) ? v.size + 1 : 1);
+      } catch (error) {
+        return celError(error, numericId);
+      }
+      return v;
     };
   }
 
@@ -367,6 +408,13 @@ export class Planner {
 }
 
 const EMPTY_FRAME: Result[] = [];
+
+/** The value of a string constant, or undefined for any other expression. */
+function constantString(e: Expr | undefined): string | undefined {
+  if (e?.exprKind.case !== "constExpr") return undefined;
+  const c = e.exprKind.value.constantKind;
+  return c.case === "stringValue" ? c.value : undefined;
+}
 
 /** The items of lists already read, by list (lists are immutable); one per environment. */
 export type ListArrays = WeakMap<CelList, readonly CelValue[]>;
