@@ -50,15 +50,21 @@ export function revokedByUninstallHook(line: string): boolean {
 
 /**
  * The errors of a helm or kubectl run's stderr: without the API server's warnings (admission webhooks'
- * `Warning:` headers, which client-go prints as `I… warnings.go:…] "Warning: …"` or `Warning: …`) and
- * Helm's notes (`withoutHelmNotes`).
+ * `Warning:` headers, which client-go prints as `I… warnings.go:…] "Warning: …"` or `Warning: …`),
+ * Helm's notes (`withoutHelmNotes`) and client-go's info line when Helm cancels a watch it is done with.
  */
 export function errorsOf(stderr: string): string {
-  return withoutHelmNotes(stderr)
-    .split("\n")
-    .filter((line) => !/warnings\.go:\d+\] "Warning: /.test(line) && !/^Warning: /.test(line))
-    .join("\n")
-    .trim();
+  return (
+    withoutHelmNotes(stderr)
+      .split("\n")
+      .filter((line) => !/warnings\.go:\d+\] "Warning: /.test(line) && !/^Warning: /.test(line))
+      // Helm's --wait ends its watches by cancelling their context; client-go may log that at info level.
+      .filter(
+        (line) => !/reflector\.go:\d+\] "Warning: watch ended with error" .*context canceled/.test(line),
+      )
+      .join("\n")
+      .trim()
+  );
 }
 
 /** Output of one helm or kubectl run. */
