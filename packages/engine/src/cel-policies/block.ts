@@ -9,6 +9,7 @@ import type { CelEnvironment, CelProgram } from "../cel/env.js";
 import type { CelSession } from "../cel/session.js";
 import { celToString, DirectCelMap } from "../cel/values.js";
 import type { CompileIssue } from "../engine-types.js";
+import type { RequestBindings } from "./request.js";
 
 /** A named, compiled expression. */
 export interface NamedProgram {
@@ -188,8 +189,36 @@ export function withVariables(
   return bindings;
 }
 
+/**
+ * The bindings of a policy's expressions: the request's, `params`, `exceptions` and the lazy
+ * `variables` (one object literal, so every policy's bindings have the same shape).
+ */
+export function policyBindings(
+  request: RequestBindings,
+  params: CelValue,
+  exceptions: CelValue,
+  variables: ReadonlyMap<string, CelProgram>,
+  session: CelSession,
+): Record<string, CelValue> {
+  const lazy = new LazyVariables(variables, session);
+  const bindings: Record<string, CelValue> = {
+    object: request.object,
+    oldObject: request.oldObject,
+    request: request.request,
+    namespaceObject: request.namespaceObject,
+    authorizer: request.authorizer,
+    params,
+    exceptions,
+    variables: lazy.asCelMap(),
+  };
+  lazy.bindings = bindings;
+  return bindings;
+}
+
 /** Outcome of `matchConditions`: all true, one false, or an error. */
 export type ConditionsOutcome = { matched: true } | { matched: false } | { matched: false; error: string };
+
+const MATCHED: ConditionsOutcome = Object.freeze({ matched: true });
 
 /** Evaluates match conditions as the API server: false wins over errors; errors otherwise fail. */
 export function evaluateConditions(
@@ -197,6 +226,7 @@ export function evaluateConditions(
   bindings: Readonly<Record<string, CelValue>>,
   session: CelSession,
 ): ConditionsOutcome {
+  if (conditions.length === 0) return MATCHED;
   let error: string | undefined;
   for (const c of conditions) {
     const out = c.program.evaluate(bindings, session);

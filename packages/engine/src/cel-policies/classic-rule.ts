@@ -18,7 +18,7 @@ import {
   evaluateAuditAnnotations,
   evaluateConditions,
   evaluateValidations,
-  withVariables,
+  policyBindings,
 } from "./block.js";
 import { requestBindings, requestTarget } from "./request.js";
 import { pluralOf } from "./resources.js";
@@ -145,12 +145,10 @@ function evaluateWithin(
         };
   const params = paramsOf(rule, env.loader, target.namespace);
   if (typeof params === "string") return { status: "error", message: params };
-  const bindings = withVariables(
-    {
-      ...requestBindings(req, target, namespace, { reads: rule.block.reads, values: env.values }),
-      params,
-      exceptions: NO_EXCEPTION_VALUES,
-    },
+  const bindings = policyBindings(
+    requestBindings(req, target, namespace, { reads: rule.block.reads, values: env.values }),
+    params,
+    NO_EXCEPTION_VALUES,
     rule.block.variableIndex,
     session,
   );

@@ -5,14 +5,14 @@
  */
 import type { CelValue } from "@bufbuild/cel";
 import type { KubeObject } from "@kyverno-ts/api";
-import { type CelSession, createSession } from "../cel/session.js";
+import { type CelSession, createSession, type SessionOptions } from "../cel/session.js";
 import { toCelValue, type ValueCache } from "../cel/values.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
 import type { PolicyResponse, ResourceRef, RuleResponse, RuleType } from "../response/types.js";
-import { evaluateConditions, withVariables } from "./block.js";
+import { evaluateConditions, policyBindings, withVariables } from "./block.js";
 import type { CompiledCelPolicyImpl, CompiledException, CompiledVariant } from "./compile.js";
 import { matchesConstraints } from "./match.js";
-import { requestBindings, requestTarget } from "./request.js";
+import { type RequestBindings, requestBindings, requestTarget } from "./request.js";
 
 /** What the engine's evaluation reads besides the policy and the request. */
 export interface CelEvalEnv {
@@ -116,6 +116,7 @@ export function prepare(
   req: EngineRequest,
   env: CelEvalEnv,
   type: RuleType,
+  now: Date = env.now(),
 ): PrepareOutcome {
   const target = requestTarget(req);
   if (policy.namespace !== undefined && target.namespace !== policy.namespace) return { kind: "unmatched" };
@@ -126,14 +127,12 @@ export function prepare(
     : policy.variants.find((v) => matchesConstraints(v.constraints, input));
   if (variant === undefined) return { kind: "unmatched" };
   const deadline = req.deadline;
-  const session = createSession({
-    loader: req.contextLoader ?? env.loader,
-    now: env.now(),
-    ...(deadline !== undefined ? { expired: () => env.now().getTime() > deadline } : {}),
-    ...(env.budget !== undefined ? { budget: env.budget } : {}),
-    ...(env.deadlineMs !== undefined ? { deadlineMs: env.deadlineMs } : {}),
-  });
-  const base = policy.jsonMode
+  const options: SessionOptions = { loader: req.contextLoader ?? env.loader, now };
+  if (deadline !== undefined) options.expired = () => env.now().getTime() > deadline;
+  if (env.budget !== undefined) options.budget = env.budget;
+  if (env.deadlineMs !== undefined) options.deadlineMs = env.deadlineMs;
+  const session = createSession(options);
+  const base: RequestBindings = policy.jsonMode
     ? {
         object: env.values.of(req.resource as never),
         oldObject: null,
@@ -145,15 +144,7 @@ export function prepare(
         reads: variant.reads,
         values: env.values,
       });
-  const bindings = withVariables(
-    {
-      ...base,
-      params: null,
-      exceptions: NO_EXCEPTION_VALUES,
-    },
-    variant.block.variableIndex,
-    session,
-  );
+  const bindings = policyBindings(base, null, NO_EXCEPTION_VALUES, variant.block.variableIndex, session);
   const conditions = evaluateConditions(variant.block.matchConditions, bindings, session);
   if (!conditions.matched) {
     if (!("error" in conditions) || policy.failurePolicy === "Ignore") return { kind: "unmatched" };

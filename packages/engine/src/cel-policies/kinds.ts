@@ -27,9 +27,10 @@ export function respond(
     response: PolicyResponse,
   ) => void,
 ): PolicyResponse {
-  const response = celResponse(policy, req, env.now());
+  const now = env.now();
+  const response = celResponse(policy, req, now);
   if (req.background && !policy.background) return response;
-  const prepared = prepare(policy, req, env, type);
+  const prepared = prepare(policy, req, env, type, now);
   if (prepared.kind === "unmatched") return response;
   if (prepared.kind === "done") {
     response.rules.push(prepared.rule);

@@ -44,10 +44,11 @@ export interface SessionOptions {
 }
 
 const NEVER = (): boolean => false;
+const PERFORMANCE_NOW = (): number => performance.now();
 
 /** Starts the state of one policy evaluation. */
 export function createSession(options: SessionOptions = {}): CelSession {
-  const monotonic = options.monotonic ?? (() => performance.now());
+  const monotonic = options.monotonic ?? PERFORMANCE_NOW;
   return {
     budget: options.budget ?? DEFAULT_COST_BUDGET,
     charges: 0,
