@@ -466,8 +466,9 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
       "cleanup",
       "Run the cleanup controller: cleanup policies on their schedules and the cleanup.kyverno.io/ttl label (leader-elected)",
       async (args) => {
-        const { runCleanupCommand } = await import("@kyverno-ts/server");
-        return runCleanupCommand({ args, stdout: io.stdout, stderr: io.stderr });
+        const { runCleanupCommand, CLEANUP_DESCRIPTION, flagsOf } = await import("@kyverno-ts/server");
+        const usage = controllerHelp("cleanup", CLEANUP_DESCRIPTION, flagsOf("cleanup"));
+        return runCleanupCommand({ args, stdout: io.stdout, stderr: io.stderr, usage });
       },
       done,
     ),
@@ -489,8 +490,9 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
       "background",
       "Run the background controller: generate and mutate-existing rules through UpdateRequests (leader-elected)",
       async (args) => {
-        const { runBackgroundCommand } = await import("@kyverno-ts/server");
-        return runBackgroundCommand({ args, stdout: io.stdout, stderr: io.stderr });
+        const { runBackgroundCommand, BACKGROUND_DESCRIPTION, flagsOf } = await import("@kyverno-ts/server");
+        const usage = controllerHelp("background", BACKGROUND_DESCRIPTION, flagsOf("background"));
+        return runBackgroundCommand({ args, stdout: io.stdout, stderr: io.stderr, usage });
       },
       done,
     ),

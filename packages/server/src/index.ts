@@ -4,8 +4,8 @@ export type { AdmissionRequest, AdmissionResponse, GroupVersionKind } from "./ad
 export type { TextOutput } from "./bin/admission.js";
 export { runAdmissionCommand } from "./bin/admission.js";
 export { ADMISSION_DESCRIPTION, parseAdmissionArgs } from "./bin/args.js";
-export { parseBackgroundArgs, runBackgroundCommand } from "./bin/background.js";
-export { parseCleanupArgs, runCleanupCommand } from "./bin/cleanup.js";
+export { BACKGROUND_DESCRIPTION, parseBackgroundArgs, runBackgroundCommand } from "./bin/background.js";
+export { CLEANUP_DESCRIPTION, parseCleanupArgs, runCleanupCommand } from "./bin/cleanup.js";
 export { parseReportsArgs, REPORTS_DESCRIPTION, runReportsCommand } from "./bin/reports.js";
 export { systemClock } from "./clock.js";
 export type { ClusterAdmission } from "./cluster/cluster-admission.js";

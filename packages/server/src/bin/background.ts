@@ -24,45 +24,13 @@ import type { TextOutput } from "./admission.js";
 import { connectController, logFlags, openControllerLog } from "./controller-start.js";
 import { stopSignal } from "./stop-signal.js";
 
-/** What the command does, for `--help`. */
+/** What the command does, for `--help` (the flags are listed from the flag table). */
 export const BACKGROUND_DESCRIPTION = `Runs Kyverno's background controller: generate and mutate-existing rules. The admission
 controller turns admitted requests into UpdateRequests (kyverno.io/v2); this controller processes
 them (retries with backoff, status Pending / Completed / Failed / Skip, completed ones deleted),
 keeps synchronized generated resources in sync, and applies generateExisting /
 mutateExistingOnPolicyUpdate rules when policies change. Replicas elect a leader on the Lease
 kyverno-background-controller; only the leader works.`;
-
-/** Usage text of the command. */
-export const BACKGROUND_USAGE = `Usage: kyverno-ts background [flags]
-
-${BACKGROUND_DESCRIPTION}
-
-Options:
-  --kubeconfig <file>              kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)
-  --genWorkers <n>                 UpdateRequests processed at once (default 10)
-  --enablePolicyException          honour PolicyExceptions (default false)
-  --exceptionNamespace <ns>        the only namespace PolicyExceptions are accepted from
-  --metricsPort <n>                metrics and probes (/metrics, /health/liveness, /health/readiness), plain HTTP (default 8000; 0 picks one)
-  --clientRateLimitQPS <n>         API requests per second (default 300)
-  --clientRateLimitBurst <n>       API requests above the rate at once (default 300)
-  --namespace <ns>                 Kyverno's namespace: UpdateRequests and the Lease (default: KYVERNO_NAMESPACE or kyverno)
-  --serviceAccountName <name>      this controller's ServiceAccount, named in permission failures (default: KYVERNO_SERVICEACCOUNT_NAME or kyverno-background-controller)
-  --metricsConfigMap <name>        metrics ConfigMap, read at start (default: METRICS_CONFIG or kyverno-metrics)
-  --identity <name>                this replica's identity (default: POD_NAME or the host name)
-  --configMap <name>               Kyverno's ConfigMap, watched: generateSuccessEvents (default: INIT_CONFIG or kyverno)
-  --omitEvents <types>             Event types not emitted (default PolicyApplied,PolicySkipped; "" emits all)
-  --maxQueuedEvents <n>            Event writes waiting at most (default 1000)
-  --eventsRateLimitQPS <n>         Event writes per second (default 1000)
-  --eventsRateLimitBurst <n>       Event writes above the rate at once (default 2000)
-  --loggingFormat <format>         log format: text (default) or json
-  --loggingtsFormat <format>       log timestamps: RFC3339 (default), iso8601, rfc3339nano, millis or nanos
-  -v <level>                       log verbosity: 0-3 errors, warnings and info; 4 and more add debug lines (default 2)
-  --log-level <level>              debug, info, warn, error or silent; wins over -v
-  -h, --help                       display help for command
-
-Upstream's other flags of the background controller are accepted; each one given prints a warning
-saying it has no effect (docs/flags.md).
-`;
 
 /** Parsed flags. */
 export interface BackgroundArgs {
@@ -162,19 +130,22 @@ export interface BackgroundCommandOptions {
   leaderTimings?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   /** Called once the informers have synced and metrics are served. */
   onReady?: (info: { metricsPort: number; isLeader: () => boolean }) => void;
+  /** The `--help` text (the CLI lays it out from the flag table); a short one when omitted. */
+  usage?: string;
 }
 
 /** Runs the controller until stopped; resolves with the exit status (0 clean stop, 1 failure, 2 bad flags). */
 export async function runBackgroundCommand(options: BackgroundCommandOptions): Promise<number> {
   const { stdout, stderr } = options;
   const parsed = parseBackgroundArgs(options.args);
+  const usage = options.usage ?? `Usage: kyverno-ts background [flags]\n\n${BACKGROUND_DESCRIPTION}\n`;
   if (!parsed.ok) {
-    stderr.write(`error: ${parsed.message}\n\n${BACKGROUND_USAGE}`);
+    stderr.write(`error: ${parsed.message}\n\n${usage}`);
     return 2;
   }
   const args = parsed.args;
   if (args.help) {
-    stdout.write(BACKGROUND_USAGE);
+    stdout.write(usage);
     return 0;
   }
   const clock = options.clock ?? systemClock();

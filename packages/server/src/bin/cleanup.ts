@@ -17,38 +17,12 @@ import type { TextOutput } from "./admission.js";
 import { connectController, logFlags, openControllerLog } from "./controller-start.js";
 import { stopSignal } from "./stop-signal.js";
 
-/** Usage text of the command. */
-export const CLEANUP_USAGE = `Usage: kyverno-ts cleanup [flags]
-
-Runs Kyverno's cleanup controller: CleanupPolicies and ClusterCleanupPolicies (kyverno.io/v2) delete
+/** What the command does, for `--help` (the flags are listed from the flag table). */
+export const CLEANUP_DESCRIPTION = `Runs Kyverno's cleanup controller: CleanupPolicies and ClusterCleanupPolicies (kyverno.io/v2) delete
 the resources they match on their cron schedules, and resources labelled cleanup.kyverno.io/ttl are
 deleted when their time-to-live expires. Its webhooks reject invalid cleanup policies and warn about
 unreadable TTL labels. Replicas elect a leader on the Lease kyverno-cleanup-controller; only the
-leader deletes and manages the webhook certificates and configurations; every replica serves webhooks.
-
-Options:
-  --kubeconfig <file>                 kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)
-  --ttlReconciliationInterval <dur>   how often the kinds watched for the TTL label are refreshed (default 1m)
-  --cleanupServerPort <n>             webhook HTTPS port (default 9443; 0 picks a free port)
-  --metricsPort <n>                   Prometheus metrics port, plain HTTP (default 8000; 0 picks a free port)
-  --namespace <ns>                    Kyverno's namespace (default: KYVERNO_NAMESPACE or kyverno)
-  --serviceName <name>                webhook Service (default: KYVERNO_SVC or kyverno-cleanup-controller)
-  --servicePort <n>                   the Service's port (default 443)
-  --serverIP <ip[:port]>              outside the cluster: webhooks call https://<ip>:<port> (default: the webhook port)
-  --metricsConfigMap <name>           metrics ConfigMap, read at start (default: METRICS_CONFIG or kyverno-metrics)
-  --leaderElectionRetryPeriod <dur>   leader election renewal period (default 2s)
-  --clientRateLimitQPS <n>            API requests per second (default 300)
-  --clientRateLimitBurst <n>          API requests above the rate at once (default 300)
-  --identity <name>                   identity in the Lease (default: POD_NAME or the host name)
-  --loggingFormat <format>            log format: text (default) or json
-  --loggingtsFormat <format>          log timestamps: RFC3339 (default), iso8601, rfc3339nano, millis or nanos
-  -v <level>                          log verbosity: 0-3 errors, warnings and info; 4 and more add debug lines (default 2)
-  --log-level <level>                 debug, info, warn, error or silent; wins over -v
-  -h, --help                          display help for command
-
-Upstream's other flags of the cleanup controller are accepted; each one given prints a warning
-saying it has no effect (docs/flags.md).
-`;
+leader deletes and manages the webhook certificates and configurations; every replica serves webhooks.`;
 
 /** Parsed flags of the cleanup command. */
 export interface CleanupArgs {
@@ -145,6 +119,8 @@ export interface CleanupCommandOptions {
   logger?: Logger;
   /** Called once webhooks and metrics are served. */
   onReady?: (info: { port: number; metricsPort: number }) => void;
+  /** The `--help` text (the CLI lays it out from the flag table); a short one when omitted. */
+  usage?: string;
 }
 
 /** Exit statuses: 0 after a clean stop, 1 when the controller cannot run, 2 for unusable flags. */
@@ -162,13 +138,14 @@ function webhookUrlOf(serverIP: string | undefined): string | ((port: number) =>
 export async function runCleanupCommand(options: CleanupCommandOptions): Promise<number> {
   const { stdout, stderr } = options;
   const parsed = parseCleanupArgs(options.args);
+  const usage = options.usage ?? `Usage: kyverno-ts cleanup [flags]\n\n${CLEANUP_DESCRIPTION}\n`;
   if (!parsed.ok) {
-    stderr.write(`error: ${parsed.message}\n\n${CLEANUP_USAGE}`);
+    stderr.write(`error: ${parsed.message}\n\n${usage}`);
     return CleanupExit.InputError;
   }
   const args = parsed.args;
   if (args.help) {
-    stdout.write(CLEANUP_USAGE);
+    stdout.write(usage);
     return CleanupExit.Ok;
   }
   const clock = options.clock ?? systemClock();
