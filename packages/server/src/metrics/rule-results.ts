@@ -3,7 +3,7 @@
  * `kyverno_policy_execution_duration_seconds` (see `AdmissionMetrics.ruleResults`).
  */
 import type { CounterSeries, HistogramSeries, RecordedFamily } from "./family.js";
-import type { PolicyLabels, RequestRuleLabels, RuleResultRecorder } from "./metrics.js";
+import type { PolicyLabels, RequestRuleLabels, RuleResultRecorder } from "./recorder-types.js";
 
 const RESULTS = ["pass", "fail", "warn", "error", "skip"] as const;
 const RULE_TYPES = ["validate", "mutate", "generate"] as const;
