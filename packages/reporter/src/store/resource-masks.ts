@@ -122,7 +122,7 @@ export async function countResourceRows(
     sql<SqlBool>`${col(name)} in (${sql.join(values)})`;
   const c = [sql<SqlBool>`${col("per_category")} = ${perCategory}`];
   if (filter.scope)
-    c.push(sql<SqlBool>`${col("namespace")} ${sql.raw(filter.scope === "cluster" ? "=" : "<>")} ''`);
+    c.push(sql<SqlBool>`${col("namespace")} ${sql.raw(filter.scope === "cluster" ? "=" : ">")} ''`);
   if (filter.namespaces?.length) c.push(inList("namespace", filter.namespaces));
   if (filter.kinds?.length) c.push(inList("kind", filter.kinds));
   if (filter.sources?.length) c.push(inList("source", filter.sources));

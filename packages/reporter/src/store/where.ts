@@ -9,6 +9,11 @@ import type { Dimension, ResultFilter, StoreDialect } from "./types.js";
 
 type Cond = Expression<SqlBool>;
 
+// The namespaced scope is `namespace > ''`, not `<> ''` (the same rows: columns are NOT NULL and
+// compared bytewise): a range the list indexes, which start with the namespace, can seek to. With
+// `<>` every list page first read and dropped the cluster-scoped rows, which sort first — at
+// 1,000,000 results 10,000 rows per page on PostgreSQL (`results p100` 11.6 ms, 1.5 ms with `>`).
+
 /**
  * The smallest result-count table holding every dimension grouped by or filtered on, or
  * `undefined` when the filter needs the result rows (resources, labels, search, one resource).
@@ -146,7 +151,7 @@ function resultSearch(dialect: StoreDialect, text: string, resolved: ResolvedSea
 export function resultsWhere(f: ResultFilter, dialect: StoreDialect, search?: ResolvedSearch) {
   return (eb: ExpressionBuilder<Database, "results">): Cond => {
     const c: Cond[] = [];
-    if (f.scope === "namespaced") c.push(eb("results.namespace", "<>", ""));
+    if (f.scope === "namespaced") c.push(eb("results.namespace", ">", ""));
     if (f.scope === "cluster") c.push(eb("results.namespace", "=", ""));
     if (has(f.namespaces)) c.push(eb("results.namespace", "in", f.namespaces));
     if (has(f.kinds)) c.push(eb("results.resource_kind", "in", f.kinds));
@@ -174,7 +179,7 @@ export function countsWhere(spec: CountTable, f: ResultFilter): Cond {
   if (f.scope) {
     if (spec.columns.includes("cluster"))
       c.push(sql<SqlBool>`${col("cluster")} = ${f.scope === "cluster" ? 1 : 0}`);
-    else c.push(sql<SqlBool>`${col("namespace")} ${sql.raw(f.scope === "cluster" ? "=" : "<>")} ''`);
+    else c.push(sql<SqlBool>`${col("namespace")} ${sql.raw(f.scope === "cluster" ? "=" : ">")} ''`);
   }
   if (has(f.namespaces)) c.push(inList("namespace", f.namespaces));
   if (has(f.kinds)) c.push(inList("kind", f.kinds));
@@ -197,7 +202,7 @@ export function resourceCountsWhere(table: ResourceTable, f: ResultFilter, diale
   const inList = (name: string, values: readonly string[]) =>
     sql<SqlBool>`${col(name)} in (${sql.join(values)})`;
   const c: Cond[] = [sql<SqlBool>`1 = 1`];
-  if (f.scope) c.push(sql<SqlBool>`${col("namespace")} ${sql.raw(f.scope === "cluster" ? "=" : "<>")} ''`);
+  if (f.scope) c.push(sql<SqlBool>`${col("namespace")} ${sql.raw(f.scope === "cluster" ? "=" : ">")} ''`);
   if (has(f.namespaces)) c.push(inList("namespace", f.namespaces));
   if (has(f.kinds)) c.push(inList("kind", f.kinds));
   if (has(f.resources)) c.push(inList("name", f.resources));
@@ -227,7 +232,7 @@ export function reportsWhere(
   dialect: StoreDialect,
 ) {
   return (eb: ExpressionBuilder<Database, "reports">): Cond => {
-    const c: Cond[] = [eb("reports.namespace", f.scope === "cluster" ? "=" : "<>", "")];
+    const c: Cond[] = [eb("reports.namespace", f.scope === "cluster" ? "=" : ">", "")];
     if (has(f.namespaces)) c.push(eb("reports.namespace", "in", f.namespaces));
     if (has(f.sources)) c.push(eb("reports.source", "in", f.sources));
     if (has(f.labels)) c.push(...labelConditions(f.labels, "reports.id"));
