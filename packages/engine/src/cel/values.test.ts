@@ -2,7 +2,7 @@ import { type CelInput, type CelMap, celList, celMap, isCelMap } from "@bufbuild
 import { describe, expect, it } from "vitest";
 import { createCelEnvironment } from "./env.js";
 import { createSession } from "./session.js";
-import { toCelValue, toJson } from "./values.js";
+import { opaque, opaquePayload, toCelValue, toJson } from "./values.js";
 
 const json = { name: "a", nothing: null, count: 3, ratio: 0.5, nested: { x: true }, list: [1, "b"] };
 
@@ -50,5 +50,19 @@ describe("JSON objects as CEL maps", () => {
     ).toBe(true);
     expect(run("object.map(k, k).size() == size(object) && object.nested.all(k, k == 'x')")).toBe(true);
     expect(run("object.missing")).toBe("error: no such key: missing");
+  });
+
+  it("opaque values are maps of one marker entry; a JSON object is never one, whatever its keys", () => {
+    const value = opaque("quantity", "1Gi");
+    expect(isCelMap(value)).toBe(true);
+    expect(value.size).toBe(1);
+    expect([...value.keys()]).toEqual(["\u0000kyverno-ts:quantity"]);
+    expect(value.get("\u0000kyverno-ts:quantity")).toBe("1Gi");
+    expect(opaquePayload(value, "quantity")).toBe("1Gi");
+    expect(opaquePayload(value, "optional")).toBeUndefined();
+    expect(toJson(value)).toBe("1Gi");
+    const spoof = toCelValue({ "\u0000kyverno-ts:quantity": "1Gi" });
+    expect(opaquePayload(spoof, "quantity")).toBeUndefined();
+    expect(toJson(spoof)).toEqual({ "\u0000kyverno-ts:quantity": "1Gi" });
   });
 });

@@ -144,28 +144,79 @@ export function createValueCache(): ValueCache {
 
 const OPAQUE_PREFIX = "\u0000kyverno-ts:";
 
-/** A library's opaque value: a map whose single key names its type and holds its payload. */
-export function opaque(type: string, payload: CelInput): CelMap {
-  return celMap(new Map<string, CelInput>([[OPAQUE_PREFIX + type, payload]]));
+/**
+ * An opaque value: to CEL a map of one entry (the marker key naming its type, its payload), as
+ * `celMap` would build it; to the libraries, its type and payload without a lookup.
+ */
+class OpaqueMap extends DirectCelMap implements ReadonlyMap<string, CelValue> {
+  private readonly map: CelMap;
+  readonly payload: CelValue;
+
+  constructor(
+    readonly type: string,
+    payload: CelInput,
+  ) {
+    super();
+    const key = OPAQUE_PREFIX + type;
+    this.map = celMap(new Map<string, CelInput>([[key, payload]]));
+    this.payload = this.map.get(key) as CelValue;
+  }
+
+  get size(): number {
+    return 1;
+  }
+
+  has(key: string): boolean {
+    return this.map.has(key);
+  }
+
+  get(key: string): CelValue | undefined {
+    return this.map.get(key);
+  }
+
+  forEach(
+    fn: (value: CelValue, key: string, map: ReadonlyMap<string, CelValue>) => void,
+    thisArg?: unknown,
+  ): void {
+    for (const [key, value] of this.entries()) fn.call(thisArg, value, key, this);
+  }
+
+  keys(): MapIterator<string> {
+    return this.map.keys() as MapIterator<string>;
+  }
+
+  values(): MapIterator<CelValue> {
+    return this.map.values();
+  }
+
+  entries(): MapIterator<[string, CelValue]> {
+    return this.map.entries() as MapIterator<[string, CelValue]>;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, CelValue]> {
+    return this.entries();
+  }
 }
 
-/** The marker key of each opaque type, built once (a fresh concatenation would be hashed on every read). */
-const opaqueKeys = new Map<string, string>();
+/** A library's opaque value: a map whose single key names its type and holds its payload. */
+export function opaque(type: string, payload: CelInput): CelMap {
+  return new OpaqueMap(type, payload).asCelMap();
+}
 
-/** The payload of an opaque value of `type`, or undefined for any other value. */
+/**
+ * The payload of an opaque value of `type`, or undefined for any other value. JSON objects (request
+ * data) are never opaque values, whatever their keys; other maps holding the marker key are.
+ */
 export function opaquePayload(value: CelValue | undefined, type: string): CelValue | undefined {
-  if (!isCelMap(value)) return undefined;
-  let key = opaqueKeys.get(type);
-  if (key === undefined) {
-    key = OPAQUE_PREFIX + type;
-    opaqueKeys.set(type, key);
-  }
-  return value.get(key);
+  if (value instanceof OpaqueMap) return value.type === type ? value.payload : undefined;
+  if (!isCelMap(value) || value instanceof JsonMap) return undefined;
+  return value.get(OPAQUE_PREFIX + type);
 }
 
 /** The type name of an opaque value, or undefined. */
 function opaqueType(value: CelValue | undefined): string | undefined {
-  if (!isCelMap(value) || value.size !== 1) return undefined;
+  if (value instanceof OpaqueMap) return value.type;
+  if (!isCelMap(value) || value instanceof JsonMap || value.size !== 1) return undefined;
   const [key] = value.keys();
   return typeof key === "string" && key.startsWith(OPAQUE_PREFIX)
     ? key.slice(OPAQUE_PREFIX.length)
