@@ -10,7 +10,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { createInformer, createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -316,6 +316,52 @@ describe.skipIf(!hasKubectl)("generate and mutate-existing policies in a cluster
       `foreach ConfigMaps\n${background.output().slice(-3000)}`,
     );
     expect((await get("ConfigMap", "apps", "team-green"))?.data).toEqual({ team: "green" });
+  }, 60_000);
+
+  it("an UpdateRequest written without a state (another writer) is set Pending, then processed", async () => {
+    expect((await kubectl(["delete", "configmap", "-n", "apps", "team-red"])).code).toBe(0);
+    // The states the UpdateRequest goes through, as a watch sees them.
+    const states: string[] = [];
+    const watch = createInformer<KubeObject>({
+      client,
+      apiVersion: "kyverno.io/v2",
+      kind: "UpdateRequest",
+      namespace: "kyverno",
+    });
+    watch.on("update", (ur) => {
+      if (ur.metadata?.name === "by-hand")
+        states.push(String((ur.status as { state?: string } | undefined)?.state));
+    });
+    await watch.start();
+    const created = await kubectl(
+      ["create", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "kyverno.io/v2",
+        kind: "UpdateRequest",
+        metadata: { name: "by-hand", namespace: "kyverno" },
+        spec: {
+          requestType: "generate",
+          policy: "per-team",
+          rule: "team-configmaps",
+          resource: { apiVersion: "v1", kind: "ConfigMap", namespace: "apps", name: "teams" },
+          deleteDownstream: false,
+          context: { userInfo: {}, admissionRequestInfo: {} },
+        },
+      }),
+    );
+    expect(created.stderr).toBe("");
+    await until(
+      async () => (await get("ConfigMap", "apps", "team-red")) !== undefined,
+      20_000,
+      `team-red generated again\n${background.output().slice(-3000)}`,
+    );
+    await until(
+      async () => (await kubectl(["get", "updaterequest", "-n", "kyverno", "by-hand"])).code !== 0,
+      20_000,
+      "the UpdateRequest deleted once completed",
+    );
+    await watch.stop();
+    expect(states[0]).toBe("Pending");
   }, 60_000);
 
   it("a namespaced Policy generates in its namespace; elsewhere the UpdateRequest fails, is retried, given up and reported", async () => {

@@ -1,7 +1,8 @@
 /**
  * The background controller (`kyverno-ts background`): processes UpdateRequests with `workers`
- * concurrent workers while it leads on the `kyverno-background-controller` Lease. Each UpdateRequest
- * is processed (see `process.ts`); Completed and Skip ones are deleted; a failure is recorded in the
+ * concurrent workers while it leads on the `kyverno-background-controller` Lease. An UpdateRequest
+ * without a state is set Pending first; a Pending one is processed (see `process.ts`); Completed and
+ * Skip ones are deleted; a failure is recorded in the
  * UpdateRequest's status (`Failed`, message, `retryCount`) and retried with exponential backoff, and
  * an UpdateRequest that failed more than `MAX_RETRIES` times is deleted (as upstream) after an error
  * log. Pending UpdateRequests outlive the process: a restarted or new leader lists and finishes them,
@@ -258,6 +259,18 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     const state = ur.status?.state;
     if (state === "Completed" || state === "Skip") {
       await finish(ur, { state, message: ur.status?.message ?? "", generated: [] } as ProcessOutcome);
+      return undefined;
+    }
+    if (state === undefined) {
+      // As upstream: one without a state is set Pending first (the admission controller does it after
+      // creating; this covers a writer that did not), and processed on the update that follows, so
+      // the admission controller's own Pending write cannot land mid-processing and re-run it.
+      const pending = await client.update({ ...ur, status: { state: "Pending" } } as unknown as KubeObject, {
+        subresource: "status",
+        signal,
+      });
+      if (!pending.ok && pending.status !== 404 && pending.status !== 409)
+        return { error: new Error(`cannot set UpdateRequest ${name} Pending: ${pending.message}`) };
       return undefined;
     }
     const started = clock.monotonic();
