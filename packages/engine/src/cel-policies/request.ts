@@ -25,17 +25,33 @@ export interface RequestTarget {
   readonly subject: KubeObject;
 }
 
-/** Targets by request: the policies of one request share its target (recomputed if its object changed). */
-const targets = new WeakMap<EngineRequest, RequestTarget>();
+/**
+ * Targets by the object they are about: the policies and rules of one request share its target,
+ * even when each is handed its own request record (as the classic engine's rules are). A target is
+ * reused only when the request fields it was computed from are the same.
+ */
+const targets = new WeakMap<KubeObject, { readonly target: RequestTarget; readonly from: EngineRequest }>();
+
+/** Whether `a` and `b` give the same target for the same object and operation. */
+function sameTargetFields(a: EngineRequest, b: EngineRequest): boolean {
+  return (
+    a === b ||
+    ((a.operation ?? "CREATE") === (b.operation ?? "CREATE") &&
+      a.requestKind === b.requestKind &&
+      a.subresource === b.subresource &&
+      a.requestNamespace === b.requestNamespace &&
+      a.requestName === b.requestName)
+  );
+}
 
 /** The request's target, as matchConstraints and the `request` variable see it. */
 export function requestTarget(req: EngineRequest): RequestTarget {
   const operation = req.operation ?? "CREATE";
   const subject = operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
-  const known = targets.get(req);
-  if (known !== undefined && known.subject === subject && known.operation === operation) return known;
+  const known = targets.get(subject);
+  if (known !== undefined && sameTargetFields(known.from, req)) return known.target;
   const target = computeTarget(req, operation, subject);
-  targets.set(req, target);
+  targets.set(subject, { target, from: req });
   return target;
 }
 
