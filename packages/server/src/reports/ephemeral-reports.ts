@@ -68,13 +68,12 @@ export interface EphemeralReport {
 const policyKeyOf = (p: PolicyResponse["policy"]): string =>
   p.namespace ? `${p.namespace}/${p.name}` : p.name;
 
-/** The `process` property of results the background controller hands over (generate, mutate existing). */
-export const BACKGROUND_PROCESS = "background scan";
-
 /**
  * Results of one admission response as reports carry them (no `resources`, `process: admission review`):
  * its validate rules, or the rules of `phase` (the mutating webhook's mutate rules, the background
- * controller's generate and mutate-existing rules, with `process: background scan`).
+ * controller's generate and mutate-existing rules). The background controller's work answers an
+ * admission (an UpdateRequest), and upstream reports it as one: the exceptions guide's GeneratingPolicy
+ * report has `process: admission review` beside `generated-resources`.
  */
 export function admissionReportResults(
   response: PolicyResponse,
@@ -82,10 +81,9 @@ export function admissionReportResults(
   phase: AdmissionPhase = "validate",
 ): PolicyReportResult[] {
   const ruleTypes = PHASE_RULE_TYPES[phase];
-  const process = phase === "generate" || phase === "mutateExisting" ? BACKGROUND_PROCESS : ADMISSION_PROCESS;
   return policyReportResults(response, { unscored, ruleTypes }).map(({ resources: _resources, ...r }) => ({
     ...r,
-    properties: { ...r.properties, process },
+    properties: { ...r.properties, process: ADMISSION_PROCESS },
   }));
 }
 

@@ -44,12 +44,6 @@ function recordPhases(
   deps.admission.record(uid, policy.key, [...kept, ...results]);
 }
 
-/** The `process` property of a phase's results: the background controller's work is a background scan. */
-const processOf = (phase: AdmissionPhase) =>
-  phase === "generate" || phase === "mutateExisting"
-    ? PROCESS_PROPERTY.background
-    : PROCESS_PROPERTY.admission;
-
 /** Records one in-process admission result (a DELETE forgets the resource's admission results). */
 export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIntakeDeps): void {
   const { apiVersion, kind, namespace, name, uid } = result.resource;
@@ -65,7 +59,9 @@ export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIn
           deps,
           uid,
           policy,
-          reportResultsOf(response, policy, processOf(phase), phase),
+          // Every phase answers an admission, the background controller's too (upstream's generate
+          // reports say `process: admission review`).
+          reportResultsOf(response, policy, PROCESS_PROPERTY.admission, phase),
           new Set([phase]),
         );
       else if (deps.cel !== undefined) {
