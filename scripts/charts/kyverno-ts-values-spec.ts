@@ -424,11 +424,6 @@ export const VALUE_RULES: readonly ValueRule[] = [
   },
   { path: "features.dumpPayload.enabled", status: "default", reason: "payloads are not logged" },
   {
-    path: "features.forceFailurePolicyIgnore.enabled",
-    status: "default",
-    reason: "the admission controller has no `--forceFailurePolicyIgnore` yet",
-  },
-  {
     path: "features.generateValidatingAdmissionPolicy",
     status: "accepted",
     reason: "ValidatingAdmissionPolicies are not generated yet",
@@ -508,8 +503,7 @@ export const VALUE_RULES: readonly ValueRule[] = [
   { path: "admissionController.initContainer.*", schema: {} },
   {
     path: "admissionController.failurePolicy",
-    status: "default",
-    reason: "`Ignore` needs `--forceFailurePolicyIgnore`, not implemented yet",
+    schema: { enum: ["Fail", "Ignore"] },
   },
   {
     path: "admissionController.webhookTimeout",
@@ -563,7 +557,7 @@ export const SHORT_FORMS: ReadonlyArray<{ path: string; upstream: string; note: 
   {
     path: "admissionController.failurePolicy",
     upstream: "`features.forceFailurePolicyIgnore.enabled`",
-    note: "`Fail` (default, as upstream); `Ignore` is rejected until `--forceFailurePolicyIgnore` exists",
+    note: "`Fail` (default, as upstream: each policy's own failure policy) or `Ignore` (`--forceFailurePolicyIgnore`: every policy as `Ignore`)",
   },
   {
     path: "admissionController.webhookTimeout",

@@ -48,9 +48,9 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
       /at '\/admissionController\/container\/extraArgs': additional properties 'backgroundScanWorkers' not allowed/,
     ],
     [
-      "failurePolicy Ignore",
-      "admissionController:\n  failurePolicy: Ignore\n",
-      /at '\/admissionController\/failurePolicy': value must be 'Fail'/,
+      "a failure policy that is neither Fail nor Ignore",
+      "admissionController:\n  failurePolicy: Sometimes\n",
+      /at '\/admissionController\/failurePolicy'/,
     ],
     [
       "webhook timeout above 30 s",
@@ -112,6 +112,25 @@ describe("values the chart does not support", { timeout: 60_000 }, () => {
     const plain = (dryRunRelease().info as { notes: string }).notes;
     expect(plain).not.toContain("does not act on yet");
     expect(plain).toContain("kubectl -n kyverno rollout status deployment/kyverno-admission-controller");
+  });
+
+  it("forces failurePolicy Ignore from features.forceFailurePolicyIgnore or the short form, not by default", () => {
+    const admissionArgs = (files: string[]): string[] => {
+      const run = template(files);
+      expect(run.status).toBe(0);
+      const deployment = parseManifests(run.stdout).find(
+        (o) => o.kind === "Deployment" && String(o.metadata?.name).endsWith("admission-controller"),
+      ) as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } };
+      return deployment.spec.template.spec.containers[0]?.args ?? [];
+    };
+    expect(admissionArgs([])).not.toContain("--forceFailurePolicyIgnore");
+    const short = valuesFile("ignore-short.yaml", "admissionController:\n  failurePolicy: Ignore\n");
+    expect(admissionArgs([short])).toContain("--forceFailurePolicyIgnore");
+    const feature = valuesFile(
+      "ignore-feature.yaml",
+      "features:\n  forceFailurePolicyIgnore:\n    enabled: true\n",
+    );
+    expect(admissionArgs([feature])).toContain("--forceFailurePolicyIgnore");
   });
 
   it("uses the short forms over upstream's spellings", () => {

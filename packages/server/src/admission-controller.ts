@@ -98,6 +98,11 @@ export interface EvaluationSettings {
    * a worker (`--evaluationInlineMs`, default 5; 0 sends every request to the workers).
    */
   inlineMs?: number;
+  /**
+   * `--forceFailurePolicyIgnore`: every policy (classic and CEL) is served and evaluated with
+   * `failurePolicy: Ignore`, in the workers too, and its webhooks registered as `Ignore`.
+   */
+  forceFailurePolicyIgnore?: boolean;
   /** The worker module and its `execArgv` (tests run the TypeScript sources). */
   workerUrl?: URL;
   execArgv?: string[];
@@ -185,6 +190,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
   const policyExceptions = options.policyExceptions ?? EXCEPTIONS_DISABLED;
   const exceptionNamespaces = acceptedExceptionNamespaces(policyExceptions);
   const evaluation = options.evaluation;
+  const forceFailurePolicyIgnore = evaluation?.forceFailurePolicyIgnore === true;
   const engine = createEngine({
     clock: clock,
     exceptionNamespaces,
@@ -201,12 +207,16 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
           size: evaluation.workers,
           clock,
           logger,
-          settings: { exceptionNamespaces, ...(evaluation.limits ? { limits: evaluation.limits } : {}) },
+          settings: {
+            exceptionNamespaces,
+            forceFailurePolicyIgnore,
+            ...(evaluation.limits ? { limits: evaluation.limits } : {}),
+          },
           ...(evaluation.workerUrl ? { workerUrl: evaluation.workerUrl } : {}),
           ...(evaluation.execArgv ? { execArgv: evaluation.execArgv } : {}),
         })
       : undefined;
-  const compiledCache = createPolicyCache({ engine, metrics });
+  const compiledCache = createPolicyCache({ engine, metrics, forceFailurePolicyIgnore });
   const cache = pool ? mirrorToPool(compiledCache, pool) : compiledCache;
   const handler = createAdmissionHandler({
     engine,
@@ -231,7 +241,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(evaluation?.limits?.celCost !== undefined ? { costBudget: evaluation.limits.celCost } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
   });
-  const celStore = createCelPolicyStore({ engine: celEngine });
+  const celStore = createCelPolicyStore({ engine: celEngine, forceFailurePolicyIgnore });
   const celPolicies = pool ? mirrorCelToPool(celStore, pool) : celStore;
   const celHandler = createCelAdmissionHandler({
     engine: celEngine,

@@ -182,6 +182,7 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
         workers: args.evaluationWorkers,
         limits: args.evaluationLimits,
         inlineMs: args.evaluationInlineMs,
+        forceFailurePolicyIgnore: args.forceFailurePolicyIgnore,
       },
     });
   } catch (error) {

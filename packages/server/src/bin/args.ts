@@ -68,6 +68,8 @@ export interface AdmissionArgs {
   evaluationLimits: Partial<EvaluationLimits>;
   /** `--evaluationInlineTime` in milliseconds. */
   evaluationInlineMs: number;
+  /** `--forceFailurePolicyIgnore`: every policy is treated as `failurePolicy: Ignore`. */
+  forceFailurePolicyIgnore: boolean;
   /** Cluster mode: `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
   events: EventSettings;
   /** `--enableReporting`: validate and mutate results are handed to the reports when it names them. */
@@ -203,6 +205,7 @@ export function parseAdmissionArgs(
       evaluationWorkers: workers,
       evaluationLimits: budgets.limits,
       evaluationInlineMs: inline.ms,
+      forceFailurePolicyIgnore: f.bool("forceFailurePolicyIgnore"),
       events: events.settings,
       reporting: reporting.settings,
       backgroundServiceAccountName: f.string("backgroundServiceAccountName"),

@@ -14,6 +14,8 @@ export interface WorkerSettings {
   exceptionNamespaces: readonly string[];
   /** The engine's evaluation limits (defaults when absent). */
   limits?: Partial<EvaluationLimits>;
+  /** `--forceFailurePolicyIgnore`: the workers' caches treat every policy as `Ignore`. */
+  forceFailurePolicyIgnore?: boolean;
 }
 
 /** Main thread → worker. */

@@ -33,13 +33,14 @@ const engine = createEngine({
   exceptionNamespaces: settings.exceptionNamespaces,
   ...(settings.limits ? { limits: settings.limits } : {}),
 });
-const cache = createPolicyCache({ engine });
+const forceFailurePolicyIgnore = settings.forceFailurePolicyIgnore === true;
+const cache = createPolicyCache({ engine, forceFailurePolicyIgnore });
 // The CEL engine reads namespace labels from the request (the main thread looks them up).
 const celEngine = createCelEngine({
   clock: clock,
   ...(settings.limits?.celCost !== undefined ? { costBudget: settings.limits.celCost } : {}),
 });
-const celStore = createCelPolicyStore({ engine: celEngine });
+const celStore = createCelPolicyStore({ engine: celEngine, forceFailurePolicyIgnore });
 
 function reply(id: number, evaluate: () => FromWorker): void {
   let message: FromWorker;

@@ -118,6 +118,16 @@ export interface CelPolicyStoreOptions {
   engine: CelEngine;
   /** Called after every compile with the policy's key and status (metrics). */
   onStatus?: (key: string, policy: CelPolicy, status: CelPolicyStatus | undefined) => void;
+  /**
+   * `--forceFailurePolicyIgnore`: every policy is compiled and served with `failurePolicy: Ignore`
+   * (upstream's `GetFailurePolicy` under the toggle); the stored policy is unchanged.
+   */
+  forceFailurePolicyIgnore?: boolean;
+}
+
+/** The policy as compiled under `--forceFailurePolicyIgnore`. */
+function withFailurePolicyIgnore(policy: CelPolicy): CelPolicy {
+  return { ...policy, spec: { ...policy.spec, failurePolicy: "Ignore" } } as CelPolicy;
 }
 
 /** Creates an empty store; `set` compiles with the engine once per change. */
@@ -136,7 +146,9 @@ export function createCelPolicyStore(options: CelPolicyStoreOptions): CelPolicyS
       namespace: policy.metadata.namespace,
     });
     sources.set(key, policy);
-    const result = engine.compile(compilableForm(policy), { exceptions: [...exceptions.values()] });
+    const forced = options.forceFailurePolicyIgnore === true;
+    const form = compilableForm(forced ? withFailurePolicyIgnore(policy) : policy);
+    const result = engine.compile(form, { exceptions: [...exceptions.values()] });
     let status: CelPolicyStatus;
     if (result.ok) {
       const spec = policy.spec as SpecView;
@@ -146,7 +158,7 @@ export function createCelPolicyStore(options: CelPolicyStoreOptions): CelPolicyS
         key,
         policy,
         compiled,
-        failurePolicy: spec.failurePolicy ?? "Fail",
+        failurePolicy: forced ? "Ignore" : (spec.failurePolicy ?? "Fail"),
         actions: new Set(actions ? (spec.validationActions ?? ["Deny"]) : []),
         timeoutSeconds: spec.webhookConfiguration?.timeoutSeconds,
         fineGrained:

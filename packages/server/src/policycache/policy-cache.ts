@@ -83,6 +83,11 @@ export interface PolicyCache {
 export interface PolicyCacheOptions {
   engine: Engine;
   metrics?: AdmissionMetrics;
+  /**
+   * `--forceFailurePolicyIgnore`: every policy's failure policy is `Ignore` (upstream's
+   * `GetFailurePolicy` under the toggle), whatever its spec says; the stored policy is unchanged.
+   */
+  forceFailurePolicyIgnore?: boolean;
 }
 
 /** The key a policy is stored under: `name`, or `namespace/name` for a namespaced Policy. */
@@ -218,7 +223,7 @@ export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
           policy,
           compiled,
           namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : undefined,
-          failurePolicy: failurePolicyOf(policy),
+          failurePolicy: options.forceFailurePolicyIgnore === true ? "Ignore" : failurePolicyOf(policy),
           mayEnforce: mayEnforce(policy),
           kinds: keys.kinds,
           operations: keys.operations,
