@@ -27,7 +27,7 @@ describe("kyverno-ts playground", { timeout: 60_000 }, () => {
       /\[8\/8\] example manifests \(8 requests\) … ready in .*: 6 admitted, 2 blocked/,
     );
     expect(run.stdout).toContain("BLOCKED (Enforce): admission webhook");
-    expect(run.stdout).toContain("Policy reports written and stored: 7 fail, 29 pass");
+    expect(run.stdout).toContain("Policy reports written and stored: 7 fail, 30 pass");
     // The summary names every endpoint.
     for (const line of [
       /Dashboard: +http:\/\/127\.0\.0\.1:\d+\//,
