@@ -15,22 +15,19 @@ export {
 export { isObject, jsonEqual } from "./json/json.js";
 export { appendPointer } from "./json/pointer.js";
 export { matchLabelSelector, matchRequirement } from "./labels/label-selector.js";
-export { applyJsonPatch, type JsonPatchOptions, type PatchResult } from "./patch/json-patch.js";
+export { applyJsonPatch, type PatchResult } from "./patch/json-patch.js";
 export { MergeError, mergeValue } from "./patch/merge.js";
 export {
   fieldSchema,
   itemSchema,
-  type ListStrategy,
   listStrategy,
   type PatchSchema,
   schemaForKind,
 } from "./patch/patch-schema.js";
-export { applyStrategicMergePatch, type StrategicMergePatchOptions } from "./patch/strategic-merge.js";
+export { applyStrategicMergePatch } from "./patch/strategic-merge.js";
 export {
-  type CertificateOptions,
   type CertificatePair,
   certificateValidity,
   generateCaCertificate,
-  type IssueOptions,
   issueCertificate,
 } from "./tls/certificates.js";
