@@ -77,6 +77,18 @@ describe("CEL environment", () => {
     expect(run("object.metadata.name.size")).toMatch(/^error: no such key: size/);
   });
 
+  it("runs all() and exists() with CEL's error rules: a decisive element wins over errors", () => {
+    expect(run("[1, 'a'].all(x, x > 0)")).toMatch(/^error: found no matching overload for '_>_'/);
+    expect(run("[0, 'a'].all(x, x > 0) == false && ['a', 0].all(x, x > 0) == false")).toBe(true);
+    expect(run("['a', 2].all(x, x > 1)")).toMatch(/^error: found no matching overload for '_>_'/);
+    expect(run("['a', 2].exists(x, x > 1)")).toBe(true);
+    expect(run("[1].all(x, 'str')")).toBe("error: no matching overload for '_&&_'");
+    expect(run("[1].exists(x, 'str')")).toBe("error: no matching overload for '_||_'");
+    expect(run("[].all(x, x) && ![].exists(x, x) && {'a': 1}.all(k, k == 'a')")).toBe(true);
+    expect(run("[[1, 2], [3]].all(l, l.all(y, y > 0)) && [1, 2].all(x, [x].exists(y, y == x))")).toBe(true);
+    expect(run("5.all(x, x)")).toBe("error: type mismatch: iterable vs int");
+  });
+
   it("has Kubernetes' string, regex and list functions", () => {
     expect(run("'a,b,,c'.split(',').filter(s, s != '')")).toEqual(["a", "b", "c"]);
     expect(run("object.spec.containers.map(c, c.name).join('-')")).toBe("a-b");

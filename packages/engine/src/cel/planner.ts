@@ -358,6 +358,8 @@ export class Planner {
     id: bigint,
   ): Node {
     const range = this.plan(c.iterRange as Expr);
+    const quantifier = boolMacro(c);
+    if (quantifier !== undefined) return this.quantifier(range, c, quantifier, id);
     const init = this.plan(c.accuInit as Expr);
     const accuSlot = this.push(c.accuVar);
     const iterSlot = this.push(c.iterVar);
@@ -398,6 +400,50 @@ export class Planner {
     };
   }
 
+  /**
+   * `all` / `exists` as the macros expand them (`@result && test` while not false, `@result || test`
+   * while not true), run without planning the accumulator's condition and step: the same values,
+   * errors and short-circuit as the generic loop.
+   */
+  private quantifier(
+    range: Node,
+    c: Extract<Expr["exprKind"], { case: "comprehensionExpr" }>["value"],
+    macro: { readonly and: boolean; readonly test: Expr; readonly stepId: bigint },
+    id: bigint,
+  ): Node {
+    const accuSlot = this.push(c.accuVar);
+    const iterSlot = this.push(c.iterVar);
+    const test = this.plan(macro.test);
+    this.locals.pop();
+    this.locals.pop();
+    const decisive = !macro.and;
+    const op = macro.and ? "_&&_" : "_||_";
+    const stepId = macro.stepId;
+    return (vars, frame) => {
+      const r = range(vars, frame);
+      if (isCelError(r)) return r;
+      let items: ArrayLike<CelValue>;
+      if (isCelList(r)) items = this.listItems(r);
+      else if (isCelMap(r)) items = [...r.keys()] as CelValue[];
+      else return celError(`type mismatch: iterable vs ${typeName(r)}`, id);
+      let accu: Result = !decisive;
+      frame[accuSlot] = accu;
+      for (let i = 0; i < items.length; i++) {
+        frame[iterSlot] = items[i] as CelValue;
+        const b = test(vars, frame);
+        // accu op b, as logic() computes it (accu is never the decisive value here).
+        if (b === decisive) accu = decisive;
+        else if (accu === !decisive) {
+          if (b !== !decisive)
+            accu = isCelError(b) ? b : celError(`no matching overload for '${op}'`, stepId);
+        }
+        frame[accuSlot] = accu;
+        if (accu === decisive) break;
+      }
+      return accu;
+    };
+  }
+
   /** Binds a comprehension variable to a new frame slot. */
   private push(name: string): number {
     const slot = this.locals.length;
@@ -408,6 +454,47 @@ export class Planner {
 }
 
 const EMPTY_FRAME: Result[] = [];
+
+/**
+ * Whether a comprehension is `all` or `exists` as `@bufbuild/cel` expands them: a bool accumulator,
+ * the loop condition `@not_strictly_false(@result)` (or of `!@result`), the step `@result && test`
+ * (or `||`) and the accumulator as result. Returns the operator and the test.
+ */
+function boolMacro(
+  c: Extract<Expr["exprKind"], { case: "comprehensionExpr" }>["value"],
+): { and: boolean; test: Expr; stepId: bigint } | undefined {
+  if (c.iterVar2 !== "") return undefined;
+  const accu = c.accuVar;
+  const isAccu = (e: Expr | undefined) => e?.exprKind.case === "identExpr" && e.exprKind.value.name === accu;
+  const init = c.accuInit?.exprKind;
+  if (init?.case !== "constExpr" || init.value.constantKind.case !== "boolValue") return undefined;
+  const and = init.value.constantKind.value;
+  const step = c.loopStep?.exprKind;
+  if (step?.case !== "callExpr" || step.value.target !== undefined || step.value.args.length !== 2)
+    return undefined;
+  if (step.value.function !== (and ? "_&&_" : "_||_") || !isAccu(step.value.args[0])) return undefined;
+  const cond = c.loopCondition?.exprKind;
+  if (
+    cond?.case !== "callExpr" ||
+    cond.value.function !== "@not_strictly_false" ||
+    cond.value.args.length !== 1
+  )
+    return undefined;
+  const inner = cond.value.args[0];
+  if (and ? !isAccu(inner) : !isNotAccu(inner, isAccu)) return undefined;
+  if (!isAccu(c.result)) return undefined;
+  return { and, test: step.value.args[1] as Expr, stepId: (c.loopStep as Expr).id };
+}
+
+function isNotAccu(e: Expr | undefined, isAccu: (e: Expr | undefined) => boolean): boolean {
+  const k = e?.exprKind;
+  return (
+    k?.case === "callExpr" &&
+    k.value.function === "!_" &&
+    k.value.args.length === 1 &&
+    isAccu(k.value.args[0])
+  );
+}
 
 /** The value of a string constant, or undefined for any other expression. */
 function constantString(e: Expr | undefined): string | undefined {

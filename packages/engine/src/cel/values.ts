@@ -1,7 +1,8 @@
 /**
  * Conversions between JSON and CEL values, as Kubernetes' unstructured conversion does: whole numbers
  * become `int`, other numbers `double`, objects `map(string, dyn)`, arrays `list(dyn)`. Objects are
- * converted once, eagerly, so an expression that reads `object` many times pays for it once.
+ * wrapped and their fields converted on first read (see `toCelValue`); the value cache converts a
+ * request's objects once for all its policies.
  * Opaque values of the libraries (optionals, quantities, images, …) are maps with one marker key.
  */
 import {
@@ -18,9 +19,9 @@ import {
 import type { JsonValue } from "@kyverno-ts/api";
 
 /**
- * Converts JSON into CEL values (whole numbers as `int`). Objects are wrapped, not copied: an
- * object's own fields are converted when an expression first reads one of them, then kept, so a
- * policy pays for the levels it reads.
+ * Converts JSON into CEL values (whole numbers as `int`). Objects are wrapped, not copied: a
+ * field is converted when an expression first reads it (objects and lists are then kept), so a
+ * policy pays for what it reads.
  */
 export function toCelValue(value: JsonValue | undefined): CelValue {
   if (value === undefined || value === null) return null;
