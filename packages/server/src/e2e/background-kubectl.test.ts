@@ -186,6 +186,18 @@ describe.skipIf(!hasKubectl)("kyverno-ts background in a cluster, through kubect
   }, 30_000);
 
   it("creating a Namespace generates its NetworkPolicy, ResourceQuota and cloned Secret, labelled as upstream", async () => {
+    // A watcher of UpdateRequests (as `kubectl get ur -w`) sees each one Completed before it is deleted.
+    const states = new Map<string, string[]>();
+    const watch = await client.watch<KubeObject>(
+      { apiVersion: "kyverno.io/v2", kind: "UpdateRequest", namespace: "kyverno" },
+      (event) => {
+        if (event.type === "ERROR" || event.type === "BOOKMARK") return;
+        const name = event.object.metadata?.name ?? "";
+        const state = (event.object.status as { state?: string } | undefined)?.state ?? "";
+        states.set(name, [...(states.get(name) ?? []), `${event.type}:${state}`]);
+      },
+    );
+    if (!watch.ok) throw new Error(watch.message);
     const created = await kubectl(["create", "namespace", "team-a"]);
     expect(created.stderr).toBe("");
     let netpol: KubeObject | undefined;
@@ -224,6 +236,15 @@ describe.skipIf(!hasKubectl)("kyverno-ts background in a cluster, through kubect
       20_000,
       "UpdateRequests deleted",
     );
+    await until(
+      () => [...states.values()].some((events) => events.at(-1)?.startsWith("DELETED") === true),
+      5000,
+      "the watch's DELETED event",
+    );
+    watch.value.stop();
+    const seen = [...states.values()].filter((events) => events.at(-1)?.startsWith("DELETED"));
+    expect(seen.length).toBeGreaterThan(0);
+    for (const events of seen) expect(events.slice(-2)).toEqual(["MODIFIED:Completed", "DELETED:Completed"]);
   }, 30_000);
 
   it("a deleted synchronized NetworkPolicy is restored; a changed one is reverted", async () => {

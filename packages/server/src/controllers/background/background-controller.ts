@@ -1,8 +1,9 @@
 /**
  * The background controller (`kyverno-ts background`): processes UpdateRequests with `workers`
  * concurrent workers while it leads on the `kyverno-background-controller` Lease. An UpdateRequest
- * without a state is set Pending first; a Pending one is processed (see `process.ts`); Completed and
- * Skip ones are deleted; a failure is recorded in the
+ * without a state is set Pending first; a Pending one is processed (see `process.ts`); its outcome
+ * `Completed` or `Skip` is written on its status (one write, so watchers see it) and it is then
+ * deleted; a failure is recorded in the
  * UpdateRequest's status (`Failed`, message, `retryCount`) and retried with exponential backoff, and
  * an UpdateRequest that failed more than `MAX_RETRIES` times is deleted (as upstream) after an error
  * log. Pending UpdateRequests outlive the process: a restarted or new leader lists and finishes them,
@@ -42,6 +43,7 @@ import {
   isCelRequestType,
   rulesOf,
   type UpdateRequest,
+  type UpdateRequestStatus,
   UR_API_VERSION,
   UR_KIND,
 } from "./update-request.js";
@@ -238,7 +240,8 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     if (result !== undefined) options.results?.offer(result);
   };
 
-  const finish = async (ur: UpdateRequest, outcome: ProcessOutcome): Promise<void> => {
+  /** Deletes a finished UpdateRequest, at the resourceVersion it was finished at. */
+  const remove = async (ur: UpdateRequest): Promise<void> => {
     const rv = ur.metadata.resourceVersion;
     const deleted = await client.delete(
       ref(ur.metadata.name),
@@ -247,10 +250,42 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     // 409: set back to Pending meanwhile (the trigger changed again): the update event queues it again.
     if (!deleted.ok && deleted.status !== 404 && deleted.status !== 409)
       throw new Error(`cannot delete UpdateRequest ${ur.metadata.name}: ${deleted.message}`);
+  };
+
+  /**
+   * As upstream: the outcome (`Completed` or `Skip`, its message, for generate the resources written)
+   * is written on the UpdateRequest's status, so `kubectl get ur -w` sees it, and the UpdateRequest is
+   * then deleted. Both calls carry the resourceVersion: an UpdateRequest set back to Pending meanwhile
+   * (409) is left for the update event that queues it again.
+   */
+  const finish = async (ur: UpdateRequest, outcome: Exclude<ProcessOutcome, { state: "Failed" }>) => {
+    const type = ur.spec.requestType;
+    const generated =
+      outcome.state === "Completed" && (type === "generate" || type === "cel-generate")
+        ? outcome.generated.map((g) => ({
+            apiVersion: String(g.apiVersion ?? ""),
+            kind: String(g.kind ?? ""),
+            ...(g.metadata?.namespace ? { namespace: g.metadata.namespace } : {}),
+            name: String(g.metadata?.name ?? ""),
+          }))
+        : [];
+    const status: UpdateRequestStatus = {
+      state: outcome.state,
+      ...(outcome.message ? { message: outcome.message } : {}),
+      ...(generated.length > 0 ? { generatedResources: generated } : {}),
+    };
+    const written = await client.update({ ...ur, status } as unknown as KubeObject, {
+      subresource: "status",
+    });
     logger.debug(
       { updateRequest: ur.metadata.name, state: outcome.state, message: outcome.message },
       "UpdateRequest processed",
     );
+    if (!written.ok) {
+      if (written.status === 404 || written.status === 409) return;
+      throw new Error(`cannot write the status of UpdateRequest ${ur.metadata.name}: ${written.message}`);
+    }
+    await remove(written.value as unknown as UpdateRequest);
   };
 
   const reconcile = async (name: string, signal: AbortSignal): Promise<{ error: unknown } | undefined> => {
@@ -258,7 +293,8 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     if (ur === undefined) return undefined;
     const state = ur.status?.state;
     if (state === "Completed" || state === "Skip") {
-      await finish(ur, { state, message: ur.status?.message ?? "", generated: [] } as ProcessOutcome);
+      // Finished (its status written) by a previous leader that did not delete it.
+      await remove(ur);
       return undefined;
     }
     if (state === undefined) {
