@@ -129,6 +129,28 @@ export function sizeNode(target: Node, generic: Generic, method: boolean): Node 
   };
 }
 
+/** The value of a string constant, or undefined for any other expression. */
+export function constantString(e: Expr | undefined): string | undefined {
+  if (e?.exprKind.case !== "constExpr") return undefined;
+  const c = e.exprKind.value.constantKind;
+  return c.case === "stringValue" ? c.value : undefined;
+}
+
+/** A comprehension's range, its size charged first (as the tick function does, without the overload lookup). */
+export function tickNode(range: Node, charge: (cost: number) => void, id: bigint): Node {
+  const numericId = Number(id);
+  return (vars, frame) => {
+    const v = range(vars, frame);
+    if (isCelError(v)) return v;
+    try {
+      charge(isCelList(v) || isCelMap(v) ? v.size + 1 : 1);
+    } catch (error) {
+      return celError(error, numericId);
+    }
+    return v;
+  };
+}
+
 /** The constant string keys of a fused optional path (`optPath__(a, ["b", "c"], d)`), if constant. */
 export function constantKeys(list: Expr | undefined): string[] | undefined {
   if (list?.exprKind.case !== "listExpr") return undefined;

@@ -28,13 +28,16 @@ import type { Expr } from "./ast.js";
 import {
   compareNode,
   constantKeys,
+  constantString,
   equalsNode,
   fieldNode,
   inNode,
   optPathNode,
   plusNode,
   sizeNode,
+  tickNode,
 } from "./operators.js";
+import { type BoolMacro, boolMacro, type Comprehension, quantifierNode } from "./quantifiers.js";
 
 /** A construct the planner rejects, with the id of the expression node (for its position). */
 export class PlanError extends Error {
@@ -279,7 +282,7 @@ export class Planner {
         );
     }
     if (this.tick !== undefined && fn === this.tick.name && call.target === undefined && args.length === 1)
-      return this.tickNode(this.plan(args[0] as Expr), this.tick.charge, id);
+      return tickNode(this.plan(args[0] as Expr), this.tick.charge, id);
     const target = call.target === undefined ? undefined : this.plan(call.target);
     return this.invoke(
       fn,
@@ -320,21 +323,6 @@ export class Planner {
         values[i] = v;
       }
       return call(t, values);
-    };
-  }
-
-  /** A comprehension's range, its size charged first (as the tick function does, without the overload lookup). */
-  private tickNode(range: Node, charge: (cost: number) => void, id: bigint): Node {
-    const numericId = Number(id);
-    return (vars, frame) => {
-      const v = range(vars, frame);
-      if (isCelError(v)) return v;
-      try {
-        charge(isCelList(v) || isCelMap(v) ? v.size + 1 : 1);
-      } catch (error) {
-        return celError(error, numericId);
-      }
-      return v;
     };
   }
 
@@ -400,48 +388,14 @@ export class Planner {
     };
   }
 
-  /**
-   * `all` / `exists` as the macros expand them (`@result && test` while not false, `@result || test`
-   * while not true), run without planning the accumulator's condition and step: the same values,
-   * errors and short-circuit as the generic loop.
-   */
-  private quantifier(
-    range: Node,
-    c: Extract<Expr["exprKind"], { case: "comprehensionExpr" }>["value"],
-    macro: { readonly and: boolean; readonly test: Expr; readonly stepId: bigint },
-    id: bigint,
-  ): Node {
+  /** `all` / `exists` (see quantifiers.ts): the test planned with the accumulator and element slots. */
+  private quantifier(range: Node, c: Comprehension, macro: BoolMacro, id: bigint): Node {
     const accuSlot = this.push(c.accuVar);
     const iterSlot = this.push(c.iterVar);
     const test = this.plan(macro.test);
     this.locals.pop();
     this.locals.pop();
-    const decisive = !macro.and;
-    const op = macro.and ? "_&&_" : "_||_";
-    const stepId = macro.stepId;
-    return (vars, frame) => {
-      const r = range(vars, frame);
-      if (isCelError(r)) return r;
-      let items: ArrayLike<CelValue>;
-      if (isCelList(r)) items = this.listItems(r);
-      else if (isCelMap(r)) items = [...r.keys()] as CelValue[];
-      else return celError(`type mismatch: iterable vs ${typeName(r)}`, id);
-      let accu: Result = !decisive;
-      frame[accuSlot] = accu;
-      for (let i = 0; i < items.length; i++) {
-        frame[iterSlot] = items[i] as CelValue;
-        const b = test(vars, frame);
-        // accu op b, as logic() computes it (accu is never the decisive value here).
-        if (b === decisive) accu = decisive;
-        else if (accu === !decisive) {
-          if (b !== !decisive)
-            accu = isCelError(b) ? b : celError(`no matching overload for '${op}'`, stepId);
-        }
-        frame[accuSlot] = accu;
-        if (accu === decisive) break;
-      }
-      return accu;
-    };
+    return quantifierNode({ range, test, accuSlot, iterSlot, macro, id, items: this.listItems });
   }
 
   /** Binds a comprehension variable to a new frame slot. */
@@ -454,54 +408,6 @@ export class Planner {
 }
 
 const EMPTY_FRAME: Result[] = [];
-
-/**
- * Whether a comprehension is `all` or `exists` as `@bufbuild/cel` expands them: a bool accumulator,
- * the loop condition `@not_strictly_false(@result)` (or of `!@result`), the step `@result && test`
- * (or `||`) and the accumulator as result. Returns the operator and the test.
- */
-function boolMacro(
-  c: Extract<Expr["exprKind"], { case: "comprehensionExpr" }>["value"],
-): { and: boolean; test: Expr; stepId: bigint } | undefined {
-  if (c.iterVar2 !== "") return undefined;
-  const accu = c.accuVar;
-  const isAccu = (e: Expr | undefined) => e?.exprKind.case === "identExpr" && e.exprKind.value.name === accu;
-  const init = c.accuInit?.exprKind;
-  if (init?.case !== "constExpr" || init.value.constantKind.case !== "boolValue") return undefined;
-  const and = init.value.constantKind.value;
-  const step = c.loopStep?.exprKind;
-  if (step?.case !== "callExpr" || step.value.target !== undefined || step.value.args.length !== 2)
-    return undefined;
-  if (step.value.function !== (and ? "_&&_" : "_||_") || !isAccu(step.value.args[0])) return undefined;
-  const cond = c.loopCondition?.exprKind;
-  if (
-    cond?.case !== "callExpr" ||
-    cond.value.function !== "@not_strictly_false" ||
-    cond.value.args.length !== 1
-  )
-    return undefined;
-  const inner = cond.value.args[0];
-  if (and ? !isAccu(inner) : !isNotAccu(inner, isAccu)) return undefined;
-  if (!isAccu(c.result)) return undefined;
-  return { and, test: step.value.args[1] as Expr, stepId: (c.loopStep as Expr).id };
-}
-
-function isNotAccu(e: Expr | undefined, isAccu: (e: Expr | undefined) => boolean): boolean {
-  const k = e?.exprKind;
-  return (
-    k?.case === "callExpr" &&
-    k.value.function === "!_" &&
-    k.value.args.length === 1 &&
-    isAccu(k.value.args[0])
-  );
-}
-
-/** The value of a string constant, or undefined for any other expression. */
-function constantString(e: Expr | undefined): string | undefined {
-  if (e?.exprKind.case !== "constExpr") return undefined;
-  const c = e.exprKind.value.constantKind;
-  return c.case === "stringValue" ? c.value : undefined;
-}
 
 /** The items of lists already read, by list (lists are immutable); one per environment. */
 export type ListArrays = WeakMap<CelList, readonly CelValue[]>;
