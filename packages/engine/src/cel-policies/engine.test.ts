@@ -71,12 +71,12 @@ const noPrivileged = vpol({
 });
 
 describe("ValidatingPolicy", () => {
-  it("passes and fails with one result named after no rule, and the message expression", () => {
+  it("passes (message success, as upstream) and fails with one result named after no rule, and the message expression", () => {
     const p = compile(noPrivileged);
     const good = engine.validate(p, { resource: pod("good") });
     expect(good.policy).toEqual({ kind: "ValidatingPolicy", name: "check" });
     expect(good.rules).toEqual([
-      { name: "", type: "Validation", status: "pass", message: "", failureAction: "Enforce" },
+      { name: "", type: "Validation", status: "pass", message: "success", failureAction: "Enforce" },
     ]);
     const bad = engine.validate(p, { resource: pod("bad", { securityContext: { privileged: true } }) });
     expect(bad.rules[0]).toMatchObject({ status: "fail", message: "privileged: c" });
@@ -226,7 +226,13 @@ describe("ValidatingPolicy", () => {
     const p = compile(noPrivileged, { exceptions: [exception()] });
     const bad = { securityContext: { privileged: true } };
     const skipped = engine.validate(p, { resource: pod("debug", bad) }).rules[0];
-    expect(skipped).toMatchObject({ status: "skip", exception: { namespace: "team", name: "allow-debug" } });
+    // Upstream's report row (the exceptions guide): rule `exception`, the exception named in the message.
+    expect(skipped).toMatchObject({
+      name: "exception",
+      status: "skip",
+      message: "rule is skipped due to policy exception: team/allow-debug",
+      exception: { namespace: "team", name: "allow-debug" },
+    });
     expect(engine.validate(p, { resource: pod("other", bad) }).rules[0]?.status).toBe("fail");
     const passing = compile(noPrivileged, { exceptions: [exception("pass")] });
     expect(engine.validate(passing, { resource: pod("debug", bad) }).rules[0]?.status).toBe("pass");
@@ -392,29 +398,49 @@ describe("MutatingPolicy", () => {
 });
 
 describe("GeneratingPolicy, DeletingPolicy and ImageValidatingPolicy", () => {
-  it("generates the objects generator.Apply is given", () => {
-    const p = compile({
-      apiVersion: "policies.kyverno.io/v1alpha1",
-      kind: "GeneratingPolicy",
-      metadata: { name: "gen" },
+  it("generates the objects generator.Apply is given, in a result named after the policy", () => {
+    const exception: CelPolicyException = {
+      apiVersion: "policies.kyverno.io/v1",
+      kind: "PolicyException",
+      metadata: { name: "skip-testing", namespace: "kyverno" },
       spec: {
-        matchConstraints: {
-          resourceRules: [
-            { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["namespaces"] },
-          ],
-        },
-        variables: [
-          {
-            name: "cm",
-            expression: "[{'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'defaults'}}]",
-          },
-        ],
-        generate: [{ expression: "generator.Apply(object.metadata.name, variables.cm)" }],
+        policyRefs: [{ name: "gen", kind: "GeneratingPolicy" }],
+        matchConditions: [{ name: "testing", expression: "object.metadata.name == 'testing'" }],
       },
-    } as CelPolicy);
+    };
+    const p = compile(
+      {
+        apiVersion: "policies.kyverno.io/v1alpha1",
+        kind: "GeneratingPolicy",
+        metadata: { name: "gen" },
+        spec: {
+          matchConstraints: {
+            resourceRules: [
+              { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["namespaces"] },
+            ],
+          },
+          variables: [
+            {
+              name: "cm",
+              expression: "[{'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'defaults'}}]",
+            },
+          ],
+          generate: [{ expression: "generator.Apply(object.metadata.name, variables.cm)" }],
+        },
+      } as CelPolicy,
+      { exceptions: [exception] },
+    );
     const ns = { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" } };
     const rule = engine.generate(p, { resource: ns }).rules[0];
-    expect(rule?.status).toBe("pass");
+    // Upstream's report rows (the exceptions guide's GeneratingPolicy reports).
+    expect(rule).toMatchObject({ name: "gen", status: "pass", message: "policy evaluated successfully" });
+    const testing = { apiVersion: "v1", kind: "Namespace", metadata: { name: "testing" } };
+    expect(engine.generate(p, { resource: testing }).rules[0]).toMatchObject({
+      name: "gen",
+      status: "skip",
+      message: "",
+      exception: { namespace: "kyverno", name: "skip-testing" },
+    });
     expect(rule?.generated?.map((g) => g.object)).toEqual([
       { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "defaults", namespace: "team" } },
     ]);

@@ -84,15 +84,38 @@ export function celResponse(policy: CompiledCelPolicyImpl, req: EngineRequest, n
   return response;
 }
 
-/** A rule response of the policy. */
+/**
+ * A rule response of the policy. Its rule name is upstream's: a GeneratingPolicy's results are named
+ * after the policy (the exceptions guide's GeneratingPolicy report: `rule: generate-configmap`), the
+ * other kinds' after no rule.
+ */
 export function celRule(
   policy: CompiledCelPolicyImpl,
   type: RuleType,
   status: RuleResponse["status"],
   message: string,
-  name = "",
+  name = type === "Generation" ? policy.name : "",
 ): RuleResponse {
   return { name, type, status, message, failureAction: policy.enforce ? "Enforce" : "Audit" };
+}
+
+/**
+ * The result of a PolicyException that skips the policy, as upstream reports it (the exceptions
+ * guide): a validating kind's is rule `exception` with `rule is skipped due to policy exception: <ns/name>`;
+ * a GeneratingPolicy's is named after the policy, without a message.
+ */
+function exceptionRule(
+  policy: CompiledCelPolicyImpl,
+  type: RuleType,
+  status: RuleResponse["status"],
+  ref: string,
+): RuleResponse {
+  if (type === "Generation") return celRule(policy, type, status, "");
+  const validating = policy.type === "validate" || policy.type === "imageValidate";
+  const message = `rule is skipped due to policy exception: ${ref}`;
+  return validating
+    ? celRule(policy, type, status, message, "exception")
+    : celRule(policy, type, status, message);
 }
 
 function exceptionApplies(
@@ -165,12 +188,7 @@ export function prepare(
     const meta = e.exception.metadata;
     const ref = meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
     const pass = spec.reportResult === "pass";
-    const rule = celRule(
-      policy,
-      type,
-      pass ? "pass" : "skip",
-      `rule is skipped due to policy exception: ${ref}`,
-    );
+    const rule = exceptionRule(policy, type, pass ? "pass" : "skip", ref);
     rule.exception = { namespace: meta.namespace ?? "", name: meta.name };
     return { kind: "done", rule };
   }

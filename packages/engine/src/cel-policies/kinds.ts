@@ -91,7 +91,15 @@ function validationRule(
   enforce: boolean,
 ): RuleResponse {
   const outcome = evaluateValidations(variant.block.validations, bindings, session);
-  const rule = celRule(policy, "Validation", outcome.status, outcome.message);
+  // A ValidatingPolicy's pass says `success`, as upstream's (the CLI guide's reports); a Kubernetes
+  // ValidatingAdmissionPolicy's says nothing.
+  const message =
+    outcome.status === "pass" &&
+    policy.type === "validate" &&
+    policy.policy.kind !== "ValidatingAdmissionPolicy"
+      ? "success"
+      : outcome.message;
+  const rule = celRule(policy, "Validation", outcome.status, message);
   rule.failureAction = enforce ? "Enforce" : "Audit";
   const annotations = evaluateAuditAnnotations(variant.block.auditAnnotations, bindings, session);
   if (Object.keys(annotations).length > 0) rule.properties = annotations;
@@ -234,7 +242,7 @@ export function generateCel(
         return;
       }
     }
-    const rule = celRule(policy, "Generation", "pass", "");
+    const rule = celRule(policy, "Generation", "pass", "policy evaluated successfully");
     rule.generated = generated.map((object) => ({ object, labels: {} }));
     const evaluation = (policy.policy.spec as { evaluation?: GeneratingPolicySpec["evaluation"] }).evaluation;
     rule.synchronize = evaluation?.synchronize?.enabled ?? false;

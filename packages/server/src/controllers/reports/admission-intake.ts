@@ -6,7 +6,12 @@
  */
 import type { PolicyReportResult } from "@kyverno-ts/api";
 import { policyReportResults, type RuleKind } from "@kyverno-ts/engine";
-import { type AdmissionPhase, type AdmissionResult, PHASE_RULE_KINDS } from "../../admission/results.js";
+import {
+  type AdmissionPhase,
+  type AdmissionResult,
+  PHASE_RULE_KINDS,
+  PHASE_RULE_TYPES,
+} from "../../admission/results.js";
 import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
 import { policiesByPhase } from "../../reports/ephemeral-phases.js";
 import { type EphemeralReport, evaluatedPolicies } from "../../reports/ephemeral-reports.js";
@@ -65,10 +70,15 @@ export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIn
           new Set([phase]),
         );
       else if (deps.cel !== undefined) {
-        const results = policyReportResults(response).map(({ resources: _resources, ...r }) => ({
-          ...r,
-          properties: { ...r.properties, process: PROCESS_PROPERTY.admission },
-        }));
+        // The phase's rule types: a MutatingPolicy's rows come from the mutating webhook, a
+        // GeneratingPolicy's from the background controller.
+        const ruleTypes = PHASE_RULE_TYPES[phase];
+        const results = policyReportResults(response, { ruleTypes }).map(
+          ({ resources: _resources, ...r }) => ({
+            ...r,
+            properties: { ...r.properties, process: PROCESS_PROPERTY.admission },
+          }),
+        );
         const key = results[0] === undefined ? undefined : deps.cel.keyOf(results[0]);
         if (key !== undefined) deps.admission.record(uid, key, results);
       }

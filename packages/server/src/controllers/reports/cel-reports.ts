@@ -17,12 +17,20 @@ import type { ReportsMetrics } from "./metrics.js";
 import { PROCESS_PROPERTY } from "./reconciler.js";
 import type { ResourceRef } from "./resource-key.js";
 
-/** Report sources of the CEL kinds whose results go into reports (validating kinds). */
+/**
+ * Report sources of the CEL kinds whose results go into reports: the validating kinds (scanned and at
+ * admission), MutatingPolicies (the mutating webhook's and mutate-existing results) and
+ * GeneratingPolicies (the background controller's results), as upstream's.
+ */
 const CEL_SOURCES: Readonly<Record<string, string>> = {
   ValidatingPolicy: "KyvernoValidatingPolicy",
   NamespacedValidatingPolicy: "KyvernoValidatingPolicy",
   ImageValidatingPolicy: "KyvernoImageValidatingPolicy",
   NamespacedImageValidatingPolicy: "KyvernoImageValidatingPolicy",
+  MutatingPolicy: "KyvernoMutatingPolicy",
+  NamespacedMutatingPolicy: "KyvernoMutatingPolicy",
+  GeneratingPolicy: "KyvernoGeneratingPolicy",
+  NamespacedGeneratingPolicy: "KyvernoGeneratingPolicy",
 };
 
 /** What the reconciler asks about CEL policies; see `createCelReports`. */
@@ -36,6 +44,11 @@ export interface CelReports {
     policies: readonly CachedCelPolicy[],
     signal: AbortSignal,
   ): Promise<PolicyReportResult[]>;
+  /**
+   * Store keys of the CEL policies (any kind that reports) that can match a resource of this kind and
+   * namespace: their admission rows live in the report, read back after a restart.
+   */
+  admissionFed(ref: ResourceRef): string[];
   /** Kinds the background CEL policies match (the resource informers watch them). */
   kinds(): string[];
   /** The store key of the CEL policy a report result names (`source` and `policy`), if one is loaded. */
@@ -61,9 +74,11 @@ export interface CelReportsOptions {
   onScanned?: (response: PolicyResponse) => void;
 }
 
+const reportsDisabled = (p: CachedCelPolicy): boolean =>
+  p.policy.metadata.labels?.["reports.kyverno.io/disabled"] !== undefined;
+
 const isValidating = (p: CachedCelPolicy): boolean =>
-  (p.compiled.type === "validate" || p.compiled.type === "imageValidate") &&
-  p.policy.metadata.labels?.["reports.kyverno.io/disabled"] === undefined;
+  (p.compiled.type === "validate" || p.compiled.type === "imageValidate") && !reportsDisabled(p);
 
 /** Creates the view; it reads the store at each call (the cluster state keeps the store current). */
 export function createCelReports(options: CelReportsOptions): CelReports {
@@ -94,8 +109,10 @@ export function createCelReports(options: CelReportsOptions): CelReports {
     return list;
   };
 
-  const applies = (p: CachedCelPolicy, kind: string, namespace: string): boolean => {
-    if (!isValidating(p)) return false;
+  const applies = (p: CachedCelPolicy, kind: string, namespace: string): boolean =>
+    isValidating(p) && matches(p, kind, namespace);
+
+  const matches = (p: CachedCelPolicy, kind: string, namespace: string): boolean => {
     if (p.compiled.namespace !== undefined && p.compiled.namespace !== namespace) return false;
     const kinds = kindsOf(p);
     return kinds.includes("*") || kinds.includes(kind);
@@ -103,6 +120,16 @@ export function createCelReports(options: CelReportsOptions): CelReports {
 
   return {
     applicable: (ref) => store.policies().filter((p) => applies(p, ref.kind, ref.namespace)),
+    admissionFed: (ref) =>
+      store
+        .policies()
+        .filter(
+          (p) =>
+            CEL_SOURCES[p.policy.kind] !== undefined &&
+            !reportsDisabled(p) &&
+            matches(p, ref.kind, ref.namespace),
+        )
+        .map((p) => p.key),
     async scan(ref, object, policies, signal) {
       const out: PolicyReportResult[] = [];
       const namespaceLabels = ref.namespace === "" ? undefined : options.namespaceLabels(ref.namespace);

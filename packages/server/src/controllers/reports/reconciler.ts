@@ -255,21 +255,33 @@ export function createReconciler(
   /**
    * After a restart the rows that come from admission (validate rules no scan answers, mutate rules)
    * and from the background controller (generate, mutate existing) live in the report alone: read
-   * them back, as upstream keeps them in its reports rather than in a controller's memory.
+   * them back, as upstream keeps them in its reports rather than in a controller's memory. The CEL
+   * kinds' rows too (kept under their store keys): those admission wrote (`process: admission review`:
+   * a MutatingPolicy's, a GeneratingPolicy's, a ValidatingPolicy's no scan answers).
    */
   const seedFromReport = async (
     ref: ResourceRef,
     admissionFedPolicies: readonly CachedPolicy[],
+    celKeys: readonly string[],
     signal: AbortSignal,
   ) => {
-    if (admissionFedPolicies.length === 0 || admission.get(ref.uid) !== undefined) return undefined;
+    if (admissionFedPolicies.length + celKeys.length === 0 || admission.get(ref.uid) !== undefined)
+      return undefined;
     const current = await writer.read({ namespace: ref.namespace, name: ref.uid }, signal);
     if (!current.ok) return current;
     const byKey = new Map(admissionFedPolicies.map((p) => [p.key, p]));
+    const cel = new Set(celKeys);
     const byPolicy = new Map<string, PolicyReportResult[]>();
     for (const r of current.value?.results ?? []) {
       const policy = byKey.get(r.policy);
-      if (policy === undefined || !admissionFed(policy, r.rule ?? "")) continue;
+      if (policy === undefined) {
+        const celKey = cel.size === 0 ? undefined : deps.cel?.keyOf(r);
+        if (celKey === undefined || !cel.has(celKey)) continue;
+        if (r.properties?.process !== PROCESS_PROPERTY.admission) continue;
+        byPolicy.set(celKey, [...(byPolicy.get(celKey) ?? []), r]);
+        continue;
+      }
+      if (!admissionFed(policy, r.rule ?? "")) continue;
       byPolicy.set(r.policy, [...(byPolicy.get(r.policy) ?? []), r]);
     }
     admission.seed(ref.uid, byPolicy);
@@ -305,12 +317,14 @@ export function createReconciler(
     const admissionFedPolicies = filtered
       ? []
       : cache.policies().filter((p) => reportsOn(p, ref.kind, ref.namespace) && hasAdmissionFedRules(p));
+    const celAdmissionFed = filtered ? [] : (deps.cel?.admissionFed(ref) ?? []);
     const at = { namespace: ref.namespace, name: ref.uid };
     if (filtered) admission.delete(ref.uid);
     if (
       applicable.length === 0 &&
       celApplicable.length === 0 &&
       admissionFedPolicies.length === 0 &&
+      celAdmissionFed.length === 0 &&
       admission.get(ref.uid) === undefined
     ) {
       // Nothing applies to it (any more): no report, whether or not the resource exists.
@@ -332,7 +346,7 @@ export function createReconciler(
       admission.delete(ref.uid);
       return settle(await writer.remove(at, { known: false, signal }), key, retries);
     }
-    const seeded = await seedFromReport(ref, admissionFedPolicies, signal);
+    const seeded = await seedFromReport(ref, admissionFedPolicies, celAdmissionFed, signal);
     if (seeded !== undefined) return settle(seeded, key, retries);
     const scanned = [
       ...(await evaluate(ref, found.object, background, signal)),

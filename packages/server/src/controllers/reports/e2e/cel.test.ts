@@ -105,7 +105,7 @@ describe("CEL ValidatingPolicies in the reports controller (sandbox)", { timeout
     expect(await outcomes(client, "shop")).toEqual([
       "Deployment/web KyvernoValidatingPolicy require-team/=fail (background scan): the label team is required",
       "Pod/cart KyvernoValidatingPolicy require-team/=fail (background scan): the label team is required",
-      "Pod/labelled KyvernoValidatingPolicy require-team/=pass (background scan): ",
+      "Pod/labelled KyvernoValidatingPolicy require-team/=pass (background scan): success",
     ]);
     expect(await metrics.render()).toContain(
       'kyverno_validating_policy_execution_duration_seconds_count{policy_background_mode="true",policy_name="require-team",policy_validation_mode="audit",resource_kind="Pod",resource_namespace="shop",resource_request_operation="create",execution_cause="background_scan",result="FAIL"} 1',
