@@ -1,0 +1,135 @@
+/**
+ * The event recorder's record path: an occurrence is omitted, folded into a running series, or
+ * becomes a new series past the spam filter and the queue bound; the periodic refresh writes running
+ * series' counts and forgets ended series and refilled spam buckets. Functions over one
+ * `RecorderState` (see `recorder-queue.ts` for the write path).
+ */
+import { type EventRecord, eventName, seriesKey, sourceObjectKey } from "./event.js";
+import { type Entry, enqueue, type RecorderState, waiting } from "./recorder-queue.js";
+import type { EventDropReason } from "./recorder-types.js";
+
+/** Takes a spam-filter token for a new Event; false when the source has created too many about the object. */
+function admit(s: RecorderState, record: EventRecord, now: number): boolean {
+  const { spam, maxSeries, spamBurst } = s;
+  const key = sourceObjectKey(record);
+  let b = spam.get(key);
+  if (b === undefined) {
+    // client-go keeps 4096 buckets (an LRU); forgetting one gives that pair a full bucket again.
+    if (spam.size >= maxSeries) {
+      let n = Math.max(1, Math.floor(maxSeries / 8));
+      for (const k of spam.keys()) {
+        if (n-- === 0) break;
+        spam.delete(k);
+      }
+    }
+    b = { tokens: spamBurst, lastMs: now };
+    spam.set(key, b);
+  } else {
+    b.tokens = Math.min(spamBurst, b.tokens + (now - b.lastMs) / s.spamRefillMs);
+    b.lastMs = now;
+  }
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
+function drop(s: RecorderState, reason: EventDropReason, record: EventRecord): void {
+  const { logger } = s.options;
+  const fields = { reason: record.reason, regarding: record.regarding, dropped: reason };
+  if (reason === "queueFull" && s.stats.queueFull % 1000 === 1)
+    logger?.warn(
+      { ...fields, queueFull: s.stats.queueFull, maxQueued: s.maxQueued },
+      "event queue full, dropping events",
+    );
+  else logger?.debug(fields, "event dropped");
+  s.options.onDrop?.(reason);
+}
+
+/**
+ * Forgets the oldest eighth of the series (their pending counts are queued first): in bulk, since
+ * reading a Map's first key after many deletions at its front walks the holes they leave.
+ */
+function forgetOldest(s: RecorderState): void {
+  let n = Math.max(1, Math.floor(s.maxSeries / 8));
+  for (const [key, entry] of s.series) {
+    if (n-- === 0) break;
+    if (entry.created && entry.count > entry.written) enqueue(s, entry);
+    s.series.delete(key);
+  }
+}
+
+/** Folds the occurrence into its running series; false when there is none within the window. */
+function aggregate(s: RecorderState, key: string, now: number): boolean {
+  const running = s.series.get(key);
+  if (running !== undefined && now - running.lastMs <= s.windowMs) {
+    running.count++;
+    running.lastMs = now;
+    s.stats.aggregated++;
+    if (running.created && running.written === 1) enqueue(s, running);
+    return true;
+  }
+  if (running !== undefined) {
+    // The series ended: its last count is written, the occurrence starts a new one.
+    if (running.created && running.count > running.written) enqueue(s, running);
+    s.series.delete(key);
+  }
+  return false;
+}
+
+/** Records one occurrence (`EventRecorder.record`); never blocks, never throws. */
+export function recordOccurrence(s: RecorderState, event: EventRecord): void {
+  s.stats.recorded++;
+  if (s.stopped) return;
+  if (s.omit.has(event.reason)) {
+    s.stats.omitted++;
+    return;
+  }
+  const now = s.clock.now();
+  const key = seriesKey(event);
+  if (aggregate(s, key, now)) return;
+  if (!admit(s, event, now)) {
+    s.stats.spamFiltered++;
+    drop(s, "spam", event);
+    return;
+  }
+  if (waiting(s) >= s.maxQueued) {
+    s.stats.queueFull++;
+    drop(s, "queueFull", event);
+    return;
+  }
+  if (s.series.size >= s.maxSeries) forgetOldest(s);
+  const entry: Entry = {
+    key,
+    record: event,
+    name: eventName(event.regarding.name, now, s.sequence++),
+    namespace: event.regarding.namespace || "default",
+    firstMs: now,
+    lastMs: now,
+    count: 1,
+    created: false,
+    written: 0,
+    queued: false,
+    writing: false,
+    again: false,
+    tries: 0,
+  };
+  s.series.set(key, entry);
+  enqueue(s, entry);
+}
+
+/** Writes the counts of running series and forgets ended series and refilled spam buckets. */
+export function refresh(s: RecorderState): void {
+  const now = s.clock.now();
+  for (const [key, entry] of s.series) {
+    if (entry.created && entry.count > entry.written) enqueue(s, entry);
+    if (now - entry.lastMs > s.windowMs) s.series.delete(key);
+  }
+  for (const [key, b] of s.spam)
+    if (now - b.lastMs >= (s.spamBurst - b.tokens) * s.spamRefillMs) s.spam.delete(key);
+}
+
+/** The periodic refresh: refreshes, then schedules the next one unless stopped. */
+export function tick(s: RecorderState): void {
+  refresh(s);
+  if (!s.stopped) s.cancelTick = s.clock.after(s.refreshMs, () => tick(s));
+}
