@@ -2,18 +2,11 @@
  * Operators the planner evaluates itself for the common cases (strings, ints, bools, lists of them,
  * optional field paths), falling back to `@bufbuild/cel`'s overloads (`generic`) for the rest.
  */
-import {
-  type CelList,
-  type CelValue,
-  celError,
-  celList,
-  isCelError,
-  isCelList,
-  isCelMap,
-} from "@bufbuild/cel";
+import { type CelList, type CelValue, celError, isCelError, isCelList, isCelMap } from "@bufbuild/cel";
 import { index, isPrimitive, type Node, type Result, typeName } from "./access.js";
 import type { Expr } from "./ast.js";
 import { optionalInner } from "./functions/optional.js";
+import { valueList } from "./values.js";
 
 /** The library's overloads of an operator, for the cases without a fast path. */
 export type Generic = (target: Result | undefined, values: CelValue[]) => Result;
@@ -113,7 +106,7 @@ export function plusNode(
       if (b.size === 0) return a;
       const out = items(a).slice();
       for (const v of items(b)) out.push(v);
-      return celList(out);
+      return valueList(out);
     }
     return generic(undefined, [a, b]);
   });

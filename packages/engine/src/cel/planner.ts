@@ -17,7 +17,6 @@ import {
   type CelMap,
   type CelValue,
   celError,
-  celList,
   celMap,
   isCelError,
   isCelList,
@@ -38,6 +37,7 @@ import {
   tickNode,
 } from "./operators.js";
 import { type BoolMacro, boolMacro, type Comprehension, quantifierNode } from "./quantifiers.js";
+import { ValueList, valueList } from "./values.js";
 
 /** A construct the planner rejects, with the id of the expression node (for its position). */
 export class PlanError extends Error {
@@ -69,6 +69,7 @@ export class Planner {
 
   /** The items of a list as an array, read once per list. */
   private readonly listItems = (list: CelList): readonly CelValue[] => {
+    if (list instanceof ValueList) return list.items;
     const cached = this.arrays.get(list);
     if (cached !== undefined) return cached;
     const out: CelValue[] = new Array(list.size);
@@ -101,7 +102,7 @@ export class Planner {
         const items = k.value.elements.map((x) => this.plan(x));
         if (k.value.elements.every((x) => x.exprKind.case === "constExpr")) {
           // A list of constants is built once.
-          const constant = celList(items.map((n) => n({}, EMPTY_FRAME) as CelValue));
+          const constant = valueList(items.map((n) => n({}, EMPTY_FRAME) as CelValue));
           return () => constant;
         }
         return (vars, frame) => {
@@ -111,7 +112,7 @@ export class Planner {
             if (isCelError(v)) return v;
             out[i] = v;
           }
-          return celList(out);
+          return valueList(out);
         };
       }
       case "structExpr": {

@@ -1,4 +1,12 @@
-import { type CelInput, type CelMap, celList, celMap, isCelMap } from "@bufbuild/cel";
+import {
+  type CelInput,
+  type CelList,
+  type CelMap,
+  celList,
+  celMap,
+  isCelList,
+  isCelMap,
+} from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
 import { createCelEnvironment } from "./env.js";
 import { createSession } from "./session.js";
@@ -64,5 +72,15 @@ describe("JSON objects as CEL maps", () => {
     const spoof = toCelValue({ "\u0000kyverno-ts:quantity": "1Gi" });
     expect(opaquePayload(spoof, "quantity")).toBeUndefined();
     expect(toJson(spoof)).toEqual({ "\u0000kyverno-ts:quantity": "1Gi" });
+  });
+
+  it("JSON arrays are @bufbuild/cel lists answering size, get and iteration as its own", () => {
+    const list = toCelValue([1, "b", { c: true }]) as CelList;
+    const reference = celList([1n, "b", toCelValue({ c: true })]);
+    expect(isCelList(list)).toBe(true);
+    expect(celList([list]).get(0)).toBe(list);
+    expect(list.size).toBe(reference.size);
+    for (const i of [-1, 0, 1, 2, 3]) expect(toJson(list.get(i))).toEqual(toJson(reference.get(i)));
+    expect([...list].map(toJson)).toEqual([...reference].map(toJson));
   });
 });

@@ -10,7 +10,6 @@ import {
   type CelList,
   type CelMap,
   type CelValue,
-  celList,
   celMap,
   isCelList,
   isCelMap,
@@ -32,7 +31,7 @@ export function toCelValue(value: JsonValue | undefined): CelValue {
     case "boolean":
       return value;
   }
-  if (Array.isArray(value)) return celList(value.map(toCelValue));
+  if (Array.isArray(value)) return valueList(value.map(toCelValue));
   return new JsonMap(value).asCelMap();
 }
 
@@ -56,6 +55,39 @@ export abstract class DirectCelMap {
   asCelMap(): CelMap {
     return this as unknown as CelMap;
   }
+}
+
+const CEL_LIST_BRAND = Symbol.for("@bufbuild/cel/list");
+
+/**
+ * A list of CEL values `@bufbuild/cel` reads as its own (its brand, as for maps above), whose items
+ * the planner iterates directly: `celList` would convert (`toCel`) every item read.
+ */
+export class ValueList {
+  readonly [CEL_LIST_BRAND] = BRAND;
+
+  constructor(readonly items: readonly CelValue[]) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  get(index: number): CelValue | undefined {
+    return index >= 0 && index < this.items.length ? this.items[index] : undefined;
+  }
+
+  values(): ArrayIterator<CelValue> {
+    return this.items.values();
+  }
+
+  [Symbol.iterator](): ArrayIterator<CelValue> {
+    return this.items.values();
+  }
+}
+
+/** A CEL list of these values (kept as they are, not copied). */
+export function valueList(items: readonly CelValue[]): CelList {
+  return new ValueList(items) as unknown as CelList;
 }
 
 /**
