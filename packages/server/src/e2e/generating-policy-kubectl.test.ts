@@ -6,6 +6,8 @@
  * synchronized downstream, keeps clones in sync with their source (deleted with it), deletes the
  * downstream with its trigger or its policy (unless orphaned), generates for
  * existing triggers (`generateExisting`), and keeps a NamespacedGeneratingPolicy in its namespace.
+ * A new background replica recovers which kinds the synchronized policies generated from the
+ * downstream objects' labels: a downstream generated before it is still restored.
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
@@ -307,6 +309,67 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
       `the copy in team-b${logs()}`,
     );
   }, 60_000);
+
+  it("after a restart of the background controller, synchronize still restores downstream generated before it and syncs clones", async () => {
+    await background.stop();
+    // Another replica: nothing in its memory says which kinds the policies generated.
+    background = await startBackground({
+      kubeconfig: sandbox.kubeconfigPath,
+      identity: "kyverno-background-1",
+      args: EXCEPTION_FLAGS,
+      leaderTimings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
+    });
+    await until(
+      async () =>
+        (
+          (
+            await read(client, {
+              apiVersion: "coordination.k8s.io/v1",
+              kind: "Lease",
+              namespace: "kyverno",
+              name: "kyverno-background-controller",
+            })
+          )?.spec as { holderIdentity?: string } | undefined
+        )?.holderIdentity === "kyverno-background-1",
+      20_000,
+      `the new replica leads${logs()}`,
+    );
+    await until(
+      () => background.output().includes("watching the downstream of synchronized GeneratingPolicies"),
+      20_000,
+      `downstream kinds recovered${logs()}`,
+    );
+    const before = await get("ConfigMap", "team-b", "defaults");
+    expect(before).toBeDefined();
+    expect((await kubectl(["delete", "configmap", "-n", "team-b", "defaults"])).code).toBe(0);
+    await until(
+      async () => {
+        const now = await get("ConfigMap", "team-b", "defaults");
+        return now !== undefined && now.metadata?.uid !== before?.metadata?.uid;
+      },
+      20_000,
+      `ConfigMap restored after the restart${logs()}`,
+    );
+    const token = (s: string) => Buffer.from(s).toString("base64");
+    const patched = await kubectl([
+      "patch",
+      "secret",
+      "-n",
+      "shared",
+      "regcred",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ data: { token: token("four") } }),
+    ]);
+    expect(patched.code).toBe(0);
+    await until(
+      async () =>
+        ((await get("Secret", "team-b", "regcred"))?.data as Record<string, string> | undefined)?.token ===
+        token("four"),
+      20_000,
+      `the copy synced with its source after the restart${logs()}`,
+    );
+  }, 120_000);
 
   it("a NamespacedGeneratingPolicy generates in its namespace, and a deleted trigger takes the downstream along", async () => {
     expect((await kubectl(["create", "configmap", "app-web", "-n", "prod", "--from-literal=a=b"])).code).toBe(

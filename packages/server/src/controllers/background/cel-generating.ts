@@ -10,11 +10,13 @@
  *   its copies are deleted.
  * The downstream kinds are the ones the policy was seen generating (`GeneratedKinds`): they are
  * watched (selected by the `generate.kyverno.io/policy-name` label) from the first generation on.
+ * A new leader recovers them (and the clone sources) from the downstream objects already in the
+ * cluster, by their `generate.kyverno.io/*` labels: what earlier replicas generated stays synchronized.
  * The policies come from the controller's CEL policy store (see `cel-policy-watch.ts`).
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { CelEngine } from "@kyverno-ts/engine";
-import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
+import { BUILTIN_RESOURCES, createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import type { Logger } from "../../logger.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import {
@@ -48,6 +50,40 @@ function policyKeyOfLabels(labels: Record<string, string>): string | undefined {
   if (!name || labels[GenerateLabels.ruleName] !== undefined) return undefined;
   const ns = labels[GenerateLabels.policyNamespace];
   return ns ? `NamespacedGeneratingPolicy/${ns}/${name}` : `GeneratingPolicy/${name}`;
+}
+
+/** Built-in kinds no object of can be listed (a downstream cannot be one). */
+const UNLISTABLE = new Set(["Binding", "TokenReview", "SubjectAccessReview"]);
+
+/**
+ * The kinds a downstream object can be: the built-in kinds (their preferred version) and the kinds
+ * of the CustomResourceDefinitions (their storage version), from one CRD list.
+ */
+async function candidateKinds(client: KubeClient, logger: Logger): Promise<KindRef[]> {
+  const out: KindRef[] = BUILTIN_RESOURCES.filter((r) => !UNLISTABLE.has(r.kind)).flatMap((r) =>
+    r.apiVersions[0] === undefined ? [] : [{ apiVersion: r.apiVersions[0], kind: r.kind }],
+  );
+  const crds = await client.list({ apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition" });
+  if (!crds.ok) {
+    logger.warn(
+      { reason: crds.reason, message: crds.message },
+      "cannot list CRDs: custom downstream kinds not recovered",
+    );
+    return out;
+  }
+  for (const crd of crds.value.items) {
+    const spec = (crd as { spec?: CrdSpec }).spec;
+    const version = spec?.versions?.find((v) => v.storage)?.name;
+    const kind = spec?.names?.kind;
+    if (spec?.group && version && kind) out.push({ apiVersion: `${spec.group}/${version}`, kind });
+  }
+  return out;
+}
+
+interface CrdSpec {
+  group?: string;
+  names?: { kind?: string };
+  versions?: Array<{ name?: string; storage?: boolean }>;
 }
 
 /** Whether two versions of an object differ only in server-managed metadata and status. */
@@ -226,6 +262,40 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
       );
   };
 
+  /**
+   * Recovers the kinds the synchronized GeneratingPolicies generated (and their clone sources) from
+   * the downstream objects in the cluster: one list per candidate kind, selected by the policy label.
+   */
+  const recoverDownstream = async (): Promise<void> => {
+    const synchronized = new Set(
+      store
+        .policies()
+        .filter((p) => p.compiled.type === "generate" && generatingSettings(p.policy).synchronize)
+        .map((p) => p.key),
+    );
+    if (synchronized.size === 0) return;
+    let found = 0;
+    for (const kind of await candidateKinds(client, logger)) {
+      if (!options.isLeader()) return;
+      const listed = await client.list({ ...kind, labelSelector: GenerateLabels.policyName });
+      if (!listed.ok) continue;
+      for (const o of listed.value.items) {
+        const labels = o.metadata?.labels ?? {};
+        const key = policyKeyOfLabels(labels);
+        if (key === undefined || !synchronized.has(key)) continue;
+        found++;
+        kinds.add(key, kind);
+        // A copy of a clone source: its source kind (the copy's own) in the source's namespace.
+        if (labels[GenerateLabels.sourceKind] !== undefined)
+          kinds.addSource({ ...kind, namespace: labels[GenerateLabels.sourceNamespace] ?? "" });
+      }
+    }
+    logger.info(
+      { policies: synchronized.size, downstream: found },
+      "watching the downstream of synchronized GeneratingPolicies",
+    );
+  };
+
   const resync = (key: string): number => {
     let n = 0;
     for (const informer of informers.values())
@@ -262,6 +332,9 @@ export function createCelGenerating(options: CelGeneratingOptions): CelGeneratin
     kinds,
     changed,
     async leaderStarted() {
+      await recoverDownstream().catch((error: unknown) =>
+        logger.error({ err: error }, "cannot recover the downstream kinds of GeneratingPolicies"),
+      );
       for (const policy of store.policies()) {
         if (!options.isLeader()) return;
         if (policy.compiled.type !== "generate" || !generatingSettings(policy.policy).generateExisting)
