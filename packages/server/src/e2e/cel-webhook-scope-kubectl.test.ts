@@ -5,13 +5,12 @@
  * API server (which evaluates them) calls only for the requests the policy is about.
  */
 import { fileURLToPath } from "node:url";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookConfigurationJson } from "../controllers/webhooks/webhook-configs.js";
-import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { type Replica, startReplica } from "../testing/replicas.js";
+import { read, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the CEL webhook scope e2e: kubectl is not installed");
@@ -50,46 +49,24 @@ const pod = (name: string, namespace: string, labels: Record<string, string> = {
   });
 
 describe.skipIf(!hasKubectl)("a CEL policy's own webhook, with its conditions and selectors", () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let replica: Replica;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ crds: [...KYVERNO_CRDS, VPOL_CRD] });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kyverno" } });
-    await client.create({
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: "shop", labels: { tier: "frontend" } },
+    cluster = await startE2eCluster({
+      crds: [VPOL_CRD],
+      namespaces: ["kyverno", "batch"],
+      objects: [
+        { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", labels: { tier: "frontend" } } },
+      ],
     });
-    await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "batch" } });
-    replica = await startReplica({
-      kubeconfig: sandbox.kubeconfigPath,
-      identity: "kyverno-admission-0",
-      args: ["--serverIP", "127.0.0.1"],
-      startTimeoutMs: 60_000,
-    });
-    await until(
-      async () =>
-        (await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-policy-validating-webhook-cfg",
-        })) !== undefined,
-      20_000,
-      "the policy validation webhook",
-    );
+    ({ client, kubectl } = cluster);
+    await cluster.webhooks("ValidatingWebhookConfiguration", "kyverno-policy-validating-webhook-cfg");
     const applied = await kubectl(["apply", "-f", "-"], POLICY);
     expect(applied.stderr).toBe("");
-  }, 120_000);
-  afterAll(async () => {
-    if (replica) await replica.stop();
-    client?.close();
-    await sandbox?.stop();
-  });
+  }, 180_000);
+  afterAll(() => cluster?.stop(), 30_000);
 
   it("registers the policy's webhook with its matchConditions and selectors, and the API server applies them", async () => {
     let hook: WebhookConfigurationJson["webhooks"][number] | undefined;

@@ -9,13 +9,11 @@
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BackgroundProcess, startBackground } from "../testing/background.js";
-import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { type Replica, startReplica } from "../testing/replicas.js";
+import { read, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl)
@@ -96,16 +94,13 @@ spec:
 `;
 
 describe.skipIf(!hasKubectl)("mutate-existing MutatingPolicies in a cluster, through kubectl", () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let replica: Replica;
-  let background: BackgroundProcess;
-  let kubectl: ReturnType<typeof kubectlFor>;
-  const get = (kind: string, namespace: string, name: string) =>
-    read(client, { apiVersion: "v1", kind, namespace, name });
+  let kubectl: E2eCluster["kubectl"];
+  const get = (kind: string, namespace: string, name: string) => cluster.get(kind, namespace, name);
   const ready = async (...resource: string[]) =>
     (await kubectl(["get", ...resource, "-o", "jsonpath={.status.conditionStatus.ready}"])).stdout;
-  const logs = () => `\n--- background ---\n${background.output().slice(-3000)}`;
+  const logs = () => cluster.logs();
   const configMap = (namespace: string, name: string, labels: Record<string, string>): KubeObject => ({
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -114,61 +109,30 @@ describe.skipIf(!hasKubectl)("mutate-existing MutatingPolicies in a cluster, thr
   });
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ crds: [...KYVERNO_CRDS, ...CRDS] });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "app", "legacy"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    await client.create(configMap("app", "web-settings", { team: "web" }));
-    await client.create(configMap("app", "db-settings", { team: "db" }));
-    await client.create({ apiVersion: "v1", kind: "Secret", metadata: { name: "creds", namespace: "app" } });
-    await client.create(configMap("legacy", "old-a", { legacy: "yes" }));
-    await client.create(configMap("legacy", "old-b", { legacy: "yes" }));
-    await client.create(configMap("legacy", "current", {}));
-    replica = await startReplica({
-      kubeconfig: sandbox.kubeconfigPath,
-      identity: "kyverno-admission-0",
-      args: ["--serverIP", "127.0.0.1"],
-      startTimeoutMs: 120_000,
+    cluster = await startE2eCluster({
+      crds: CRDS,
+      namespaces: ["kyverno", "app", "legacy"],
+      objects: [
+        configMap("app", "web-settings", { team: "web" }),
+        configMap("app", "db-settings", { team: "db" }),
+        { apiVersion: "v1", kind: "Secret", metadata: { name: "creds", namespace: "app" } },
+        configMap("legacy", "old-a", { legacy: "yes" }),
+        configMap("legacy", "old-b", { legacy: "yes" }),
+        configMap("legacy", "current", {}),
+      ],
+      background: true,
     });
-    background = await startBackground({
-      kubeconfig: sandbox.kubeconfigPath,
-      identity: "kyverno-background-0",
-      leaderTimings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
-    });
-    await until(
-      async () =>
-        (await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-policy-validating-webhook-cfg",
-        })) !== undefined,
-      20_000,
-      "the policy validation webhook",
-    );
+    ({ client, kubectl } = cluster);
+    await cluster.webhooks("ValidatingWebhookConfiguration", "kyverno-policy-validating-webhook-cfg");
     const applied = await kubectl(["apply", "-f", "-"], POLICIES);
     expect(applied.stderr).toBe("");
     // The mpol webhook covers the triggers once the policies are in.
-    await until(
-      async () => {
-        const cfg = await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "MutatingWebhookConfiguration",
-          name: "kyverno-resource-mutating-webhook-cfg",
-        });
-        const hooks = JSON.stringify(cfg?.webhooks ?? []);
-        return hooks.includes("mpol.mutate.kyverno.svc-fail") && hooks.includes("secrets");
-      },
-      20_000,
-      "the mpol webhook",
-    );
+    await cluster.webhooks("MutatingWebhookConfiguration", "kyverno-resource-mutating-webhook-cfg", [
+      "mpol.mutate.kyverno.svc-fail",
+      "secrets",
+    ]);
   }, 240_000);
-  afterAll(async () => {
-    await background?.stop();
-    await replica?.stop();
-    client?.close();
-    await sandbox?.stop();
-  }, 30_000);
+  afterAll(() => cluster?.stop(), 30_000);
 
   it("shows the mutate-existing policies Ready", async () => {
     await until(async () => (await ready("mutatingpolicy/stamp-configmaps")) === "true", 20_000, "Ready");

@@ -1,0 +1,129 @@
+/**
+ * The set-up the controllers' end-to-end suites share: the sandbox API server with Kyverno's CRDs
+ * (and the suite's own), a client and the real kubectl on its kubeconfig, the admission controller as a
+ * replica process and, when asked, the background controller; waiting for the webhook configurations
+ * the admission controller registers; and stopping it all in the right order.
+ */
+import type { KubeObject } from "@kyverno-ts/api";
+import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, type SandboxOptions, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlFor } from "@kyverno-ts/testing";
+import { type BackgroundProcess, startBackground } from "./background.js";
+import { KYVERNO_CRDS, read, until } from "./cluster.js";
+import { type Replica, startReplica } from "./replicas.js";
+
+/** Leader election timings that let a standby take over within seconds. */
+export const FAST_LEADER_TIMINGS = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
+
+/** Options of `startE2eCluster`. */
+export interface E2eClusterOptions {
+  /** CRD files beside Kyverno's own (ClusterPolicy, Policy, PolicyException, ephemeral reports). */
+  crds?: readonly string[];
+  /** More sandbox options. */
+  sandbox?: Omit<SandboxOptions, "crds">;
+  /** Namespaces created before the controllers start. */
+  namespaces?: readonly string[];
+  /** Objects created before the controllers start (after the namespaces). */
+  objects?: readonly KubeObject[];
+  /** The admission controller's extra flags (it always gets `--serverIP 127.0.0.1`); `false`: none. */
+  admission?: { args?: string[] } | false;
+  /** Start the background controller (fast leader election), with these extra flags. */
+  background?: { args?: string[] } | boolean;
+}
+
+/** A running suite cluster; see `startE2eCluster`. */
+export interface E2eCluster {
+  readonly sandbox: Sandbox;
+  readonly client: KubeClient;
+  readonly kubectl: ReturnType<typeof kubectlFor>;
+  /** The admission controller (undefined with `admission: false`). */
+  readonly replica: Replica | undefined;
+  /** The background controller, when started. */
+  readonly background: BackgroundProcess | undefined;
+  /** Reads an object; undefined when it does not exist. */
+  get(
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    apiVersion?: string,
+  ): Promise<KubeObject | undefined>;
+  /**
+   * Waits until the Validating- or MutatingWebhookConfiguration `name` exists and its webhooks (as
+   * JSON) contain every one of `needles`.
+   */
+  webhooks(
+    kind: "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration",
+    name: string,
+    needles?: readonly string[],
+    ms?: number,
+  ): Promise<void>;
+  /** The controllers' recent output, for failure messages. */
+  logs(): string;
+  /** Stops the controllers, then the client and the sandbox. */
+  stop(): Promise<void>;
+}
+
+/** Starts the sandbox and the controllers a suite needs; resolves once they serve. */
+export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<E2eCluster> {
+  const sandbox = await startSandbox({
+    ...options.sandbox,
+    crds: [...KYVERNO_CRDS, ...(options.crds ?? [])],
+  });
+  const client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
+  for (const name of options.namespaces ?? [])
+    await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  for (const object of options.objects ?? []) await client.create(object);
+  const admission = options.admission === false ? undefined : (options.admission ?? {});
+  const replica =
+    admission === undefined
+      ? undefined
+      : await startReplica({
+          kubeconfig: sandbox.kubeconfigPath,
+          identity: "kyverno-admission-0",
+          args: ["--serverIP", "127.0.0.1", ...(admission.args ?? [])],
+          startTimeoutMs: 120_000,
+        });
+  const backgroundOptions = options.background === true ? {} : options.background || undefined;
+  const background =
+    backgroundOptions === undefined
+      ? undefined
+      : await startBackground({
+          kubeconfig: sandbox.kubeconfigPath,
+          identity: "kyverno-background-0",
+          leaderTimings: FAST_LEADER_TIMINGS,
+          ...(backgroundOptions.args ? { args: backgroundOptions.args } : {}),
+        });
+  const kubectl = kubectlFor(sandbox.kubeconfigPath);
+  return {
+    sandbox,
+    client,
+    kubectl,
+    replica,
+    background,
+    get: (kind, namespace, name, apiVersion = "v1") =>
+      read(client, { apiVersion, kind, name, ...(namespace !== undefined ? { namespace } : {}) }),
+    async webhooks(kind, name, needles = [], ms = 20_000) {
+      await until(
+        async () => {
+          const config = await read(client, { apiVersion: "admissionregistration.k8s.io/v1", kind, name });
+          if (config === undefined) return false;
+          const hooks = JSON.stringify(config.webhooks ?? []);
+          return needles.every((n) => hooks.includes(n));
+        },
+        ms,
+        `${kind} ${name}${needles.length > 0 ? ` with ${needles.join(", ")}` : ""}`,
+      );
+    },
+    logs: () =>
+      [
+        replica ? `\n--- admission ---\n${replica.output().slice(-3000)}` : "",
+        background ? `\n--- background ---\n${background.output().slice(-3000)}` : "",
+      ].join(""),
+    async stop() {
+      await background?.stop();
+      await replica?.stop();
+      client.close();
+      await sandbox.stop();
+    },
+  };
+}
