@@ -232,6 +232,7 @@ describe("ValidatingPolicy", () => {
       status: "skip",
       message: "rule is skipped due to policy exception: team/allow-debug",
       exception: { namespace: "team", name: "allow-debug" },
+      properties: { exceptions: "allow-debug" },
     });
     expect(engine.validate(p, { resource: pod("other", bad) }).rules[0]?.status).toBe("fail");
     const passing = compile(noPrivileged, { exceptions: [exception("pass")] });
@@ -440,6 +441,7 @@ describe("GeneratingPolicy, DeletingPolicy and ImageValidatingPolicy", () => {
       status: "skip",
       message: "",
       exception: { namespace: "kyverno", name: "skip-testing" },
+      properties: { exceptions: "skip-testing" },
     });
     expect(rule?.generated?.map((g) => g.object)).toEqual([
       { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "defaults", namespace: "team" } },

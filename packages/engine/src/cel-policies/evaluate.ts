@@ -190,6 +190,8 @@ export function prepare(
     const pass = spec.reportResult === "pass";
     const rule = exceptionRule(policy, type, pass ? "pass" : "skip", ref);
     rule.exception = { namespace: meta.namespace ?? "", name: meta.name };
+    // Upstream's report rows name the exception (by name) in their properties (the exceptions guide).
+    rule.properties = { exceptions: meta.name };
     return { kind: "done", rule };
   }
   if (allowedImages.length > 0 || allowedValues.length > 0) {

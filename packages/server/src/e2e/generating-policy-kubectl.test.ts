@@ -215,6 +215,37 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
       "generate.kyverno.io/trigger-name": "team-a",
       "generate.kyverno.io/trigger-uid": ns?.metadata?.uid,
     });
+    // The result reaches the reports as the background controller's ephemeral report of the trigger,
+    // with upstream's fields (the exceptions guide's GeneratingPolicy report): rule named after the
+    // policy, "policy evaluated successfully", generated-resources and process admission review.
+    let row: Record<string, unknown> | undefined;
+    await until(
+      async () => {
+        const report = await read(client, {
+          apiVersion: "reports.kyverno.io/v1",
+          kind: "ClusterEphemeralReport",
+          name: String(ns?.metadata?.uid),
+        });
+        const results = (report?.spec as { results?: Array<Record<string, unknown>> } | undefined)?.results;
+        row = results?.find((r) => r.policy === "team-defaults");
+        return row !== undefined;
+      },
+      20_000,
+      `an ephemeral report of team-a${logs()}`,
+    );
+    expect(row).toMatchObject({
+      source: "KyvernoGeneratingPolicy",
+      policy: "team-defaults",
+      rule: "team-defaults",
+      result: "pass",
+      message: "policy evaluated successfully",
+      scored: true,
+      properties: {
+        "generated-resources":
+          "/v1, Kind=ConfigMap Name=defaults Namespace=team-a; /v1, Kind=Secret Name=regcred Namespace=team-a",
+        process: "admission review",
+      },
+    });
     const secret = await get("Secret", "team-a", "regcred");
     expect(secret?.data).toEqual({ token: Buffer.from("one").toString("base64") });
     expect(secret?.metadata?.labels).toMatchObject({

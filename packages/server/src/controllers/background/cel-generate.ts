@@ -265,5 +265,12 @@ export async function processCelGenerate(
     if (!applied.ok) return failed(applied, deps.user, "create");
     generated.push(desired);
   }
-  return { state: "Completed", message: `${generated.length} resource(s) generated`, generated };
+  // The policy's result goes to the reports (an ephemeral report of the trigger), as upstream's
+  // background controller reports a GeneratingPolicy (the exceptions guide's report).
+  return {
+    state: "Completed",
+    message: `${generated.length} resource(s) generated`,
+    generated,
+    evaluated: { trigger, response },
+  };
 }
