@@ -8,13 +8,11 @@
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BackgroundProcess, startBackground } from "../testing/background.js";
-import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { type Replica, startReplica } from "../testing/replicas.js";
+import { read, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the events-of-every-kind e2e suite: kubectl is not installed");
@@ -81,11 +79,9 @@ spec:
 `;
 
 describe.skipIf(!hasKubectl)("Events of CEL, mutate and generate policies, through kubectl", () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let replica: Replica;
-  let background: BackgroundProcess;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
 
   /** Events through core/v1, as kubectl reads them. */
   const events = async (namespace: string): Promise<KubeObject[]> => {
@@ -98,38 +94,25 @@ describe.skipIf(!hasKubectl)("Events of CEL, mutate and generate policies, throu
   const regarding = (e: KubeObject) => e.involvedObject as { kind?: string; name?: string };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
+    cluster = await startE2eCluster({
       crds: [
-        ...KYVERNO_CRDS,
         crd("kyverno/kyverno.io_updaterequests.yaml"),
         crd("policies.kyverno.io/policies.kyverno.io_validatingpolicies.yaml"),
       ],
+      namespaces: ["kyverno", "team-a"],
+      objects: [
+        // Upstream's key: the background controller's success Events.
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "kyverno", namespace: "kyverno" },
+          data: { generateSuccessEvents: "true" },
+        },
+      ],
+      admission: { args: ["--omitEvents="] },
+      background: { args: ["--omitEvents="] },
     });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "team-a"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    // Upstream's key: the background controller's success Events.
-    await client.create({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "kyverno", namespace: "kyverno" },
-      data: { generateSuccessEvents: "true" },
-    });
-    [replica, background] = await Promise.all([
-      startReplica({
-        kubeconfig: sandbox.kubeconfigPath,
-        identity: "kyverno-admission-0",
-        args: ["--serverIP", "127.0.0.1", "--omitEvents="],
-        startTimeoutMs: 120_000,
-      }),
-      startBackground({
-        kubeconfig: sandbox.kubeconfigPath,
-        identity: "kyverno-background-0",
-        args: ["--omitEvents="],
-        leaderTimings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
-      }),
-    ]);
+    ({ client, kubectl } = cluster);
     expect((await kubectl(["apply", "-f", "-"], RBAC)).code).toBe(0);
     const applied = await kubectl(["apply", "-f", "-"], POLICIES);
     expect(applied.stderr).toBe("");
@@ -143,32 +126,20 @@ describe.skipIf(!hasKubectl)("Events of CEL, mutate and generate policies, throu
     ]);
     expect(ready.stderr + ready.stdout).toContain("condition met");
     // The webhooks cover Pods (mutate and vpol) and Namespaces (generate) once the policies are in.
-    await until(
-      async () => {
-        const webhooks = async (kind: string, name: string) =>
-          JSON.stringify(
-            (await read(client, { apiVersion: "admissionregistration.k8s.io/v1", kind, name }))?.webhooks ??
-              [],
-          );
-        return (
-          (
-            await webhooks("ValidatingWebhookConfiguration", "kyverno-resource-validating-webhook-cfg")
-          ).includes("namespaces") &&
-          (await webhooks("MutatingWebhookConfiguration", "kyverno-resource-mutating-webhook-cfg")).includes(
-            "pods",
-          )
-        );
-      },
+    await cluster.webhooks(
+      "ValidatingWebhookConfiguration",
+      "kyverno-resource-validating-webhook-cfg",
+      ["namespaces"],
       30_000,
-      "webhooks for Pods and Namespaces",
+    );
+    await cluster.webhooks(
+      "MutatingWebhookConfiguration",
+      "kyverno-resource-mutating-webhook-cfg",
+      ["pods"],
+      30_000,
     );
   }, 240_000);
-  afterAll(async () => {
-    await background?.stop();
-    await replica?.stop();
-    client?.close();
-    await sandbox?.stop();
-  }, 30_000);
+  afterAll(() => cluster?.stop(), 30_000);
 
   it("a Pod without the team label: the ValidatingPolicy's PolicyViolation and the mutate rule's PolicyApplied", async () => {
     const created = await kubectl(["run", "web", "-n", "team-a", "--image=nginx:1.27"]);
