@@ -51,7 +51,9 @@ export function celGenerateIntents(
         }
       : base;
     const rule = engine.generate(policy.compiled, request).rules[0];
-    if (rule === undefined || (rule.status !== "pass" && rule.status !== "error")) continue;
+    // A PolicyException's skip is work too: the background controller reports it, as upstream's.
+    const excepted = rule?.status === "skip" && rule.exception !== undefined && !deleted;
+    if (rule === undefined || (rule.status !== "pass" && rule.status !== "error" && !excepted)) continue;
     out.push({
       requestType: "cel-generate",
       policy: celPolicyRef(policy.compiled),

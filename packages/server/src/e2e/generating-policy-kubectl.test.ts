@@ -265,6 +265,33 @@ describe.skipIf(!hasKubectl)("GeneratingPolicies in a cluster, through kubectl",
     );
     expect(await get("ConfigMap", "other", "defaults")).toBeUndefined();
     expect(await get("ConfigMap", "team-exempt", "defaults")).toBeUndefined();
+    // The exempted Namespace's skip is reported as upstream's: rule named after the policy, no message,
+    // the exception named in the properties.
+    const exempt = await get("Namespace", "", "team-exempt");
+    let skipRows: Array<Record<string, unknown>> | undefined;
+    await until(
+      async () => {
+        const skipped = await read(client, {
+          apiVersion: "reports.kyverno.io/v1",
+          kind: "ClusterEphemeralReport",
+          name: String(exempt?.metadata?.uid),
+        });
+        skipRows = (skipped?.spec as { results?: Array<Record<string, unknown>> } | undefined)?.results;
+        return skipRows !== undefined;
+      },
+      20_000,
+      `an ephemeral report of team-exempt${logs()}`,
+    );
+    expect(skipRows).toEqual([
+      expect.objectContaining({
+        source: "KyvernoGeneratingPolicy",
+        policy: "team-defaults",
+        rule: "team-defaults",
+        result: "skip",
+        properties: { exceptions: "exempt-namespaces", process: "admission review" },
+      }),
+    ]);
+    expect(skipRows?.[0]?.message ?? "").toBe("");
   }, 45_000);
 
   it("synchronize restores a deleted downstream and reverts a changed one", async () => {

@@ -313,7 +313,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     const outcome = await processByType(ur, signal);
     metrics?.processed(ur.spec.requestType, outcome.state, (clock.monotonic() - started) / 1000);
     events?.processed(ur.spec, outcome);
-    if (outcome.state === "Completed" && outcome.evaluated !== undefined)
+    if (outcome.state !== "Failed" && outcome.evaluated !== undefined)
       offerResults(ur, outcome.evaluated.trigger, outcome.evaluated.response);
     if (outcome.state !== "Failed") {
       await finish(ur, outcome);

@@ -236,9 +236,18 @@ export async function processCelGenerate(
       (deps.monotonic() - started) / 1000,
     );
   if (rule === undefined || rule.status === "skip") {
+    // A PolicyException's skip is reported (the exceptions guide's GeneratingPolicy report).
+    const evaluated = rule?.exception === undefined ? undefined : { trigger, response };
     // A synchronized policy that no longer applies to its trigger takes its downstream along.
-    if (settings.synchronize) return removeTriggerDownstream(deps, policy, triggerRef, signal);
-    return { state: "Skip", message: "the policy does not apply to the trigger" };
+    if (settings.synchronize) {
+      const removed = await removeTriggerDownstream(deps, policy, triggerRef, signal);
+      return removed.state === "Completed" && evaluated !== undefined ? { ...removed, evaluated } : removed;
+    }
+    return {
+      state: "Skip",
+      message: "the policy does not apply to the trigger",
+      ...(evaluated === undefined ? {} : { evaluated }),
+    };
   }
   if (rule.status !== "pass") return { state: "Failed", forbidden: false, message: rule.message };
   const labels = celDownstreamLabels(policy.compiled, triggerRef);

@@ -32,7 +32,12 @@ export type ProcessOutcome =
       /** The engine's response for the trigger as read (for reports), when the rules were evaluated. */
       evaluated?: { trigger: KubeObject; response: PolicyResponse };
     }
-  | { state: "Skip"; message: string }
+  | {
+      state: "Skip";
+      message: string;
+      /** The response of a policy a PolicyException skipped (its `skip` row is reported, as upstream's). */
+      evaluated?: { trigger: KubeObject; response: PolicyResponse };
+    }
   | { state: "Failed"; message: string; forbidden: boolean };
 
 /** What the processor needs. */
