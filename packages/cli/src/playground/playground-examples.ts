@@ -46,9 +46,25 @@ export async function applyExamples(
   return outcomes;
 }
 
-/** Resolves once every admitted example has its report in the reporter's store. */
+/** How long the stored results must stay unchanged before the reports count as written (ms). */
+const SETTLED_MS = 2000;
+
+/** The names of the policies with a generate rule (their results come from the background controller). */
+export function generatingPolicies(policies: readonly JsonObject[]): string[] {
+  return policies
+    .filter((p) => JSON.stringify((p.spec as JsonObject | undefined)?.rules ?? []).includes('"generate"'))
+    .map((p) => String((p.metadata as JsonObject | undefined)?.name ?? ""));
+}
+
+/**
+ * Resolves once every admitted example has its report in the reporter's store, every generating
+ * policy has a result (the background controller's, on the trigger), and the stored results have
+ * stopped changing for a while: a resource's background-scan rows and its admission rows (handed over
+ * as ephemeral reports) arrive separately, so the first row of each is not yet the last.
+ */
 export async function reportsWritten(
   outcomes: readonly ExampleOutcome[],
+  generating: readonly string[],
   reporter: RunningReporter,
   timeoutMs: number,
   signal: AbortSignal,
@@ -65,8 +81,25 @@ export async function reportsWritten(
         });
         if (found.length === 0) return false;
       }
-      return true;
+      if (generating.length === 0) return true;
+      const byPolicy = await reporter.store.countBy(["policy"], {});
+      const reported = new Set(byPolicy.map((c) => c.policy));
+      return generating.every((name) => reported.has(name));
     },
     { what: "the reports of the examples", timeoutMs, signal },
+  );
+  let last = "";
+  let since = Date.now();
+  await waitFor(
+    async () => {
+      const counts = await reporter.store.countBy(["status"], {});
+      const now = JSON.stringify(counts);
+      if (now !== last) {
+        last = now;
+        since = Date.now();
+      }
+      return Date.now() - since >= SETTLED_MS;
+    },
+    { what: "the stored results to settle", timeoutMs, signal, intervalMs: 200 },
   );
 }

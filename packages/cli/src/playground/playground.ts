@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { join, resolve } from "node:path";
 import { StartAborted } from "@kyverno-ts/server";
 import { pino } from "pino";
-import { applyExamples, reportsWritten } from "./playground-examples.js";
+import { applyExamples, generatingPolicies, reportsWritten } from "./playground-examples.js";
 import {
   installPolicies,
   type StageContext,
@@ -117,7 +117,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       reporter,
       reports: reports.controller,
       background: background.controller,
-      reportsWritten: (timeoutMs = 30_000) => reportsWritten(outcomes, reporter, timeoutMs, signal),
+      reportsWritten: (timeoutMs = 30_000) =>
+        reportsWritten(outcomes, generatingPolicies(scenario.policies), reporter, timeoutMs, signal),
       stop: () => stopAll(ctx.stops),
     };
   } catch (error) {

@@ -87,7 +87,16 @@ export function createReportsController(options: ReportsControllerOptions): Repo
   let drainScheduled = false;
   let unsubscribe: (() => void) | undefined;
 
+  // Resources the admission intake named while no term was running (before leadership, or between
+  // terms): reconciled when the next term starts, so their admission rows are not lost. Bounded as the
+  // admission result store is.
+  const pendingKeys = new Set<string>();
+  const maxPending = options.maxAdmissionResources ?? 10_000;
   const enqueue = (key: string): void => term?.queue.add(key);
+  const enqueueAdmitted = (key: string): void => {
+    if (term !== undefined) term.queue.add(key);
+    else if (pendingKeys.size < maxPending) pendingKeys.add(key);
+  };
   const enqueueObject = (object: KubeObject, kind: { apiVersion: string; kind: string }): void => {
     const ref = refOfObject(object, kind.apiVersion, kind.kind);
     if (ref !== undefined) enqueue(resourceKey(ref));
@@ -230,7 +239,8 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     ? createEphemeralIntake({
         client,
         logger,
-        onReport: (report) => ingestEphemeralReport(report, { cache, admission, enqueue, cel: celReports }),
+        onReport: (report) =>
+          ingestEphemeralReport(report, { cache, admission, enqueue: enqueueAdmitted, cel: celReports }),
         ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
       })
     : undefined;
@@ -357,6 +367,8 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     const t: Term = { queue, cancelRescan: () => {} };
     term = t;
     logger.info({ workers }, "leading: reconciling reports");
+    for (const key of pendingKeys) queue.add(key);
+    pendingKeys.clear();
     void queue.process(workers, handle);
     void fullScan(t);
     scheduleRescan(t);
@@ -376,7 +388,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     const source = options.admissionResults;
     for (let batch = source?.drain(500) ?? []; batch.length > 0; batch = source?.drain(500) ?? [])
       for (const result of batch) {
-        const deps = { cache, admission, enqueue, cel: celReports };
+        const deps = { cache, admission, enqueue: enqueueAdmitted, cel: celReports };
         // A CREATE's mutating webhook results name the object before it had a uid: look it up once stored.
         if (awaitsUid(result))
           void resolveCreatedUid(options.client, result).then(
@@ -397,8 +409,11 @@ export function createReportsController(options: ReportsControllerOptions): Repo
         queueDepth: () => new Map([[REPORTS_CONTROLLER_NAME, term?.queue.len() ?? 0]]),
         reports: () => index.size,
       });
-      unsubscribe = options.admissionResults?.onAvailable(scheduleDrain);
       await state.start();
+      // Results are taken once the policies are loaded: a result whose policy the cache does not hold
+      // yet would be dropped (the background controller's generateExisting results can come first).
+      unsubscribe = options.admissionResults?.onAvailable(scheduleDrain);
+      scheduleDrain();
       ephemeral?.start();
       await syncKinds();
       // Kinds that cannot be listed (RBAC, a failing aggregated API) must not keep this replica from

@@ -39,6 +39,39 @@ describe("reports controller: admission results and bad input (sandbox)", { time
     ({ sandbox, client } = started);
   });
 
+  it("keeps admission results handed over before the controller started and leads (generateExisting comes first)", async () => {
+    await put(client, namespace("early"));
+    const worker = await put(client, pod("worker", "early"));
+    // Only an admission policy: no background scan ever reconciles this Pod on its own.
+    const admissionOnly = requireLabelPolicy("require-owner-early", "owner", { background: false });
+    await put(client, admissionOnly);
+    const engine = createEngine();
+    const loaded = loadPolicy(admissionOnly, { file: "test" });
+    const compiled = loaded.ok ? engine.compile(loaded.value) : undefined;
+    if (compiled?.ok !== true) throw new Error("policy");
+    const results = createBoundedResultQueue({ capacity: 100 });
+    results.offer({
+      uid: "request-early",
+      timestamp: Date.now(),
+      operation: "CREATE",
+      resource: {
+        apiVersion: "v1",
+        kind: "Pod",
+        namespace: "early",
+        name: "worker",
+        uid: String(worker.metadata?.uid),
+      },
+      responses: [engine.validate(compiled.policy, { resource: worker, operation: "CREATE" })],
+    });
+    const controller = controllerFor(client, { admissionResults: results });
+    await controller.start();
+    await eventually(async () => (await outcomes(client, "early")).length === 1, 10_000, "the early row");
+    expect(await outcomes(client, "early")).toEqual([
+      "worker require-owner-early/check-owner=fail (admission review)",
+    ]);
+    await controller.stop();
+  });
+
   it("merges admission results into the resource's report, and keeps them across a restart", async () => {
     await put(client, namespace("web"));
     const frontend = await put(client, pod("frontend", "web"));
