@@ -206,7 +206,9 @@ describe("informer against the sandbox", () => {
       metadata: { name: "quiet", namespace: "default", labels: { quiet: "yes" } },
     });
     await until(() => informer.get("default", "quiet") !== undefined, 3000, "the event after the drop");
-    expect(queries.count("watch")).toBe(2);
+    // It watched again from the bookmarked resourceVersion (a busy machine may take a second attempt)
+    // and never had to list again: the point of the bookmarks.
+    expect(queries.count("watch")).toBeGreaterThanOrEqual(2);
     expect(queries.count("list")).toBe(1);
   });
 
