@@ -166,6 +166,13 @@ const DEFAULT_INLINE_MS = 5;
 const DEFAULT_DEADLINE_MS = 10_000;
 /** How long a policy whose inline attempt overran is evaluated by the evaluator only (ms). */
 const SLOW_POLICY_MS = 60_000;
+/**
+ * How many times the inline budget one policy's evaluation must have taken to count as an overrun:
+ * a hostile loop runs on for tens to hundreds of ms past the deadline, while a garbage collection
+ * pause or a first, not yet optimised run costs a few ms once and must not send every request of the
+ * policy to the workers for a minute.
+ */
+const SLOW_OVERRUN_FACTOR = 4;
 const SLOW_POLICIES_MAX = 1000;
 
 /** Creates the handler; it holds no per-request state. */
@@ -365,7 +372,7 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     // A CEL evaluation stopped at the deadline still finishes its loops (errors are values there):
     // policies that overran go straight to the evaluator for a while, costing this thread nothing.
     for (const e of evaluations)
-      if (e.seconds * 1000 >= inlineMs) {
+      if (e.seconds * 1000 >= SLOW_OVERRUN_FACTOR * inlineMs) {
         if (slow.size >= SLOW_POLICIES_MAX) slow.clear();
         slow.set(e.key, started + SLOW_POLICY_MS);
       }
