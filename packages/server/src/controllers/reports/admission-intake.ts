@@ -17,7 +17,8 @@ import { policiesByPhase } from "../../reports/ephemeral-phases.js";
 import { type EphemeralReport, evaluatedPolicies } from "../../reports/ephemeral-reports.js";
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
-import { PROCESS_PROPERTY, reportResultsOf } from "./reconciler.js";
+import { PROCESS_PROPERTY } from "./process-property.js";
+import { reportResultsOf } from "./reconciler.js";
 import { type ResourceRef, resourceKey } from "./resource-key.js";
 
 /** What the intake writes to. */

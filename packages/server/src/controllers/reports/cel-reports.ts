@@ -14,7 +14,7 @@ import {
 } from "@kyverno-ts/engine";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import type { ReportsMetrics } from "./metrics.js";
-import { PROCESS_PROPERTY } from "./reconciler.js";
+import { PROCESS_PROPERTY } from "./process-property.js";
 import type { ResourceRef } from "./resource-key.js";
 
 /**

@@ -23,11 +23,9 @@ import type { ReportWriter, WriteOutcome } from "../../reports/report-writer.js"
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
 import type { ReportsMetrics } from "./metrics.js";
+import { PROCESS_PROPERTY } from "./process-property.js";
 import type { ResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, type ResourceRef, scopeOf } from "./resource-key.js";
-
-/** The `process` property upstream puts on results of background scans and of admission reviews. */
-export const PROCESS_PROPERTY = { background: "background scan", admission: "admission review" } as const;
 
 /** What a reconcile reads and writes through. */
 export interface ReconcilerDeps {
