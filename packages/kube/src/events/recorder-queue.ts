@@ -7,7 +7,7 @@
 import { type Clock, type KubeObject, sleep } from "@kyverno-ts/api";
 import type { TokenBucket } from "../ratelimit/token-bucket.js";
 import { EVENT_API_VERSION, type EventSeries, eventObject, seriesPatch } from "./event.js";
-import type { EventRecorderOptions } from "./recorder-types.js";
+import type { EventRecorderOptions, EventRecorderStats } from "./recorder-types.js";
 
 /** One series: the Event it writes, and where its writes stand. */
 export interface Entry extends EventSeries {
@@ -29,16 +29,7 @@ export interface SpamBucket {
 }
 
 /** Counters since creation (`EventRecorderStats` without `pending`). */
-export interface RecorderCounters {
-  recorded: number;
-  omitted: number;
-  aggregated: number;
-  spamFiltered: number;
-  queueFull: number;
-  created: number;
-  patched: number;
-  failed: number;
-}
+export type RecorderCounters = Omit<EventRecorderStats, "pending">;
 
 /** One recorder: its settings (the options with their defaults) and what changes as it runs. */
 export interface RecorderState {

@@ -161,24 +161,18 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     resync: (key) => downstream.resync(key),
     exists: (key) => state.policyObject(key) !== undefined,
   });
-  const celGenerating = createCelGenerating({
+  // GeneratingPolicies and mutate-existing MutatingPolicies turn existing triggers into intents alike.
+  const celIntentDeps = {
     client,
     store: celPolicies,
     engine: celEngine,
     logger,
     intents: intake,
     isLeader: () => leading,
-    namespaceLabels: (ns) => state.namespaceLabels(ns),
-  });
-  const celMutating = createCelMutating({
-    client,
-    store: celPolicies,
-    engine: celEngine,
-    logger,
-    intents: intake,
-    isLeader: () => leading,
-    namespaceLabels: (ns) => state.namespaceLabels(ns),
-  });
+    namespaceLabels: (ns: string) => state.namespaceLabels(ns),
+  };
+  const celGenerating = createCelGenerating(celIntentDeps);
+  const celMutating = createCelMutating(celIntentDeps);
   const celWatch = createCelPolicyWatch({
     client,
     store: celPolicies,
