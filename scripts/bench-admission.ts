@@ -14,7 +14,7 @@
 // pod-security-vpol, on /vpol/fail) against the classic policies of the same names (on
 // /validate/fail), each in its own admission server, alternating throughput rounds; goal: the CEL set
 // at >= 80 % of the classic set's throughput (by server CPU per request). --no-cel skips it; it is
-// skipped with the reason printed when the conformance directory is not there.
+// skipped with the reason printed when the conformance directory is not there; --cel-only runs only it.
 // Usage: npm run bench:admission [-- --requests 2500 --concurrency 32 --rounds 40 --rate 1000 --seconds 10
 //   --latency-rounds 3 --warmup 20000]
 // --pin pins the servers to CPU 1 and the load generator to CPU 0 (taskset): steadier on an idle
@@ -518,6 +518,10 @@ async function main(): Promise<void> {
   const latencyRounds = flag("latency-rounds", 3);
   const warmupRequests = flag("warmup", 20_000);
   if (hasTaskset) execFileSync("taskset", ["-a", "-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
+  if (process.argv.includes("--cel-only")) {
+    await celComparison({ requests, concurrency, rounds, warmupRequests });
+    return;
+  }
   process.stdout.write(
     `admission benchmark: Pod Security baseline + restricted (13 policies), HTTPS on loopback; ${warmupRequests} warm-up requests each, then ${rounds} rounds of ${requests} requests at concurrency ${concurrency} and ${latencyRounds} rounds of ${rate} req/s for ${seconds} s, alternating servers; medians\n` +
       (hasTaskset
