@@ -10,13 +10,12 @@
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
-import { createInformer, createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import { createInformer, type KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BackgroundProcess, startBackground } from "../testing/background.js";
-import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { type Replica, startReplica } from "../testing/replicas.js";
+import type { BackgroundProcess } from "../testing/background.js";
+import { read, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the background policies e2e suite: kubectl is not installed");
@@ -172,13 +171,11 @@ spec:
 `;
 
 describe.skipIf(!hasKubectl)("generate and mutate-existing policies in a cluster, through kubectl", () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let replica: Replica;
   let background: BackgroundProcess;
-  let kubectl: ReturnType<typeof kubectlFor>;
-  const get = (kind: string, namespace: string, name: string) =>
-    read(client, { apiVersion: "v1", kind, namespace, name });
+  let kubectl: E2eCluster["kubectl"];
+  const get = (kind: string, namespace: string, name: string) => cluster.get(kind, namespace, name);
   const apply = async (yaml: string) => {
     const applied = await kubectl(["apply", "-f", "-"], yaml);
     expect(applied.stderr).toBe("");
@@ -188,66 +185,45 @@ describe.skipIf(!hasKubectl)("generate and mutate-existing policies in a cluster
     const waited = await kubectl(["wait", "--for=condition=Ready", "--timeout=20s", ...policies]);
     expect(waited.stderr + waited.stdout).toContain("condition met");
   };
-  const secret = (namespace: string, name: string, labels: Record<string, string> = {}) =>
-    client.create({
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name, namespace, labels },
-      data: { token: Buffer.from(name).toString("base64") },
-    });
+  const secret = (namespace: string, name: string, labels: Record<string, string> = {}): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace, labels },
+    data: { token: Buffer.from(name).toString("base64") },
+  });
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ crds: [...KYVERNO_CRDS, UR_CRD] });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "shared", "apps"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    await secret("shared", "copy-a", { copy: "yes" });
-    await secret("shared", "copy-b", { copy: "yes" });
-    await secret("shared", "not-copied", { copy: "no" });
-    await secret("apps", "m-yes", { mutable: "yes" });
-    await secret("apps", "m-no", { mutable: "no" });
-    await secret("apps", "late-target");
-    await client.create({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "stamp-settings", namespace: "apps" },
-      data: { stamp: "blue" },
+    cluster = await startE2eCluster({
+      crds: [UR_CRD],
+      namespaces: ["kyverno", "shared", "apps"],
+      objects: [
+        secret("shared", "copy-a", { copy: "yes" }),
+        secret("shared", "copy-b", { copy: "yes" }),
+        secret("shared", "not-copied", { copy: "no" }),
+        secret("apps", "m-yes", { mutable: "yes" }),
+        secret("apps", "m-no", { mutable: "no" }),
+        secret("apps", "late-target"),
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "stamp-settings", namespace: "apps" },
+          data: { stamp: "blue" },
+        },
+      ],
     });
-    replica = await startReplica({
-      kubeconfig: sandbox.kubeconfigPath,
-      identity: "kyverno-admission-0",
-      args: ["--serverIP", "127.0.0.1"],
-      startTimeoutMs: 120_000,
-    });
-    background = await startBackground({
-      kubeconfig: sandbox.kubeconfigPath,
-      identity: "kyverno-background-0",
-      args: ["--genWorkers", "2"],
-    });
+    ({ client, kubectl } = cluster);
+    background = await cluster.startBackground({ args: ["--genWorkers", "2"], fastLeaderElection: false });
     await apply(RBAC);
   }, 240_000);
   afterAll(async () => {
-    await background?.stop();
-    await replica?.stop();
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
   }, 30_000);
 
   /** Waits until the admission webhook covers a resource (its configuration names it). */
   const webhookCovers = (resource: string) =>
-    until(
-      async () => {
-        const cfg = await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-resource-validating-webhook-cfg",
-        });
-        return JSON.stringify(cfg?.webhooks ?? []).includes(`"${resource}"`);
-      },
-      20_000,
-      `webhooks for ${resource}`,
-    );
+    cluster.webhooks("ValidatingWebhookConfiguration", "kyverno-resource-validating-webhook-cfg", [
+      `"${resource}"`,
+    ]);
 
   it("generateExisting: a policy created later generates for the Namespaces that already match; deleted, it takes its synchronized downstream along", async () => {
     expect((await kubectl(["create", "namespace", "old-1"])).code).toBe(0);
@@ -454,11 +430,9 @@ describe.skipIf(!hasKubectl)("generate and mutate-existing policies in a cluster
           })
         )?.spec as { holderIdentity?: string } | undefined
       )?.holderIdentity;
-    const standby = await startBackground({
-      kubeconfig: sandbox.kubeconfigPath,
+    const standby = await cluster.startBackground({
       identity: "kyverno-background-1",
       args: ["--genWorkers", "2"],
-      leaderTimings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
     });
     try {
       expect(await holder()).toBe("kyverno-background-0");

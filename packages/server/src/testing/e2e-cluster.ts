@@ -1,24 +1,41 @@
 /**
  * The set-up the controllers' end-to-end suites share: the sandbox API server with Kyverno's CRDs
  * (and the suite's own), a client and the real kubectl on its kubeconfig, the admission controller as a
- * replica process and, when asked, the background controller; waiting for the webhook configurations
- * the admission controller registers; and stopping it all in the right order.
+ * replica process and, when asked, the background controller (and its restarts or standbys) and the
+ * cleanup controller; waiting for the webhook configurations the admission controller registers; and
+ * stopping it all in the right order.
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, type SandboxOptions, startSandbox } from "@kyverno-ts/sandbox";
 import { kubectlFor } from "@kyverno-ts/testing";
+import { type Logger, silentLogger } from "../logger.js";
 import { type BackgroundProcess, startBackground } from "./background.js";
+import { type CleanupCommand, startCleanupCommand } from "./cleanup-command.js";
 import { KYVERNO_CRDS, read, until } from "./cluster.js";
 import { type Replica, startReplica } from "./replicas.js";
 
 /** Leader election timings that let a standby take over within seconds. */
 export const FAST_LEADER_TIMINGS = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 };
 
+/** How a background controller process starts; see `E2eCluster.startBackground`. */
+export interface E2eBackgroundOptions {
+  /** Its extra flags. */
+  args?: string[];
+  /** Its kubeconfig (default: the sandbox's, as an administrator). */
+  kubeconfig?: string;
+  /** Its leader election identity (default `kyverno-background-0`). */
+  identity?: string;
+  /** `false`: the controller's own leader election timings instead of `FAST_LEADER_TIMINGS`. */
+  fastLeaderElection?: boolean;
+}
+
 /** Options of `startE2eCluster`. */
 export interface E2eClusterOptions {
   /** CRD files beside Kyverno's own (ClusterPolicy, Policy, PolicyException, ephemeral reports). */
   crds?: readonly string[];
+  /** `false`: only the suite's `crds`, without Kyverno's own. */
+  kyvernoCrds?: boolean;
   /** More sandbox options. */
   sandbox?: Omit<SandboxOptions, "crds">;
   /** Namespaces created before the controllers start. */
@@ -27,8 +44,10 @@ export interface E2eClusterOptions {
   objects?: readonly KubeObject[];
   /** The admission controller's extra flags (it always gets `--serverIP 127.0.0.1`); `false`: none. */
   admission?: { args?: string[] } | false;
-  /** Start the background controller (fast leader election), with these extra flags. */
-  background?: { args?: string[] } | boolean;
+  /** Start the background controller (fast leader election unless said otherwise). */
+  background?: E2eBackgroundOptions | boolean;
+  /** Run the cleanup controller in this process (after the admission and background controllers). */
+  cleanup?: { logger?: Logger } | boolean;
 }
 
 /** A running suite cluster; see `startE2eCluster`. */
@@ -38,8 +57,15 @@ export interface E2eCluster {
   readonly kubectl: ReturnType<typeof kubectlFor>;
   /** The admission controller (undefined with `admission: false`). */
   readonly replica: Replica | undefined;
-  /** The background controller, when started. */
+  /** The background controller started with the cluster, when asked for. */
   readonly background: BackgroundProcess | undefined;
+  /** The in-process cleanup controller, when asked for. */
+  readonly cleanup: CleanupCommand | undefined;
+  /**
+   * Starts another background controller process (a restart after a stop or a kill, a standby); `stop`
+   * stops it too and `logs` shows the latest one's output.
+   */
+  startBackground(options?: E2eBackgroundOptions): Promise<BackgroundProcess>;
   /** Reads an object; undefined when it does not exist. */
   get(
     kind: string,
@@ -59,7 +85,7 @@ export interface E2eCluster {
   ): Promise<void>;
   /** The controllers' recent output, for failure messages. */
   logs(): string;
-  /** Stops the controllers, then the client and the sandbox. */
+  /** Stops the controllers (the latest started first), then the client and the sandbox. */
   stop(): Promise<void>;
 }
 
@@ -67,7 +93,7 @@ export interface E2eCluster {
 export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<E2eCluster> {
   const sandbox = await startSandbox({
     ...options.sandbox,
-    crds: [...KYVERNO_CRDS, ...(options.crds ?? [])],
+    crds: [...(options.kyvernoCrds === false ? [] : KYVERNO_CRDS), ...(options.crds ?? [])],
   });
   const client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
   for (const name of options.namespaces ?? [])
@@ -83,15 +109,27 @@ export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<
           args: ["--serverIP", "127.0.0.1", ...(admission.args ?? [])],
           startTimeoutMs: 120_000,
         });
+  const backgrounds: BackgroundProcess[] = [];
+  const startAnotherBackground = async (how: E2eBackgroundOptions = {}) => {
+    const started = await startBackground({
+      kubeconfig: how.kubeconfig ?? sandbox.kubeconfigPath,
+      identity: how.identity ?? "kyverno-background-0",
+      ...(how.fastLeaderElection === false ? {} : { leaderTimings: FAST_LEADER_TIMINGS }),
+      ...(how.args ? { args: how.args } : {}),
+    });
+    backgrounds.push(started);
+    return started;
+  };
   const backgroundOptions = options.background === true ? {} : options.background || undefined;
   const background =
-    backgroundOptions === undefined
+    backgroundOptions === undefined ? undefined : await startAnotherBackground(backgroundOptions);
+  const cleanupOptions = options.cleanup === true ? {} : options.cleanup || undefined;
+  const cleanup =
+    cleanupOptions === undefined
       ? undefined
-      : await startBackground({
+      : await startCleanupCommand({
           kubeconfig: sandbox.kubeconfigPath,
-          identity: "kyverno-background-0",
-          leaderTimings: FAST_LEADER_TIMINGS,
-          ...(backgroundOptions.args ? { args: backgroundOptions.args } : {}),
+          logger: cleanupOptions.logger ?? silentLogger(),
         });
   const kubectl = kubectlFor(sandbox.kubeconfigPath);
   return {
@@ -100,6 +138,8 @@ export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<
     kubectl,
     replica,
     background,
+    cleanup,
+    startBackground: startAnotherBackground,
     get: (kind, namespace, name, apiVersion = "v1") =>
       read(client, { apiVersion, kind, name, ...(namespace !== undefined ? { namespace } : {}) }),
     async webhooks(kind, name, needles = [], ms = 20_000) {
@@ -117,10 +157,13 @@ export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<
     logs: () =>
       [
         replica ? `\n--- admission ---\n${replica.output().slice(-3000)}` : "",
-        background ? `\n--- background ---\n${background.output().slice(-3000)}` : "",
+        backgrounds.length > 0
+          ? `\n--- background ---\n${backgrounds[backgrounds.length - 1]?.output().slice(-3000)}`
+          : "",
       ].join(""),
     async stop() {
-      await background?.stop();
+      await cleanup?.stop();
+      for (const started of [...backgrounds].reverse()) await started.stop();
       await replica?.stop();
       client.close();
       await sandbox.stop();
