@@ -157,3 +157,75 @@ describe("CEL handler with an evaluator", () => {
     ]);
   });
 });
+
+describe("CEL handler: policies found slow inline", () => {
+  /**
+   * A handler with the default inline budget (5 ms) on a clock that advances `step.ms` at each
+   * reading (so an inline attempt overruns when it is 30) and a thread CPU clock advancing
+   * `cpuStep.ms` at each reading; the evaluator counts its jobs.
+   */
+  function timed() {
+    const step = { ms: 0 };
+    const cpuStep = { ms: 0 };
+    const base = fakeClock();
+    const clock = {
+      ...base,
+      monotonic: () => {
+        base.advance(step.ms);
+        return base.monotonic();
+      },
+    };
+    const engine = createCelEngine({ clock });
+    const store = createCelPolicyStore({ engine });
+    store.set(requireTeam("require-team", "Fail"));
+    let cpu = 0;
+    const jobs: CelJob[] = [];
+    const handler = createCelAdmissionHandler({
+      engine,
+      store,
+      clock,
+      logger: recordingLogger(),
+      config: defaultKyvernoConfig,
+      evaluator: {
+        evaluateCel: async (job) => {
+          jobs.push(job);
+          return runCelJob(engine, store, clock, job);
+        },
+      },
+      threadCpuMs: () => {
+        cpu += cpuStep.ms;
+        return cpu;
+      },
+    });
+    const call = async (): Promise<Answer> => {
+      const reply = await handler.serveBody(
+        { type: "validate", failurePolicy: "Fail" },
+        JSON.stringify(review({ object: pod({ name: "web", namespace: "shop" }) })),
+      );
+      return (reply.body as { response: Answer }).response;
+    };
+    return { step, cpuStep, jobs, call };
+  }
+
+  it("keeps trying a policy inline when its overrun was the machine's (this thread's CPU time stayed low)", async () => {
+    const { step, jobs, call } = timed();
+    step.ms = 30;
+    expect((await call()).allowed).toBe(false);
+    expect(jobs).toHaveLength(1);
+    step.ms = 0;
+    expect((await call()).allowed).toBe(false);
+    expect(jobs).toHaveLength(1);
+  });
+
+  it("sends a policy whose overrun used this thread's CPU straight to the evaluator afterwards", async () => {
+    const { step, cpuStep, jobs, call } = timed();
+    step.ms = 30;
+    cpuStep.ms = 30;
+    expect((await call()).allowed).toBe(false);
+    expect(jobs).toHaveLength(1);
+    step.ms = 0;
+    cpuStep.ms = 0;
+    expect((await call()).allowed).toBe(false);
+    expect(jobs).toHaveLength(2);
+  });
+});

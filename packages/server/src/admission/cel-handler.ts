@@ -19,13 +19,8 @@ import type { FailurePolicy } from "../policycache/policy-cache.js";
 import type { BackgroundSink } from "./background.js";
 import { celGenerateIntents } from "./cel-generate.js";
 import { celMutateExistingIntents } from "./cel-mutate-existing.js";
-import {
-  type CelEvaluation,
-  type CelEvaluator,
-  type CelJob,
-  celErrorResponse,
-  evaluateCelPolicies,
-} from "./cel-step.js";
+import { createCelOffload, type PreparedCelJob } from "./cel-offload.js";
+import { type CelEvaluation, type CelEvaluator, type CelJob, evaluateCelPolicies } from "./cel-step.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import { engineRequest, type RequestSubject, type ResourceKindOf, requestSubject } from "./request.js";
 import type { AdmissionResultSink } from "./results.js";
@@ -133,6 +128,8 @@ export interface CelAdmissionHandlerOptions {
   evaluator?: CelEvaluator;
   /** With an evaluator: how long (ms) a request is first evaluated inline (default 5; 0: never). */
   inlineMs?: number;
+  /** CPU time (ms) of the serving thread, for telling a slow policy from a busy machine (see cel-offload). */
+  threadCpuMs?: () => number;
   /** The request's deadline (ms) for work sent to the evaluator (default 10,000, the webhook timeout). */
   deadlineMs?: number;
   /** Records each policy evaluation (`kyverno_*_policy_execution_duration_seconds`). */
@@ -164,25 +161,19 @@ interface Evaluation {
 /** How long a request is evaluated on the serving thread before it goes to the evaluator (ms). */
 const DEFAULT_INLINE_MS = 5;
 const DEFAULT_DEADLINE_MS = 10_000;
-/** How long a policy whose inline attempt overran is evaluated by the evaluator only (ms). */
-const SLOW_POLICY_MS = 60_000;
-/**
- * How many times the inline budget one policy's evaluation must have taken to count as an overrun:
- * a hostile loop runs on for tens to hundreds of ms past the deadline, while a garbage collection
- * pause or a first, not yet optimised run costs a few ms once and must not send every request of the
- * policy to the workers for a minute.
- */
-const SLOW_OVERRUN_FACTOR = 4;
-const SLOW_POLICIES_MAX = 1000;
 
 /** Creates the handler; it holds no per-request state. */
 export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): CelAdmissionHandler {
   const { engine, store, clock, logger } = options;
 
-  const inlineMs = options.inlineMs ?? DEFAULT_INLINE_MS;
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  /** Policies whose inline attempt overran, by key: until when (monotonic) they skip it. */
-  const slow = new Map<string, number>();
+  const offload = createCelOffload({
+    engine,
+    clock,
+    logger,
+    inlineMs: options.inlineMs ?? DEFAULT_INLINE_MS,
+    ...(options.threadCpuMs ? { threadCpuMs: options.threadCpuMs } : {}),
+  });
 
   /** The evaluations with their policies (by key, as this thread holds them), metrics recorded. */
   const recorded = (review: ParsedReview, evaluations: readonly CelEvaluation[]): Evaluation[] => {
@@ -268,7 +259,7 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
   }
 
   /** What a request needs: an answer already, or its policies evaluated (a job). */
-  type Prepared = { answer: AdmissionReviewResponse } | { job: CelJob; policies: readonly CachedCelPolicy[] };
+  type Prepared = { answer: AdmissionReviewResponse } | PreparedCelJob;
 
   function prepare(route: CelWebhookRoute, review: ParsedReview): Prepared {
     const { request } = review;
@@ -355,49 +346,6 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     }
   }
 
-  /**
-   * Evaluates inline within `inlineMs` (the CEL engine stops at that deadline): the evaluations when
-   * they finished in time, undefined when the request needs the evaluator.
-   */
-  function inlineAttempt(prepared: {
-    job: CelJob;
-    policies: readonly CachedCelPolicy[];
-  }): CelEvaluation[] | undefined {
-    if (inlineMs <= 0) return undefined;
-    const started = clock.monotonic();
-    if (prepared.policies.some((p) => (slow.get(p.key) ?? 0) > started)) return undefined;
-    const request = { ...prepared.job.request, deadline: clock.now() + inlineMs };
-    const evaluations = evaluateCelPolicies(engine, clock, prepared.job, prepared.policies, request);
-    if (clock.monotonic() - started < inlineMs) return evaluations;
-    // A CEL evaluation stopped at the deadline still finishes its loops (errors are values there):
-    // policies that overran go straight to the evaluator for a while, costing this thread nothing.
-    for (const e of evaluations)
-      if (e.seconds * 1000 >= SLOW_OVERRUN_FACTOR * inlineMs) {
-        if (slow.size >= SLOW_POLICIES_MAX) slow.clear();
-        slow.set(e.key, started + SLOW_POLICY_MS);
-      }
-    return undefined;
-  }
-
-  /** Evaluates in the evaluator; a job it could not finish in time answers `error` for each policy. */
-  async function offThread(
-    evaluator: CelEvaluator,
-    prepared: { job: CelJob; policies: readonly CachedCelPolicy[] },
-  ): Promise<CelEvaluation[]> {
-    const { job, policies } = prepared;
-    try {
-      return (await evaluator.evaluateCel(job, job.subject.namespace)).evaluations;
-    } catch (error) {
-      logger.warn({ policies: job.policies, reason: String(error) }, "CEL admission evaluation abandoned");
-      const message = `policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`;
-      return policies.map((p) => ({
-        key: p.key,
-        response: celErrorResponse(job.type, p, job.subject, message, clock.now()),
-        seconds: 0,
-      }));
-    }
-  }
-
   function serveReview(
     route: CelWebhookRoute,
     review: ParsedReview,
@@ -406,9 +354,10 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     try {
       const prepared = prepare(route, review);
       if ("answer" in prepared) return prepared.answer;
-      const quick = inlineAttempt(prepared);
+      const quick = offload.inline(prepared);
       if (quick !== undefined) return decideWith(route, review, prepared.job, quick);
-      return offThread(evaluator, prepared)
+      return offload
+        .offThread(evaluator, prepared)
         .then((evaluations) => decideWith(route, review, prepared.job, evaluations))
         .catch((error: unknown) => failed(route, review, error));
     } catch (error) {
