@@ -118,6 +118,7 @@ describe("PolicyException", () => {
       standard: "baseline",
       version: "latest",
       controls: "hostNamespaces",
+      controlsJSON: '[{"ID":"hostNamespaces","Images":null,"Name":"host namespaces"}]',
     });
   });
 });

@@ -18,11 +18,59 @@ describe("podSecurityOutcome", () => {
       [],
     );
     expect(out.status).toBe("fail");
-    expect(out.properties).toEqual({
+    expect(out.properties).toMatchObject({
       standard: "baseline",
       version: "v1.29",
       controls: "hostNamespaces,privileged",
     });
+  });
+
+  it("lists each failed check in controlsJSON: ID, the images of the containers it names, the reason", () => {
+    const out = podSecurityOutcome(
+      "restricted",
+      { level: "restricted", version: "latest" },
+      {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "p" },
+        spec: {
+          hostNetwork: true,
+          initContainers: [
+            { name: "init", image: `registry.example.com/tools/init@sha256:${"a".repeat(64)}` },
+          ],
+          containers: [
+            { name: "app", image: "nginx:1.27", securityContext: { privileged: true } },
+            { name: "side", image: "busybox", securityContext: { privileged: true } },
+          ],
+        },
+      },
+      [],
+    );
+    const controls = JSON.parse(out.properties?.controlsJSON ?? "[]") as {
+      ID: string;
+      Images: string[] | null;
+      Name: string;
+    }[];
+    expect(Object.keys(controls[0] ?? {})).toEqual(["ID", "Images", "Name"]);
+    const byId = Object.fromEntries(controls.map((c) => [c.ID, c]));
+    expect(byId.hostNamespaces).toEqual({ ID: "hostNamespaces", Images: null, Name: "host namespaces" });
+    expect(byId.privileged).toEqual({
+      ID: "privileged",
+      Images: ["docker.io/nginx:1.27", "docker.io/busybox:latest"],
+      Name: "privileged",
+    });
+    expect(byId.allowPrivilegeEscalation?.Images).toEqual([
+      `registry.example.com/tools/init@sha256:${"a".repeat(64)}`,
+      "docker.io/nginx:1.27",
+      "docker.io/busybox:latest",
+    ]);
+    // The same checks as `controls`, in evaluation order.
+    expect(
+      controls
+        .map((c) => c.ID)
+        .sort()
+        .join(","),
+    ).toBe(out.properties?.controls);
   });
 
   it("leaves out the checks an exclusion exempts, and has no properties on a pass", () => {
@@ -32,7 +80,12 @@ describe("podSecurityOutcome", () => {
       pod({ privileged: true }, { hostNetwork: true }),
       [{ controlName: "Host Namespaces" }],
     );
-    expect(excluded.properties).toEqual({ standard: "baseline", version: "latest", controls: "privileged" });
+    expect(excluded.properties).toEqual({
+      standard: "baseline",
+      version: "latest",
+      controls: "privileged",
+      controlsJSON: '[{"ID":"privileged","Images":["docker.io/nginx:latest"],"Name":"privileged"}]',
+    });
     const passed = podSecurityOutcome("baseline", { level: "baseline" }, pod({}), []);
     expect(passed).toEqual({ status: "pass", message: expect.any(String) });
   });

@@ -462,6 +462,16 @@ data: {a: "1"}
       standard: "restricted",
       version: "latest",
       controls: "allowPrivilegeEscalation,capabilities_restricted,runAsNonRoot,seccompProfile_restricted",
+      // Each failed check with the images of the containers it names and its reason (upstream's
+      // controlsJSON, a JSON string as every property).
+      controlsJSON: JSON.stringify(
+        [
+          ["allowPrivilegeEscalation", "allowPrivilegeEscalation != false"],
+          ["capabilities_restricted", "unrestricted capabilities"],
+          ["runAsNonRoot", "runAsNonRoot != true"],
+          ["seccompProfile_restricted", "seccompProfile"],
+        ].map(([ID, Name]) => ({ ID, Images: ["docker.io/nginx:1.27"], Name })),
+      ),
     });
   });
 
