@@ -92,6 +92,8 @@ export interface AdmissionCoreOptions {
 export interface EvaluationSettings {
   /** Evaluation worker threads; 0 evaluates on the event loop that serves requests. */
   workers: number;
+  /** Workers started at once (default 0: each starts when a request first needs one). */
+  prestartWorkers?: number;
   limits?: Partial<EvaluationLimits>;
   /**
    * With workers: how long (ms) a request is first evaluated on the serving thread before it goes to
@@ -205,6 +207,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     evaluation !== undefined && evaluation.workers > 0
       ? createEvaluationPool({
           size: evaluation.workers,
+          ...(evaluation.prestartWorkers !== undefined ? { prestart: evaluation.prestartWorkers } : {}),
           clock,
           logger,
           settings: {

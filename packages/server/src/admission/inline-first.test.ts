@@ -3,9 +3,9 @@
  * `inlineMs`: a cheap one is answered there without the thread hop; one that needs longer is stopped
  * and handed to the evaluator, whose outcome decides.
  */
-import { createEngine } from "@kyverno-ts/engine";
+import { createEngine, type Engine } from "@kyverno-ts/engine";
 import { describe, expect, it } from "vitest";
-import { systemClock } from "../clock.js";
+import { type ServerClock, systemClock } from "../clock.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import { pod, podValidatePolicy, policy, recordingLogger, review } from "../testing/fixtures.js";
 import { defaultKyvernoConfig } from "./filters.js";
@@ -44,10 +44,27 @@ const nested = policy({
   },
 });
 
-function setup() {
-  const clock = systemClock();
+/**
+ * The system clock, shifted by `held` milliseconds: a test moves it forward to stand for a thread that
+ * was held up (preempted, not running) for that long.
+ */
+function heldClock(): ServerClock & { hold(ms: number): void } {
+  const real = systemClock();
+  let held = 0;
+  return {
+    now: () => real.now() + held,
+    after: real.after,
+    monotonic: () => real.monotonic() + held,
+    hold: (ms) => {
+      held += ms;
+    },
+  };
+}
+
+function setup(wrap: (engine: Engine, clock: ReturnType<typeof heldClock>) => Engine = (e) => e) {
+  const clock = heldClock();
   // Only the deadline stops the nested foreach.
-  const engine = createEngine({ clock: clock, limits: { foreachElements: 1e9 } });
+  const engine = wrap(createEngine({ clock: clock, limits: { foreachElements: 1e9 } }), clock);
   const cache = createPolicyCache({ engine });
   cache.set(podValidatePolicy({ name: "disallow-privileged" }));
   cache.set(nested);
@@ -102,5 +119,26 @@ describe("inline first, then the evaluator", { timeout: 60_000 }, () => {
     expect(jobs.map((j) => j.policies)).toEqual([["disallow-privileged", "tenant-a/nested"]]);
     expect(jobs[0]?.remainingMs).toBeGreaterThan(1000);
     expect(JSON.stringify(reply.body)).toContain("decided by the evaluator");
+  });
+
+  it("evaluates again inline a request that was held up past inlineMs once", async () => {
+    // The first evaluation is held up 2 s (as a thread preempted on a busy node): the inline budget
+    // passed and the policy was stopped; the second attempt is not held up.
+    let calls = 0;
+    const { handler, jobs } = setup((engine, clock) => ({
+      ...engine,
+      validate: (compiled, request) => {
+        if (calls++ === 0) clock.hold(2000);
+        return engine.validate(compiled, request);
+      },
+    }));
+    const reply = await handler.handleBody(
+      { type: "validate", failurePolicy: "Fail" },
+      JSON.stringify(review({ object: pod({ privileged: true }) })),
+    );
+    expect(jobs).toEqual([]);
+    expect(calls).toBe(2);
+    expect(reply.statusCode).toBe(200);
+    expect(JSON.stringify(reply.body)).toContain("privileged containers are not allowed");
   });
 });

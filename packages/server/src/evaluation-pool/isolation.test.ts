@@ -162,6 +162,7 @@ describe("evaluation off the serving event loop", { timeout: 120_000 }, () => {
       webhookTimeoutSeconds: 3,
       evaluation: {
         workers: 2,
+        prestartWorkers: 2,
         // Only the deadline stops the hostile rule (3,000 × 3,000 elements would take ~20 s).
         limits: { foreachElements: 1e9, celCost: 1e12 },
         workerUrl: SOURCE_WORKER_URL,

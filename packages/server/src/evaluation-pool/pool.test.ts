@@ -3,7 +3,7 @@ import type { StepJob } from "../admission/step.js";
 import { systemClock } from "../clock.js";
 import { recordingLogger } from "../testing/fixtures.js";
 import { createEvaluationPool, type EvaluationPool } from "./pool.js";
-import { SOURCE_WORKER_EXEC_ARGV } from "./testing/index.js";
+import { SOURCE_WORKER_EXEC_ARGV, SOURCE_WORKER_URL } from "./testing/index.js";
 
 const STUCK_WORKER = new URL("./testing/stuck-worker.ts", import.meta.url);
 
@@ -46,6 +46,7 @@ describe("createEvaluationPool", { timeout: 60_000 }, () => {
       clock: systemClock(),
       logger,
       settings: { exceptionNamespaces: [] },
+      prestart: 1,
       graceMs: 50,
       workerUrl: STUCK_WORKER,
       execArgv: SOURCE_WORKER_EXEC_ARGV,
@@ -63,6 +64,26 @@ describe("createEvaluationPool", { timeout: 60_000 }, () => {
     );
     // The replacement gets ready and takes jobs again.
     await until(() => p.stats().ready === 1);
+  });
+
+  it("starts a worker only when a job needs one", async () => {
+    const p = createEvaluationPool({
+      size: 2,
+      clock: systemClock(),
+      logger: recordingLogger(),
+      settings: { exceptionNamespaces: [] },
+      workerUrl: SOURCE_WORKER_URL,
+      execArgv: SOURCE_WORKER_EXEC_ARGV,
+    });
+    pool = p;
+    expect(p.stats().workers).toBe(0);
+    // The job waits for the worker it started (no policies: allowed).
+    const result = await p.evaluate(job(30_000), "a");
+    expect(result.outcome.allowed).toBe(true);
+    expect(p.stats()).toMatchObject({ workers: 1, ready: 1, running: 0, abandoned: 0 });
+    // An idle worker takes the next job: no second one starts.
+    await p.evaluate(job(30_000), "a");
+    expect(p.stats().workers).toBe(1);
   });
 
   it("answers at once when no worker can start", async () => {

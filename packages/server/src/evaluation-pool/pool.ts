@@ -1,6 +1,9 @@
 /**
  * The evaluation pool: a few worker threads that evaluate admission steps, so the event loop that
- * accepts connections and answers probes never runs a policy. Jobs wait in a fair queue (one lane
+ * accepts connections and answers probes never runs a policy. Workers start when a job needs one
+ * (each is a V8 isolate with its own heap and its own copy of the compiled policies, ~35 MiB, while
+ * most requests are answered inline and never need a worker), up to `size`; `prestart` starts some
+ * at once. Jobs wait in a fair queue (one lane
  * per namespace, served round robin; one namespace runs on at most all workers but one), a job whose
  * deadline passes while it waits is answered at once, and a worker still busy `graceMs` after its
  * job's deadline is terminated and replaced (the engine stops a rule at the deadline by itself, so
@@ -25,8 +28,13 @@ class EvaluationAbandoned extends Error {
 
 /** Options of `createEvaluationPool`. */
 export interface EvaluationPoolOptions {
-  /** Number of worker threads (at least 1). */
+  /** Most worker threads (at least 1). */
   size: number;
+  /**
+   * Workers started at once (default 0: each starts when a job finds no idle worker, and the job
+   * waits for it to compile the policies; it counts against the job's deadline).
+   */
+  prestart?: number;
   clock: ServerClock;
   logger: Logger;
   settings: WorkerSettings;
@@ -117,6 +125,7 @@ function defaultWorker(execArgv: string[] | undefined): { url: URL; execArgv: st
 export function createEvaluationPool(options: EvaluationPoolOptions): EvaluationPool {
   const { clock, logger, settings } = options;
   const size = Math.max(1, Math.floor(options.size));
+  const prestart = Math.min(size, Math.max(0, Math.floor(options.prestart ?? 0)));
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const { url: workerUrl, execArgv } = options.workerUrl
     ? { url: options.workerUrl, execArgv: options.execArgv }
@@ -135,6 +144,8 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
   let abandoned = 0;
   let closed = false;
   let failedStarts = 0;
+  /** Set once workers failed to start `MAX_FAILED_STARTS` times in a row: no more are started. */
+  let startsFailed = false;
 
   const broadcast = (message: ToWorker): void => {
     for (const slot of slots) slot.worker.postMessage(message);
@@ -186,6 +197,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
       }
       if (!slot.ready) failedStarts++;
       if (failedStarts >= MAX_FAILED_STARTS) {
+        startsFailed = true;
         logger.error(
           { url: workerUrl.href },
           "evaluation workers do not start; requests are answered per failure policy",
@@ -225,7 +237,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     for (const slot of slots) {
       if (slot.job !== undefined || !slot.ready) continue;
       const next = queue.take(eligible);
-      if (next === undefined) return;
+      if (next === undefined) break;
       const pending = next.item;
       const remainingMs = pending.job.job.remainingMs - (clock.monotonic() - pending.queuedAt);
       slot.job = pending;
@@ -244,6 +256,18 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
               job: { ...pending.job.job, remainingMs },
             } satisfies ToWorker),
       );
+    }
+    startWanted();
+  }
+
+  /** Starts workers while jobs wait and fewer workers are starting than jobs waiting (up to `size`). */
+  function startWanted(): void {
+    if (closed || startsFailed) return;
+    let starting = 0;
+    for (const slot of slots) if (!slot.ready) starting++;
+    while (queue.size > starting && slots.length < size) {
+      slots.push(spawn());
+      starting++;
     }
   }
 
@@ -265,11 +289,11 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     dispatch();
   }
 
-  for (let i = 0; i < size; i++) slots.push(spawn());
+  for (let i = 0; i < prestart; i++) slots.push(spawn());
 
   function submit(work: WorkerJob, tenant: string): Promise<StepResult | CelJobResult> {
     const job = work.job;
-    if (closed || slots.length === 0)
+    if (closed || (startsFailed && slots.length === 0))
       return Promise.reject(new EvaluationAbandoned("no evaluation worker runs"));
     return new Promise<StepResult | CelJobResult>((resolve, reject) => {
       const id = nextId++;
