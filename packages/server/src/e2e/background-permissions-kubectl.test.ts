@@ -10,13 +10,12 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import type { KubeClient } from "@kyverno-ts/kube";
 import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BackgroundProcess, startBackground } from "../testing/background.js";
-import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { type Replica, startReplica } from "../testing/replicas.js";
+import type { BackgroundProcess } from "../testing/background.js";
+import { read, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the background permissions e2e suite: kubectl is not installed");
@@ -86,17 +85,14 @@ spec:
 `;
 
 describe.skipIf(!hasKubectl)("the background controller's own permissions, through kubectl", () => {
-  let sandbox: Sandbox;
+  let e2e: E2eCluster;
   let client: KubeClient;
-  let replica: Replica;
   let background: BackgroundProcess;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ crds: [...KYVERNO_CRDS, UR_CRD] });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kyverno" } });
+    e2e = await startE2eCluster({ crds: [UR_CRD], namespaces: ["kyverno"] });
+    ({ client, kubectl } = e2e);
     const rbac = await kubectl(["apply", "-f", "-"], RBAC);
     expect(rbac.code, rbac.stderr).toBe(0);
     // The controller's kubeconfig: the sandbox's cluster, the ServiceAccount's token as the user.
@@ -111,7 +107,7 @@ describe.skipIf(!hasKubectl)("the background controller's own permissions, throu
     };
     const cluster = config.clusters[0];
     if (cluster === undefined) throw new Error("no cluster in the sandbox kubeconfig");
-    const kubeconfig = join(dirname(sandbox.kubeconfigPath), "background-sa.kubeconfig");
+    const kubeconfig = join(dirname(e2e.sandbox.kubeconfigPath), "background-sa.kubeconfig");
     writeFileSync(
       kubeconfig,
       JSON.stringify({
@@ -125,16 +121,10 @@ describe.skipIf(!hasKubectl)("the background controller's own permissions, throu
     );
     const whoami = await kubectlFor(kubeconfig)(["auth", "whoami"]);
     expect(whoami.stdout).toContain(SA);
-    replica = await startReplica({
-      kubeconfig: sandbox.kubeconfigPath,
-      identity: "kyverno-admission-0",
-      args: ["--serverIP", "127.0.0.1"],
-      startTimeoutMs: 120_000,
-    });
-    background = await startBackground({
+    background = await e2e.startBackground({
       kubeconfig,
-      identity: "kyverno-background-0",
       args: ["--genWorkers", "2"],
+      fastLeaderElection: false,
     });
     const applied = await kubectl(["apply", "-f", "-"], POLICY);
     expect(applied.stderr).toBe("");
@@ -145,24 +135,12 @@ describe.skipIf(!hasKubectl)("the background controller's own permissions, throu
       "clusterpolicy/quota-per-namespace",
     ]);
     expect(ready.stderr + ready.stdout).toContain("condition met");
-    await until(
-      async () => {
-        const cfg = await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-resource-validating-webhook-cfg",
-        });
-        return JSON.stringify(cfg?.webhooks ?? []).includes('"namespaces"');
-      },
-      20_000,
-      "webhooks for Namespaces",
-    );
+    await e2e.webhooks("ValidatingWebhookConfiguration", "kyverno-resource-validating-webhook-cfg", [
+      '"namespaces"',
+    ]);
   }, 240_000);
   afterAll(async () => {
-    await background?.stop();
-    await replica?.stop();
-    client?.close();
-    await sandbox?.stop();
+    await e2e?.stop();
   }, 30_000);
 
   const quota = (namespace: string) =>
