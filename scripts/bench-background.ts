@@ -84,6 +84,24 @@ function peakRssMiB(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+/** The API calls of a process's client by `operation kind` (kyverno_client_queries_total, every verb). */
+async function callsByKind(port: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const calls: Record<string, number> = {};
+  for (const line of text.split("\n")) {
+    const m =
+      /^kyverno_client_queries_total\{operation="([^"]*)",client_type="[^"]*",resource_kind="([^"]*)"/.exec(
+        line,
+      );
+    if (m)
+      calls[`${m[1]} ${m[2]}`] =
+        (calls[`${m[1]} ${m[2]}`] ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return calls;
+}
+
+const sum = (calls: Record<string, number>): number => Object.values(calls).reduce((a, b) => a + b, 0);
+
 async function metric(port: number, pattern: RegExp): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   let sum = 0;
@@ -190,6 +208,19 @@ try {
     apiServerAndBench: ((u) => (u.user + u.system) / 1e6)(process.cpuUsage()),
   });
   const cpuBefore = await cpu();
+  const callsBefore = await callsByKind(background.metricsPort);
+  // The background client's calls per second while it works: is the rate limiter (QPS) kept busy?
+  const perSecond: number[] = [];
+  let sampleCalls = true;
+  const callSampler = (async () => {
+    let last = sum(callsBefore);
+    while (sampleCalls) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = sum(await callsByKind(background.metricsPort));
+      perSecond.push(now - last);
+      last = now;
+    }
+  })();
   const start = performance.now();
   await inParallel(
     Array.from({ length: N }, (_, i) => `bench-${i}`),
@@ -215,6 +246,12 @@ try {
     await new Promise((r) => setTimeout(r, 250));
   }
   const allMs = performance.now() - start;
+  sampleCalls = false;
+  await callSampler;
+  const callsAfter = await callsByKind(background.metricsPort);
+  const firstCalls: Record<string, number> = {};
+  for (const [k, v] of Object.entries(callsAfter))
+    if (v - (callsBefore[k] ?? 0) > 0) firstCalls[k] = v - (callsBefore[k] ?? 0);
   // The admission controller's UpdateRequest create calls (those answered AlreadyExists included: a
   // pending UpdateRequest for the same policy and trigger absorbs the request).
   const urCreates = () =>
@@ -301,6 +338,12 @@ try {
     cpuSeconds,
     updateRequestsProcessed: processedFirst,
     backgroundPeakRssMiB: rssFirst,
+    // Load-independent: the background controller's API calls (all verbs) until all were generated.
+    backgroundCalls: sum(firstCalls),
+    backgroundCallsPerUpdateRequest: +(sum(firstCalls) / Math.max(1, processedFirst)).toFixed(2),
+    backgroundCallsByKind: firstCalls,
+    // Calls per second of the background client (its limiter: --clientRateLimitQPS, 300 by default).
+    backgroundCallsPerSecond: perSecond,
     flood: {
       updateRequests: FLOOD * N,
       updateRequestCreateCalls: floodCreated,

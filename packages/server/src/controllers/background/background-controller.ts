@@ -198,6 +198,7 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     logger,
     namespaceLabels: (ns: string) => state.namespaceLabels(ns),
     user: options.user,
+    downstreamPresence: (object: KubeObject) => downstream.presence(object),
   };
   const celDeps = {
     ...deps,

@@ -270,7 +270,8 @@ export async function processCelGenerate(
         message: `a NamespacedGeneratingPolicy generates only in its namespace ${namespace}, not ${describeObject(desired)}`,
       };
     deps.generatedKinds.add(policy.key, { apiVersion: desired.apiVersion ?? "", kind: desired.kind ?? "" });
-    const applied = await applyDownstream(deps.client, desired, settings.synchronize, signal);
+    const presence = deps.downstreamPresence?.(desired) ?? "unknown";
+    const applied = await applyDownstream(deps.client, desired, settings.synchronize, signal, presence);
     if (!applied.ok) return failed(applied, deps.user, "create");
     generated.push(desired);
   }

@@ -9,7 +9,7 @@ import type { KubeObject } from "@kyverno-ts/api";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import type { Logger } from "../../logger.js";
 import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
-import { GenerateLabels } from "./downstream.js";
+import { type DownstreamPresence, GenerateLabels } from "./downstream.js";
 import { type CloneSource, cloneSources, downstreamKinds, type KindRef } from "./rule-kinds.js";
 import type { TriggerRef, UpdateRequestIntent } from "./update-request.js";
 
@@ -24,6 +24,12 @@ export interface DownstreamWatch {
   policyChanged(): void;
   /** Asks for every trigger of a policy's downstream to be processed again (its rules changed). */
   resync(policyKey: string): number;
+  /**
+   * Whether a generated object exists as far as the informer on its kind knows (`unknown`: no synced
+   * informer on the kind, which is watched only while a synchronized rule writes it). A hint for
+   * choosing the cheaper write, never a fact to act on: the informer may lag.
+   */
+  presence(object: KubeObject): DownstreamPresence;
   stop(): Promise<void>;
 }
 
@@ -188,6 +194,14 @@ export function createDownstreamWatch(options: {
           if (policyKeyOf(labels) === policyKey && regenerate(labels)) n++;
         }
       return n;
+    },
+    presence(object) {
+      const informer = downstream.get(
+        kindKey({ apiVersion: object.apiVersion ?? "", kind: object.kind ?? "" }),
+      );
+      if (informer === undefined || !informer.hasSynced()) return "unknown";
+      const found = informer.get(object.metadata?.namespace, object.metadata?.name ?? "");
+      return found === undefined ? "absent" : "present";
     },
     async stop() {
       await Promise.all([...downstream.values(), ...sources.values()].map((i) => i.stop()));

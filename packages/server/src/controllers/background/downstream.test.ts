@@ -1,6 +1,8 @@
 import type { KubeObject } from "@kyverno-ts/api";
-import { describe, expect, it } from "vitest";
-import { downstreamLabels, inSync } from "./downstream.js";
+import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyDownstream, downstreamLabels, inSync } from "./downstream.js";
 
 const desired: KubeObject = {
   apiVersion: "v1",
@@ -47,5 +49,104 @@ describe("downstream", () => {
     });
     const long = downstreamLabels({ object: desired, labels: {} }, "x".repeat(64));
     expect(long["generate.kyverno.io/trigger-name"]).toBeUndefined();
+  });
+});
+
+describe("applyDownstream's calls", () => {
+  let sandbox: Sandbox;
+  let client: KubeClient;
+  let calls: string[] = [];
+  const signal = new AbortController().signal;
+  beforeAll(async () => {
+    sandbox = await startSandbox({});
+    client = createKubeClient({
+      kubeconfigPath: sandbox.kubeconfigPath,
+      qps: 0,
+      onQuery: (e) => calls.push(`${e.operation} ${e.status}`),
+    });
+    await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "gen" } });
+  }, 30_000);
+  afterAll(async () => {
+    client?.close();
+    await sandbox?.stop();
+  });
+
+  const ours = (name: string, value: string): KubeObject => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: {
+      name,
+      namespace: "gen",
+      labels: { "generate.kyverno.io/policy-name": "p", "generate.kyverno.io/rule-name": "r" },
+    },
+    data: { owner: value },
+  });
+  const stored = async (name: string) =>
+    (await client.get({ apiVersion: "v1", kind: "ConfigMap", namespace: "gen", name })) as {
+      ok: boolean;
+      value?: KubeObject;
+    };
+  const apply = async (
+    ...args: Parameters<typeof applyDownstream> extends [unknown, ...infer R] ? R : never
+  ) => {
+    calls = [];
+    const result = await applyDownstream(client, ...args);
+    return { result, calls: [...calls] };
+  };
+
+  it("creates a missing object of a rule without synchronize in one call, and leaves an existing one", async () => {
+    expect(await apply(ours("plain", "a"), false, signal)).toEqual({
+      result: { ok: true, outcome: "created" },
+      calls: ["create 201"],
+    });
+    // Someone changed it: without synchronize it stays as it is (AlreadyExists answers, no read).
+    expect(await apply(ours("plain", "b"), false, signal)).toEqual({
+      result: { ok: true, outcome: "unchanged" },
+      calls: ["create 409"],
+    });
+    expect((await stored("plain")).value?.data).toEqual({ owner: "a" });
+  });
+
+  it("reads first when a synchronized object may exist, and creates at once when the informer lacks it", async () => {
+    expect(await apply(ours("synced", "a"), true, signal, "unknown")).toEqual({
+      result: { ok: true, outcome: "created" },
+      calls: ["get 404", "create 201"],
+    });
+    expect(await apply(ours("synced", "b"), true, signal, "present")).toEqual({
+      result: { ok: true, outcome: "updated" },
+      calls: ["get 200", "update 200"],
+    });
+    expect(await apply(ours("fresh", "a"), true, signal, "absent")).toEqual({
+      result: { ok: true, outcome: "created" },
+      calls: ["create 201"],
+    });
+  });
+
+  it("still synchronizes an object the informer wrongly thought absent (it lags)", async () => {
+    expect(await apply(ours("synced", "c"), true, signal, "absent")).toEqual({
+      result: { ok: true, outcome: "updated" },
+      calls: ["create 409", "get 200", "update 200"],
+    });
+    expect((await stored("synced")).value?.data).toEqual({ owner: "c" });
+    // And an object gone although the informer still has it is created again.
+    await client.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "gen", name: "synced" });
+    expect(await apply(ours("synced", "d"), true, signal, "present")).toEqual({
+      result: { ok: true, outcome: "created" },
+      calls: ["get 404", "create 201"],
+    });
+  });
+
+  it("never takes over an object it did not generate, whatever the informer says", async () => {
+    await client.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "theirs", namespace: "gen" },
+      data: { owner: "them" },
+    });
+    expect((await apply(ours("theirs", "a"), true, signal, "absent")).result).toEqual({
+      ok: true,
+      outcome: "skipped",
+    });
+    expect((await stored("theirs")).value?.data).toEqual({ owner: "them" });
   });
 });

@@ -117,33 +117,59 @@ export function desiredObject(generated: GeneratedResource, labels: Record<strin
   } as KubeObject;
 }
 
+/** What the caller knows of a generated object before writing it (the downstream informer's view). */
+export type DownstreamPresence = "present" | "absent" | "unknown";
+
 /**
  * Makes one generated object exist: created when missing; when it exists, brought back to the rule's
- * form if `synchronize` (never touching an object Kyverno did not generate for this policy).
+ * form if `synchronize` (never touching an object Kyverno did not generate for this policy). The
+ * object is read first, as upstream, unless it is likely missing — a rule that does not synchronize
+ * (an existing object is left as it is, so `AlreadyExists` answers as much as a read) or a
+ * synchronized one the downstream informer does not have: then it is created at once and read only
+ * when it turns out to exist. Same outcome either way; one call instead of two for a new object.
  */
 export async function applyDownstream(
   client: KubeClient,
   desired: KubeObject,
   synchronize: boolean,
   signal: AbortSignal,
+  presence: DownstreamPresence = "unknown",
 ): Promise<{ ok: true; outcome: DownstreamOutcome } | DownstreamFailure> {
+  const object = describeObject(desired);
+  const create = async () => {
+    const created = await client.create(desired, { signal });
+    if (created.ok) return { ok: true as const, outcome: "created" as const };
+    return created.reason === "AlreadyExists" ? undefined : { ok: false as const, object, failure: created };
+  };
+  if (!synchronize || presence === "absent") {
+    const created = await create();
+    // Exists (another worker, a restart mid-way, someone else's object): compared below when synchronized.
+    if (created !== undefined || !synchronize) return created ?? { ok: true, outcome: "unchanged" };
+  }
   const ref = {
     apiVersion: desired.apiVersion ?? "",
     kind: desired.kind ?? "",
     name: desired.metadata?.name ?? "",
     ...(desired.metadata?.namespace ? { namespace: desired.metadata.namespace } : {}),
   };
-  const object = describeObject(desired);
   const got = await client.get(ref, { signal });
   if (!got.ok) {
     if (got.status !== 404) return { ok: false, object, failure: got };
-    const created = await client.create(desired, { signal });
-    if (created.ok) return { ok: true, outcome: "created" };
-    // Created meanwhile (another worker, a restart mid-way): the next run compares it.
-    if (created.reason === "AlreadyExists") return { ok: true, outcome: "unchanged" };
-    return { ok: false, object, failure: created };
+    // Deleted meanwhile, or missing after all: created; one created meanwhile is compared on the next run.
+    return (await create()) ?? { ok: true, outcome: "unchanged" };
   }
-  const existing = got.value;
+  return syncExisting(client, got.value, desired, synchronize, object, signal);
+}
+
+/** A generated object that exists: brought back to the rule's form when synchronized and ours. */
+async function syncExisting(
+  client: KubeClient,
+  existing: KubeObject,
+  desired: KubeObject,
+  synchronize: boolean,
+  object: string,
+  signal: AbortSignal,
+): Promise<{ ok: true; outcome: DownstreamOutcome } | DownstreamFailure> {
   const labels = existing.metadata?.labels ?? {};
   const ours =
     labels[GenerateLabels.policyName] === desired.metadata?.labels?.[GenerateLabels.policyName] &&

@@ -13,6 +13,7 @@ import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.j
 import {
   applyDownstream,
   type DownstreamFailure,
+  type DownstreamPresence,
   deleteDownstream,
   describeObject,
   desiredObject,
@@ -51,6 +52,8 @@ export interface ProcessorDeps {
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
   /** The controller's user, for permission messages (`system:serviceaccount:kyverno:kyverno-background-controller`). */
   user: string;
+  /** Whether a generated object exists, as the downstream informers know (none: `unknown`, read first). */
+  downstreamPresence?: (object: KubeObject) => DownstreamPresence;
 }
 
 /** Attempts at a mutate-existing write that keeps meeting a newer version of its target. */
@@ -199,7 +202,8 @@ async function processGenerate(
           forbidden: false,
           message: `rule ${rc.rule}: a namespaced Policy generates only in its namespace ${policy.namespace}, not ${describeObject(desired)}`,
         };
-      const applied = await applyDownstream(deps.client, desired, synchronize, signal);
+      const presence = deps.downstreamPresence?.(desired) ?? "unknown";
+      const applied = await applyDownstream(deps.client, desired, synchronize, signal, presence);
       if (!applied.ok) return failed(applied, deps.user, "create");
       generated.push(desired);
     }
