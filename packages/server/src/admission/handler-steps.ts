@@ -150,23 +150,11 @@ export function decide(
     deadlineMs: d.deadlineMs,
     now: d.clock.monotonic(),
   };
-  const labels =
-    d.options.namespaceLabels && subject.namespace ? d.options.namespaceLabels(subject.namespace) : undefined;
-  const base = engineRequest(review, subject, roles, [], d.options.resourceKind);
-  if (labels) base.namespaceLabels = labels;
-  if (run.loader) base.contextLoader = run.loader;
-  // The engine stops a rule still running at the deadline (on the wall clock it reads).
-  base.deadline = d.clock.now() + (ctx.deadline - ctx.now);
   if (run.result) replayRules(run.result.rules, ctx.ruleMetrics);
-  const requestFor = (policy: CachedPolicy, resource?: KubeObject): EngineRequest => {
-    const exceptions = d.policyCache.exceptionsFor(policy);
-    if (resource === undefined && exceptions.length === 0) return base;
-    return { ...base, exceptions, ...(resource ? { resource } : {}) };
-  };
   if (route.type === "mutate") {
     const outcome =
       (run.result?.outcome as MutationOutcome | undefined) ??
-      runMutation(d.engine, ctx, policies, requestFor);
+      runMutation(d.engine, ctx, policies, requestsHere(d, review, subject, roles, ctx, run.loader));
     if (run.effects && outcome.allowed) offerResults(d, request, subject, outcome.responses, "mutate");
     if (run.effects && d.options.events !== undefined && outcome.responses.length > 0) {
       // Denied: the policy that blocked is the last one evaluated (the resource does not exist).
@@ -179,7 +167,7 @@ export function decide(
   }
   const outcome =
     (run.result?.outcome as ValidationOutcome | undefined) ??
-    runValidation(d.engine, ctx, policies, requestFor);
+    runValidation(d.engine, ctx, policies, requestsHere(d, review, subject, roles, ctx, run.loader));
   if (run.effects && d.options.events !== undefined && outcome.responses.length > 0) {
     if (!outcome.allowed) d.options.events.admission(outcome.responses, true);
     else if (request.dryRun !== true && request.operation !== "DELETE")
@@ -187,6 +175,34 @@ export function decide(
   }
   if (run.effects && outcome.allowed) offerResults(d, request, subject, outcome.responses, "validate");
   return outcome.allowed ? allow(request.uid, outcome.warnings) : deny(request.uid, outcome.message ?? "");
+}
+
+/**
+ * The engine request of each policy evaluated on this thread: the request's base (namespace labels,
+ * loader, the deadline on the wall clock the engine reads) with the policy's PolicyExceptions and,
+ * for mutate, the object as the policies before it patched it. Only built when this thread evaluates
+ * (not for an outcome decided inline or by a worker).
+ */
+function requestsHere(
+  d: HandlerDeps,
+  review: ParsedReview,
+  subject: RequestSubject,
+  roles: RequesterRoles | undefined,
+  ctx: StepContext,
+  loader: ContextLoader | undefined,
+): (policy: CachedPolicy, resource?: KubeObject) => EngineRequest {
+  const labels =
+    d.options.namespaceLabels && subject.namespace ? d.options.namespaceLabels(subject.namespace) : undefined;
+  const base = engineRequest(review, subject, roles, [], d.options.resourceKind);
+  if (labels) base.namespaceLabels = labels;
+  if (loader) base.contextLoader = loader;
+  // The engine stops a rule still running at the deadline (on the wall clock it reads).
+  base.deadline = d.clock.now() + (ctx.deadline - ctx.now);
+  return (policy, resource) => {
+    const exceptions = d.policyCache.exceptionsFor(policy);
+    if (resource === undefined && exceptions.length === 0) return base;
+    return { ...base, exceptions, ...(resource ? { resource } : {}) };
+  };
 }
 
 /** Hands an admitted request's responses to the reports sink. */
