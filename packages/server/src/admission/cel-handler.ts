@@ -23,7 +23,7 @@ import { createCelOffload, type PreparedCelJob } from "./cel-offload.js";
 import { type CelEvaluation, type CelEvaluator, type CelJob, evaluateCelPolicies } from "./cel-step.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import { engineRequest, type RequestSubject, type ResourceKindOf, requestSubject } from "./request.js";
-import type { AdmissionResultSink } from "./results.js";
+import { type AdmissionResultSink, admissionResultOf } from "./results.js";
 import {
   type AdmissionReviewResponse,
   allow,
@@ -254,6 +254,10 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     if (request.dryRun !== true) {
       const responses = evaluated.map((e) => e.response).filter((r) => r.rules.length > 0);
       if (responses.length > 0) options.events?.mutation(responses, false);
+      // The MutatingPolicies' results reach the reports as the mutate rules' of classic policies do.
+      const result =
+        options.sink && admissionResultOf(request, requestSubject(review), responses, "mutate", clock.now());
+      if (result !== undefined) options.sink?.offer(result);
     }
     return allowWithPatch(request.uid, patch, warnings);
   }
