@@ -4,12 +4,11 @@
  * DeletingPolicy deletes the Pods its conditions select, without a restart.
  */
 import { fileURLToPath } from "node:url";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCleanupCommand } from "../../../bin/cleanup.js";
 import { read, until } from "../../../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../../../testing/e2e-cluster.js";
 import { recordingLogger } from "../../../testing/fixtures.js";
 
 const CRD_DIR = new URL("../../../../../../../shared/reference/kyverno-crds/", import.meta.url);
@@ -33,46 +32,24 @@ const pod = (name: string, temporary: string) =>
   });
 
 describe.skipIf(!hasKubectl)("DeletingPolicy CRDs installed after the cleanup controller started", () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let kubectl: ReturnType<typeof kubectlFor>;
-  const stop = new AbortController();
+  let kubectl: E2eCluster["kubectl"];
   const logger = recordingLogger();
-  let exited: Promise<number>;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ crds: CLEANUP_CRDS });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "scratch"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    await new Promise<void>((resolve) => {
-      exited = runCleanupCommand({
-        args: [
-          "--kubeconfig",
-          sandbox.kubeconfigPath,
-          "--serverIP",
-          "127.0.0.1",
-          "--cleanupServerPort",
-          "0",
-          "--metricsPort",
-          "0",
-          "--identity",
-          "kyverno-cleanup-0",
-        ],
-        stdout: { write: () => true },
-        stderr: { write: (text: string) => process.stderr.write(text) },
-        signal: stop.signal,
-        logger,
-        onReady: () => resolve(),
-      });
+    cluster = await startE2eCluster({
+      crds: CLEANUP_CRDS,
+      kyvernoCrds: false,
+      namespaces: ["kyverno", "scratch"],
+      admission: false,
+      cleanup: { logger },
     });
+    ({ client, kubectl } = cluster);
   }, 60_000);
   afterAll(async () => {
-    stop.abort();
-    expect(await exited).toBe(0);
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
+    expect(await cluster?.cleanup?.exited).toBe(0);
   }, 30_000);
 
   it("says it waits for the CRDs; once applied, a DeletingPolicy deletes the Pods it selects", async () => {

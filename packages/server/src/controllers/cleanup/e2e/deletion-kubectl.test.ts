@@ -9,13 +9,11 @@
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCleanupCommand } from "../../../bin/cleanup.js";
-import { silentLogger } from "../../../logger.js";
 import { read, until } from "../../../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../../../testing/e2e-cluster.js";
 
 const CRD_DIR = new URL("../../../../../../../shared/reference/kyverno-crds/kyverno/", import.meta.url);
 const CRDS = [
@@ -70,45 +68,23 @@ function policyFor(kind: string, id: string, propagation: Propagation): object {
 describe.skipIf(!hasKubectl)(
   "kyverno-ts cleanup: exclude and deletionPropagationPolicy, through kubectl",
   () => {
-    let sandbox: Sandbox;
+    let cluster: E2eCluster;
     let client: KubeClient;
-    let kubectl: ReturnType<typeof kubectlFor>;
-    const stop = new AbortController();
-    let exited: Promise<number>;
+    let kubectl: E2eCluster["kubectl"];
 
     beforeAll(async () => {
-      sandbox = await startSandbox({ crds: CRDS });
-      client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-      kubectl = kubectlFor(sandbox.kubeconfigPath);
-      for (const name of ["kyverno", "ex", "gc"])
-        await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-      await new Promise<void>((resolve) => {
-        exited = runCleanupCommand({
-          args: [
-            "--kubeconfig",
-            sandbox.kubeconfigPath,
-            "--serverIP",
-            "127.0.0.1",
-            "--cleanupServerPort",
-            "0",
-            "--metricsPort",
-            "0",
-            "--identity",
-            "kyverno-cleanup-0",
-          ],
-          stdout: { write: () => true },
-          stderr: { write: (text: string) => process.stderr.write(text) },
-          signal: stop.signal,
-          logger: silentLogger(),
-          onReady: () => resolve(),
-        });
+      cluster = await startE2eCluster({
+        crds: CRDS,
+        kyvernoCrds: false,
+        namespaces: ["kyverno", "ex", "gc"],
+        admission: false,
+        cleanup: true,
       });
+      ({ client, kubectl } = cluster);
     }, 60_000);
     afterAll(async () => {
-      stop.abort();
-      expect(await exited).toBe(0);
-      client?.close();
-      await sandbox?.stop();
+      await cluster?.stop();
+      expect(await cluster?.cleanup?.exited).toBe(0);
     }, 30_000);
 
     const obj = (kind: string, namespace: string, name: string, apiVersion = "v1") =>

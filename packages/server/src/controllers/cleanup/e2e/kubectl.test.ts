@@ -10,13 +10,12 @@
  */
 import { get as httpsGet } from "node:https";
 import { fileURLToPath } from "node:url";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCleanupCommand } from "../../../bin/cleanup.js";
-import type { Logger } from "../../../logger.js";
 import { read, until } from "../../../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../../../testing/e2e-cluster.js";
+import { recordingLogger } from "../../../testing/fixtures.js";
 
 const CRD_DIR = new URL("../../../../../../../shared/reference/kyverno-crds/kyverno/", import.meta.url);
 const CRDS = [
@@ -36,77 +35,34 @@ const pod = (name: string, labels: Record<string, string>, namespace = "team") =
     spec: { containers: [{ name: "app", image: "nginx:1.27" }] },
   });
 
-/** A logger that keeps every line (and drops nothing the test looks for). */
-function recordingLogger(): Logger & { lines: Array<{ level: string; message: string; fields: object }> } {
-  const lines: Array<{ level: string; message: string; fields: object }> = [];
-  const at = (level: string) => (fields: object, message: string) =>
-    void lines.push({ level, message, fields });
-  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-}
-
 describe.skipIf(!hasKubectl)("kyverno-ts cleanup in a cluster, through kubectl", () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let kubectl: ReturnType<typeof kubectlFor>;
-  const stop = new AbortController();
+  let kubectl: E2eCluster["kubectl"];
   const logger = recordingLogger();
-  let exited: Promise<number>;
   let metricsPort = 0;
   let webhookPort = 0;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ crds: CRDS });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "team", "scratch"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    const ready = new Promise<void>((resolve) => {
-      exited = runCleanupCommand({
-        args: [
-          "--kubeconfig",
-          sandbox.kubeconfigPath,
-          "--serverIP",
-          "127.0.0.1",
-          "--cleanupServerPort",
-          "0",
-          "--metricsPort",
-          "0",
-          "--identity",
-          "kyverno-cleanup-0",
-        ],
-        stdout: { write: () => true },
-        stderr: { write: (text: string) => process.stderr.write(text) },
-        signal: stop.signal,
-        logger,
-        onReady: (info) => {
-          metricsPort = info.metricsPort;
-          webhookPort = info.port;
-          resolve();
-        },
-      });
+    cluster = await startE2eCluster({
+      crds: CRDS,
+      kyvernoCrds: false,
+      namespaces: ["kyverno", "team", "scratch"],
+      admission: false,
+      cleanup: { logger },
     });
-    await ready;
-    await until(
-      async () =>
-        (await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-cleanup-validating-webhook-configuration",
-        })) !== undefined &&
-        (await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-ttl-validating-webhook-configuration",
-        })) !== undefined,
-      30_000,
-      "webhook configurations",
-    );
+    ({ client, kubectl } = cluster);
+    metricsPort = cluster.cleanup?.metricsPort ?? 0;
+    webhookPort = cluster.cleanup?.port ?? 0;
+    for (const name of [
+      "kyverno-cleanup-validating-webhook-configuration",
+      "kyverno-ttl-validating-webhook-configuration",
+    ])
+      await cluster.webhooks("ValidatingWebhookConfiguration", name, [], 30_000);
   }, 60_000);
   afterAll(async () => {
-    stop.abort();
-    expect(await exited).toBe(0);
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
+    expect(await cluster?.cleanup?.exited).toBe(0);
   }, 30_000);
 
   const metric = async (name: string): Promise<string[]> => {
