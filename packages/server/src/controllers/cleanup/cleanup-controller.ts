@@ -16,25 +16,18 @@ import {
 } from "@kyverno-ts/kube";
 import type { ServerClock } from "../../clock.js";
 import { createKindResolver } from "../../cluster-state/kinds.js";
-import { createServedKinds } from "../../cluster-state/served-kinds.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
-import { createCertRenewer } from "../certificates/cert-renewer.js";
-import { caBundleOf, readTlsSecret, servingHosts, tlsSecretNames } from "../certificates/tls-secrets.js";
-import { createTlsWatcher } from "../certificates/tls-watcher.js";
-import { MANAGED_BY_LABEL, type WebhookEndpoint } from "../webhooks/webhook-configs.js";
-import { DELETING_API_VERSION, DELETING_KINDS, runDeletingPolicy } from "./deleting-run.js";
+import { createAccessCheck, selfAccess, ttlDeletable } from "./cleanup-access.js";
+import { createWebhookDuty } from "./cleanup-webhook-duty.js";
+import { createDeletingPolicies } from "./deleting-policies.js";
 import { createCleanupEvents } from "./events.js";
 import type { CleanupMetrics } from "./metrics.js";
 import { createPolicyController } from "./policy-controller.js";
 import { runCleanupPolicy } from "./policy-run.js";
 import { validateCleanupPolicy } from "./policy-validation.js";
 import { createTtlController } from "./ttl-controller.js";
-import {
-  type CleanupWebhookServer,
-  cleanupWebhookConfigurations,
-  createCleanupWebhookServer,
-} from "./webhook.js";
+import { type CleanupWebhookServer, createCleanupWebhookServer } from "./webhook.js";
 
 /** Upstream's Lease name. */
 export const CLEANUP_LEASE_NAME = "kyverno-cleanup-controller";
@@ -75,28 +68,9 @@ export interface CleanupController {
   close(): Promise<void>;
 }
 
-/** Whether this controller may do `verb` on a resource (a SelfSubjectAccessReview). */
-async function selfAccess(
-  client: KubeClient,
-  attributes: { group: string; resource: string; verb: string; namespace?: string },
-  signal?: AbortSignal,
-): Promise<boolean | { error: string }> {
-  const review = await client.create<KubeObject>(
-    {
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SelfSubjectAccessReview",
-      spec: { resourceAttributes: { ...attributes, namespace: attributes.namespace ?? "" } },
-    },
-    { ...(signal ? { signal } : {}) },
-  );
-  if (!review.ok) return { error: review.message };
-  return (review.value.status as { allowed?: boolean } | undefined)?.allowed === true;
-}
-
-/** Starts the controller; resolves once it serves webhooks. */
-export async function startCleanupController(options: CleanupControllerOptions): Promise<CleanupController> {
-  const { client, clock, logger, metrics, namespace } = options;
-  const signal = options.signal ?? new AbortController().signal;
+/** The controllers the leader runs and what the policy validation webhook uses, created idle. */
+function createCleanupParts(options: CleanupControllerOptions) {
+  const { client, clock, logger, metrics } = options;
   const kinds = createKindResolver({ client });
   const context = createScanContext({ client, monotonic: () => clock.monotonic(), maxEntries: 200 });
   const namespaces = createInformer<KubeObject>({ client, apiVersion: "v1", kind: "Namespace", clock });
@@ -122,32 +96,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
       ),
   });
   const cel = createCelEngine({ clock: clock, namespaceLabels });
-  const deleting = createPolicyController({
-    client,
-    clock,
-    logger,
-    metrics,
-    kinds: DELETING_KINDS.map((kind) => ({ apiVersion: DELETING_API_VERSION, kind })),
-    name: "deleting-controller",
-    run: (policy, s) => runDeletingPolicy({ client, cel, metrics, events, logger }, policy, s),
-  });
-  /** DeletingPolicies run once both their CRDs are installed: at start, or later (no restart). */
-  let deletingServed = false;
-  let term: AbortSignal | undefined;
-  const deletingKinds = createServedKinds({
-    client,
-    clock,
-    apiVersion: DELETING_API_VERSION,
-    kinds: DELETING_KINDS,
-    logger,
-    onServed: (_kind, later) => {
-      if (!later || deletingServed || deletingKinds.missing().length > 0) return;
-      deletingServed = true;
-      logger.info({ kinds: DELETING_KINDS }, "CRDs installed: running DeletingPolicies");
-      void deleting.start();
-      if (term !== undefined && !term.aborted) deleting.lead(term);
-    },
-  });
+  const deleting = createDeletingPolicies({ client, clock, logger, metrics, cel, events });
   const ttl = createTtlController({
     client,
     clock,
@@ -157,124 +106,40 @@ export async function startCleanupController(options: CleanupControllerOptions):
     access: async (group, resource, verb, s) =>
       (await selfAccess(client, { group, resource, verb }, s)) === true,
   });
-  const can = async (kind: string, ns: string, verb: "list" | "delete") => {
-    const parts = kind.split("/");
-    const name = parts[parts.length - 1] ?? kind;
-    const found =
-      parts.length > 1
-        ? { ok: true as const, value: { apiVersion: parts.slice(0, -1).join("/"), kind: name } }
-        : await kinds.watchable(name);
-    if (!found.ok) return { error: `kind ${kind}: ${found.message}` };
-    const info = await client.resource(found.value.apiVersion, name);
-    if (!info.ok) return { error: `kind ${kind}: ${info.message}` };
-    const slash = found.value.apiVersion.lastIndexOf("/");
-    const group = slash < 0 ? "" : found.value.apiVersion.slice(0, slash);
-    return selfAccess(client, { group, resource: info.value.name, verb, namespace: ns });
-  };
+  const can = createAccessCheck(client, kinds);
+  return { namespaces, engine, recorder, policies, deleting, ttl, can };
+}
 
-  const secrets = tlsSecretNames(options.serviceName, namespace);
-  const tls = createTlsWatcher({ client, namespace, names: secrets, logger });
-  const fixedUrl = typeof options.webhookUrl === "string" ? options.webhookUrl : undefined;
-  const urlHost = fixedUrl ? new URL(fixedUrl).hostname.replace(/^\[|\]$/g, "") : undefined;
-  const hosts = servingHosts(options.serviceName, namespace, [
-    ...(options.extraHosts ?? []),
-    ...(urlHost ? [urlHost] : []),
-  ]);
+/** Starts the controller; resolves once it serves webhooks. */
+export async function startCleanupController(options: CleanupControllerOptions): Promise<CleanupController> {
+  const { client, clock, logger, namespace } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const { namespaces, engine, recorder, policies, deleting, ttl, can } = createCleanupParts(options);
   let server: CleanupWebhookServer | undefined;
   let port = options.port;
-  const endpoint = (): WebhookEndpoint => {
-    const url = options.webhookUrl;
-    if (typeof url === "string") return { url };
-    if (url !== undefined) return { url: url(port) };
-    return { service: { namespace, name: options.serviceName, port: options.servicePort } };
-  };
-
-  /** Writes the two webhook configurations with the CA bundle now stored (leader only). */
-  const publishOnce = async (s: AbortSignal): Promise<void> => {
-    const ca = await client.get(
-      { apiVersion: "v1", kind: "Secret", namespace, name: secrets.ca },
-      { signal: s },
-    );
-    if (!ca.ok) throw new Error(`reading the CA Secret: ${ca.message}`);
-    const data = readTlsSecret(ca.value);
-    const bundle = data ? caBundleOf(data.certPem, new Date(clock.now())) : undefined;
-    if (bundle === undefined || server === undefined) return;
-    for (const desired of cleanupWebhookConfigurations({
-      endpoint: endpoint(),
-      caBundle: bundle,
-      timeoutSeconds: options.webhookTimeoutSeconds ?? 10,
-      labels: { ...MANAGED_BY_LABEL },
-    })) {
-      const ref = { apiVersion: desired.apiVersion, kind: desired.kind, name: desired.metadata.name };
-      const got = await client.get(ref, { signal: s });
-      if (!got.ok && got.status !== 404) throw new Error(`reading ${ref.name}: ${got.message}`);
-      const written = got.ok
-        ? JSON.stringify(got.value.webhooks) === JSON.stringify(desired.webhooks)
-          ? undefined
-          : await client.update(
-              { ...desired, metadata: { ...got.value.metadata, ...desired.metadata } },
-              { signal: s },
-            )
-        : await client.create(desired, { signal: s });
-      if (written !== undefined && !written.ok) throw new Error(`writing ${ref.name}: ${written.message}`);
-    }
-  };
-  /** One write at a time: the start, certificate renewals and Secret changes may ask together. */
-  let publishing: Promise<void> = Promise.resolve();
-  const publishWebhooks = (s: AbortSignal): Promise<void> => {
-    publishing = publishing.catch(() => undefined).then(() => publishOnce(s));
-    return publishing;
-  };
-  const renewer = createCertRenewer({
-    client,
-    namespace,
-    names: secrets,
-    hosts,
-    clock,
-    logger,
-    publishCaBundle: publishWebhooks,
+  const webhooks = createWebhookDuty({
+    ...options,
+    serving: () => server !== undefined,
+    port: () => port,
   });
+  const { tls } = webhooks;
 
-  /** The leader's certificate and webhook duty, retried until it succeeds, then every check period. */
-  const certificates = (s: AbortSignal): void => {
-    const checkMs = options.certificateCheckMs ?? 12 * 60 * 60 * 1000;
-    let attempt = 0;
-    const once = async (): Promise<void> => {
-      if (s.aborted) return;
-      try {
-        await renewer.reconcile(s);
-        await publishWebhooks(s);
-        attempt = 0;
-        const cancel = clock.after(checkMs, () => void once());
-        s.addEventListener("abort", cancel, { once: true });
-      } catch (error) {
-        if (s.aborted) return;
-        attempt++;
-        logger.warn({ err: error, attempt }, "certificates or webhook configurations not written; retrying");
-        const cancel = clock.after(Math.min(30_000, 250 * 2 ** attempt), () => void once());
-        s.addEventListener("abort", cancel, { once: true });
-      }
-    };
-    void once();
-    const off = tls.onChange(() => void publishWebhooks(s).catch(() => undefined));
-    s.addEventListener("abort", off, { once: true });
-  };
-
+  let term: AbortSignal | undefined;
   const lead = (s: AbortSignal): void => {
     term = s;
     logger.info(
       { identity: options.identity },
       "leading: cleanup policies, TTL label, certificates and webhooks",
     );
-    certificates(s);
+    webhooks.lead(s);
     policies.lead(s);
-    if (deletingServed) deleting.lead(s);
+    deleting.lead(s);
     ttl.lead(s);
   };
   let elector: LeaderElector | undefined;
   let closing: Promise<void> | undefined;
   const stopAll = async (): Promise<void> => {
-    deletingKinds.stop();
+    deleting.stopWatching();
     if (elector) await elector.release();
     await server?.close();
     await Promise.allSettled([policies.stop(), deleting.stop(), ttl.stop(), namespaces.stop(), tls.stop()]);
@@ -286,15 +151,9 @@ export async function startCleanupController(options: CleanupControllerOptions):
   };
 
   try {
-    await deletingKinds.start();
-    deletingServed = deletingKinds.missing().length === 0;
+    await deleting.watch();
     await Promise.race([
-      Promise.all([
-        policies.start(),
-        namespaces.start(),
-        tls.start(),
-        ...(deletingServed ? [deleting.start()] : []),
-      ]),
+      Promise.all([policies.start(), namespaces.start(), tls.start(), deleting.start()]),
       new Promise((_, reject) => {
         if (signal.aborted) reject(new Error("start aborted"));
         signal.addEventListener("abort", () => reject(new Error("start aborted")), { once: true });
@@ -322,14 +181,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
       deps: {
         logger,
         validatePolicy: (policy) => validateCleanupPolicy(policy, { engine, can }),
-        deletable: (group, kind) => {
-          const watched = ttl.kinds();
-          if (watched.length === 0) return undefined;
-          return watched.some(
-            (k) =>
-              k.kind === kind && (k.apiVersion.includes("/") ? k.apiVersion.split("/")[0] : "") === group,
-          );
-        },
+        deletable: ttlDeletable(() => ttl.kinds()),
       },
     });
     tls.onServingChange((next) => server?.setCertificate(next));
@@ -339,9 +191,9 @@ export async function startCleanupController(options: CleanupControllerOptions):
     // A leader elected before the server listened has not written the webhook configurations yet.
     const current = term;
     if (current !== undefined && !current.aborted)
-      void publishWebhooks(current).catch((error: unknown) =>
-        logger.warn({ err: error }, "webhook configurations not written"),
-      );
+      void webhooks
+        .publish(current)
+        .catch((error: unknown) => logger.warn({ err: error }, "webhook configurations not written"));
   } catch (error) {
     await close();
     throw error;
