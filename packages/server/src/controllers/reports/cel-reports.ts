@@ -55,6 +55,8 @@ export interface CelReports {
   keyOf(result: Pick<PolicyReportResult, "source" | "policy">): string | undefined;
   /** Whether a stored CEL policy exists under the key (its admission results still count). */
   known(key: string): boolean;
+  /** Whether the stored CEL policy under the key is unscored (`policies.kyverno.io/scored: "false"`). */
+  unscored(key: string): boolean;
 }
 
 /** Options of `createCelReports`. */
@@ -70,6 +72,8 @@ export interface CelReportsOptions {
   monotonic?: () => number;
   /** Runs an evaluation that may read external data (`resource.Get`…), as the classic scans do. */
   evaluate: (run: () => PolicyResponse, signal: AbortSignal) => Promise<PolicyResponse>;
+  /** Awaited before each evaluation: yields the event loop once a scan has held it for a slice. */
+  pause?: () => Promise<void>;
   /** Told each background evaluation's response (the scan's Kubernetes Events). */
   onScanned?: (response: PolicyResponse) => void;
 }
@@ -135,6 +139,7 @@ export function createCelReports(options: CelReportsOptions): CelReports {
       const namespaceLabels = ref.namespace === "" ? undefined : options.namespaceLabels(ref.namespace);
       for (const p of policies) {
         if (!p.compiled.background) continue;
+        await options.pause?.();
         let elapsed = 0;
         const response = await options.evaluate(() => {
           const started = options.monotonic?.() ?? 0;
@@ -192,5 +197,6 @@ export function createCelReports(options: CelReportsOptions): CelReports {
         )?.key;
     },
     known: (key) => store.get(key) !== undefined,
+    unscored: (key) => store.get(key)?.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false",
   };
 }

@@ -26,6 +26,7 @@ import type { ReportsMetrics } from "./metrics.js";
 import { PROCESS_PROPERTY } from "./process-property.js";
 import type { ResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, type ResourceRef, scopeOf } from "./resource-key.js";
+import { createScanSlicer, type ScanSlicer } from "./scan-slicer.js";
 
 /** What a reconcile reads and writes through. */
 export interface ReconcilerDeps {
@@ -54,17 +55,12 @@ export interface ReconcilerDeps {
   /** Receives each scan's response for Kubernetes Events (only enqueues). */
   events?: PolicyEvents;
   /**
-   * Evaluation runs on the event loop that answers probes and metrics: before each policy, once this
-   * many ms (monotonic) passed since the scan last let other work run, it yields (default 10).
+   * Evaluation runs on the event loop that answers probes and metrics: before each policy it pauses
+   * here, which yields once the scan has held the loop for a slice (default: a slicer of
+   * `DEFAULT_SLICE_MS` over `monotonic`).
    */
-  sliceMs?: number;
+  slicer?: ScanSlicer;
 }
-
-/** The longest run of evaluations between two yields to the event loop, by default. */
-export const DEFAULT_SLICE_MS = 10;
-
-/** Lets timers and I/O (probes, scrapes, watch events) run: resolves in the event loop's check phase. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Report results of a policy response as per-resource reports carry them: without `resources` (the
@@ -150,14 +146,8 @@ export function createReconciler(
   const { engine, cache, informers, writer, admission, logger, metrics } = deps;
   /** Resources with admission results not found yet, and how often they were looked for. */
   const notStoredYet = new Map<string, number>();
-  const sliceMs = deps.sliceMs ?? DEFAULT_SLICE_MS;
-  let sliceStart = deps.monotonic();
-  /** Yields to the event loop when the scan has held it for a slice (shared by every worker). */
-  const pause = async (): Promise<void> => {
-    if (deps.monotonic() - sliceStart < sliceMs) return;
-    await nextTurn();
-    sliceStart = deps.monotonic();
-  };
+  const slicer = deps.slicer ?? createScanSlicer({ monotonic: deps.monotonic });
+  const pause = (): Promise<void> => slicer.pause();
 
   /** The resource, from its informer when its kind is watched, else from the API server. */
   const lookup = async (ref: ResourceRef, signal: AbortSignal): Promise<Lookup> => {

@@ -35,6 +35,7 @@ import { kindFilteredEverywhere } from "./filtered-kinds.js";
 import { createReconciler } from "./reconciler.js";
 import { createResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, refOfObject, refOfScope, resourceKey } from "./resource-key.js";
+import { createScanSlicer, forEachSliced } from "./scan-slicer.js";
 import { severableClient } from "./severable-client.js";
 import type { ReportsController, ReportsControllerOptions, ReportsControllerStats } from "./types.js";
 
@@ -77,6 +78,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     namespaceLabels: (ns) => state.namespaceLabels(ns),
   });
   const celPolicies = createCelPolicyStore({ engine: celEngine });
+  const slicer = createScanSlicer({ monotonic: () => clock.monotonic(), ...options.scanSlicing });
   const admission = createAdmissionResultStore({ maxResources: options.maxAdmissionResources ?? 10_000 });
   const counters = { ...ZERO_COUNTERS };
   const retrying = new Set<string>();
@@ -144,6 +146,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     evaluate: (run, signal) => context.evaluate(run, signal),
     // ValidatingPolicies' scans give Events as the classic ones (same recorder, kyverno-scan).
     onScanned: (response) => scanEvents?.scan(response),
+    pause: () => slicer.pause(),
     ...(metrics === undefined ? {} : { metrics }),
     monotonic: () => clock.monotonic(),
   });
@@ -270,6 +273,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     limits: options.limits ?? DEFAULT_REPORT_LIMITS,
     skipValidateScans: options.reporting !== undefined && !options.reporting.has("validate"),
     monotonic: () => clock.monotonic(),
+    slicer,
     onOutcome: count,
     ...(scanEvents ? { events: scanEvents } : {}),
   });
@@ -327,18 +331,21 @@ export function createReportsController(options: ReportsControllerOptions): Repo
     if (term !== t) return;
     if (!loaded.ok) logger.warn({ reason: loaded.reason, message: loaded.message }, "cannot list reports");
     let resources = 0;
+    const before = { ...counters, scans: counters.scans + 1 };
+    // Tens of thousands of keys: queued in slices, so probes and watch events are answered meanwhile.
     for (const w of informers.all()) {
-      for (const o of w.informer.list()) {
+      await forEachSliced(w.informer.list(), slicer, (o) => {
         enqueueObject(o, w);
         resources++;
-      }
+      });
     }
-    for (const entry of index.entries()) {
+    await forEachSliced([...index.entries()], slicer, (entry) => {
       const ref = refOfScope(entry.scope);
       if (ref !== undefined) enqueue(resourceKey(ref));
-    }
+    });
+    if (term !== t) return;
     counters.scans++;
-    t.scan = { startedAt, before: { ...counters } };
+    t.scan = { startedAt, before };
     scanProgress();
     logger.info({ resources, reports: index.size, kinds: informers.all().length }, "full scan queued");
   };

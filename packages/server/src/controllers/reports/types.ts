@@ -92,6 +92,12 @@ export interface ReportsControllerOptions {
    * requeues every resource (no restart needed). The chart's defaults apply when omitted or absent.
    */
   kyvernoConfigMap?: { namespace: string; name: string };
+  /**
+   * How scans share the event loop with probes, scrapes and watch events: they yield once they have
+   * held it for `sliceMs` (default 10; measured on the clock's `monotonic`), by `yieldTurn` (default a
+   * `setImmediate`; tests inject one that counts).
+   */
+  scanSlicing?: { sliceMs?: number; yieldTurn?: () => Promise<void> };
 }
 
 /** Counters of a running controller, for tests, benchmarks and logs. */

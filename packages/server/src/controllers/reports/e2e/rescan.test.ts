@@ -8,6 +8,7 @@ import { createEngine, type Engine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient, type QueryEvent } from "@kyverno-ts/kube";
 import type { Sandbox } from "@kyverno-ts/sandbox";
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../../clock.js";
 import { createMetricsServer } from "../../../webhooks/metrics-server.js";
 import { createReportsMetrics } from "../metrics.js";
 import {
@@ -172,5 +173,59 @@ describe("rescans and expensive scans (sandbox)", { timeout: 60_000 }, () => {
     expect(results("near-budget")).toEqual(Array(policies).fill("pass"));
     expect(results("over-budget")).toEqual(Array(policies).fill("error"));
     expect(byPod.get("over-budget")?.results?.[0]?.message).toMatch(/evaluation budget exceeded/);
+  });
+  it("yields the event loop whenever a scan has held it for a slice (injected clock and scheduler)", async () => {
+    const ns = "sliced";
+    const policies = 4;
+    await put(client, namespace(ns));
+    for (let i = 0; i < 6; i++) await put(client, pod(`p${i}`, ns));
+    for (let i = 0; i < policies; i++) await put(client, requireLabelPolicy(`sliced-${i}`, `tier${i}`));
+
+    // Every evaluation "takes" 3 ms of the injected monotonic clock; the slice is 10 ms. Each yield
+    // records how many evaluations ran since the previous one.
+    let monotonic = 0;
+    let sinceYield = 0;
+    const runs: number[] = [];
+    const inner = createEngine();
+    const engine: Engine = {
+      ...inner,
+      validate(compiled, request) {
+        monotonic += 3;
+        sinceYield++;
+        return inner.validate(compiled, request);
+      },
+    };
+    const clock = { ...systemClock(), monotonic: () => monotonic };
+    const yieldTurn = async (): Promise<void> => {
+      runs.push(sinceYield);
+      sinceYield = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    // One worker: the count since the last yield then bounds every run of the loop (two workers
+    // also give the loop back at each other's API requests, which this count does not see).
+    const controller = controllerFor(client, {
+      engine,
+      clock,
+      workers: 1,
+      scanSlicing: { sliceMs: 10, yieldTurn },
+    });
+    await controller.start();
+    await eventually(
+      async () =>
+        idle(controller) &&
+        (await allReports(client)).filter((r) => r.metadata.namespace === ns).length === 6,
+      10_000,
+      "sliced scan",
+    );
+    await controller.stop();
+
+    // 6 Pods x 4 policies: never more than 4 evaluations (12 ms) in one run of the loop, and a yield
+    // at least every 4 evaluations. A scan that held the loop would show one run of 24.
+    const evaluations = runs.reduce((a, b) => a + b, 0) + sinceYield;
+    expect(evaluations).toBeGreaterThanOrEqual(6 * policies);
+    expect(Math.max(...runs, sinceYield)).toBeLessThanOrEqual(4);
+    expect(runs.length).toBeGreaterThanOrEqual(Math.ceil(evaluations / 4) - 1);
+    for (let i = 0; i < policies; i++)
+      await remove(client, { apiVersion: "kyverno.io/v1", kind: "ClusterPolicy", name: `sliced-${i}` });
   });
 });
