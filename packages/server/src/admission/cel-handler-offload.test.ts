@@ -164,9 +164,10 @@ describe("CEL handler: policies found slow inline", () => {
    * reading (so an inline attempt overruns when it is 30) and a thread CPU clock advancing
    * `cpuStep.ms` at each reading; the evaluator counts its jobs.
    */
-  function timed() {
+  function timed(onCpuRead: (reads: number, step: { ms: number }) => void = () => {}) {
     const step = { ms: 0 };
     const cpuStep = { ms: 0 };
+    let reads = 0;
     const base = fakeClock();
     const clock = {
       ...base,
@@ -193,6 +194,7 @@ describe("CEL handler: policies found slow inline", () => {
         },
       },
       threadCpuMs: () => {
+        onCpuRead(++reads, step);
         cpu += cpuStep.ms;
         return cpu;
       },
@@ -215,6 +217,17 @@ describe("CEL handler: policies found slow inline", () => {
     step.ms = 0;
     expect((await call()).allowed).toBe(false);
     expect(jobs).toHaveLength(1);
+  });
+
+  it("evaluates a request held up in its first inline attempt again inline, not in the evaluator", async () => {
+    // The thread is held up until the second attempt starts (the third CPU time reading: the first
+    // attempt's checkpoint, its overrun check, the second attempt's checkpoint).
+    const { step, jobs, call } = timed((reads, s) => {
+      if (reads === 3) s.ms = 0;
+    });
+    step.ms = 30;
+    expect((await call()).allowed).toBe(false);
+    expect(jobs).toHaveLength(0);
   });
 
   it("sends a policy whose overrun used this thread's CPU straight to the evaluator afterwards", async () => {

@@ -150,7 +150,11 @@ export interface CelAdmissionHandler {
    * Answers a raw body as the webhook server does: with an evaluator, a request that needs more than
    * `inlineMs` is evaluated there (off this event loop). Never rejects.
    */
-  serveBody(route: CelWebhookRoute, body: string): HandlerReply | Promise<HandlerReply>;
+  serveBody(
+    route: CelWebhookRoute,
+    body: string,
+    options?: { receivedAt?: number },
+  ): HandlerReply | Promise<HandlerReply>;
 }
 
 interface Evaluation {
@@ -265,7 +269,8 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
   /** What a request needs: an answer already, or its policies evaluated (a job). */
   type Prepared = { answer: AdmissionReviewResponse } | PreparedCelJob;
 
-  function prepare(route: CelWebhookRoute, review: ParsedReview): Prepared {
+  /** `receivedAt`: when the request arrived (monotonic); its deadline counts from then. */
+  function prepare(route: CelWebhookRoute, review: ParsedReview, receivedAt: number): Prepared {
     const { request } = review;
     const subject = requestSubject(review);
     const cfg = options.config();
@@ -311,7 +316,7 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
       policies: policies.map((p) => p.key),
       request: plain,
       subject,
-      remainingMs: deadlineMs,
+      remainingMs: receivedAt + deadlineMs - clock.monotonic(),
     };
     return { job, policies };
   }
@@ -335,7 +340,7 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
 
   function handleReview(route: CelWebhookRoute, review: ParsedReview): AdmissionReviewResponse {
     try {
-      const prepared = prepare(route, review);
+      const prepared = prepare(route, review, clock.monotonic());
       if ("answer" in prepared) return prepared.answer;
       const evaluations = evaluateCelPolicies(
         engine,
@@ -354,9 +359,10 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     route: CelWebhookRoute,
     review: ParsedReview,
     evaluator: CelEvaluator,
+    receivedAt: number,
   ): AdmissionReviewResponse | Promise<AdmissionReviewResponse> {
     try {
-      const prepared = prepare(route, review);
+      const prepared = prepare(route, review, receivedAt);
       if ("answer" in prepared) return prepared.answer;
       const quick = offload.inline(prepared);
       if (quick !== undefined) return decideWith(route, review, prepared.job, quick);
@@ -388,12 +394,12 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
   return {
     handleReview,
     handleBody,
-    serveBody(route, body) {
+    serveBody(route, body, opts = {}) {
       const evaluator = options.evaluator;
       if (evaluator === undefined) return handleBody(route, body);
       const parsed = parseAdmissionReview(body);
       if (!parsed.ok) return unparsable(route, parsed);
-      const answer = serveReview(route, parsed.review, evaluator);
+      const answer = serveReview(route, parsed.review, evaluator, opts.receivedAt ?? clock.monotonic());
       return answer instanceof Promise
         ? answer.then((b) => ({ statusCode: 200, body: b }))
         : { statusCode: 200, body: answer };
