@@ -12,43 +12,44 @@
  * webhook answered late is a denied request). A review that arrives alone waits one `setImmediate`
  * hop, microseconds; queueing time counts against its deadline like any other.
  */
-import type { AdmissionHandler, WebhookRoute } from "../admission/handler.js";
+import type { WebhookRoute } from "../admission/handler.js";
 import type { HandlerReply } from "../admission/review.js";
 
 /** An answer: immediate, or a promise when the review needed external data (or the handler threw). */
 export type BatchAnswer = HandlerReply | Promise<HandlerReply>;
 
-/** Queues reviews for evaluation; see `createReviewBatch`. */
-export interface ReviewBatch {
+/** Queues reviews for evaluation; see `createReviewBatch`. `R` is the webhook's route (classic or CEL). */
+export interface ReviewBatch<R = WebhookRoute> {
   /**
    * Queues one review body. `done` is called with its answer as soon as it is evaluated, after the
    * current turn's I/O and after the reviews queued before it; never synchronously from `submit`.
    */
-  submit(route: WebhookRoute, body: string, receivedAt: number, done: (answer: BatchAnswer) => void): void;
+  submit(route: R, body: string, receivedAt: number, done: (answer: BatchAnswer) => void): void;
 }
 
 /** Options of `createReviewBatch`. */
-export interface ReviewBatchOptions {
-  handler: Pick<AdmissionHandler, "handleBody">;
+export interface ReviewBatchOptions<R = WebhookRoute> {
+  /** The webhook's handler (`AdmissionHandler`, or the CEL handler's `serveBody`). */
+  handler: { handleBody(route: R, body: string, options: { receivedAt: number }): BatchAnswer };
   /** Most reviews evaluated before the event loop turns again to read more (default 64). */
   maxBatch?: number;
   /** Runs the evaluation after the current turn's I/O (default `setImmediate`). */
   schedule?: (run: () => void) => void;
 }
 
-interface Queued {
-  route: WebhookRoute;
+interface Queued<R> {
+  route: R;
   body: string;
   receivedAt: number;
   done: (answer: BatchAnswer) => void;
 }
 
 /** Creates an empty batch. Reviews are evaluated in the order they were submitted. */
-export function createReviewBatch(options: ReviewBatchOptions): ReviewBatch {
+export function createReviewBatch<R = WebhookRoute>(options: ReviewBatchOptions<R>): ReviewBatch<R> {
   const { handler } = options;
   const maxBatch = Math.max(1, options.maxBatch ?? 64);
   const schedule = options.schedule ?? ((run: () => void) => setImmediate(run));
-  let queue: Queued[] = [];
+  let queue: Queued<R>[] = [];
 
   const drain = (): void => {
     const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);

@@ -8,7 +8,11 @@
  */
 import { createSecureContext, type Server as TlsServer } from "node:tls";
 import { type FastifyReply, fastify } from "fastify";
-import { type CelAdmissionHandler, parseCelWebhookPath } from "../admission/cel-handler.js";
+import {
+  type CelAdmissionHandler,
+  type CelWebhookRoute,
+  parseCelWebhookPath,
+} from "../admission/cel-handler.js";
 import type { AdmissionHandler, WebhookRoute } from "../admission/handler.js";
 import { ReviewMessages } from "../admission/messages.js";
 import type { PolicyValidation } from "../admission/policy-validation.js";
@@ -186,27 +190,27 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     });
   }
   const celHandler = options.celHandler;
-  if (celHandler !== undefined)
+  if (celHandler !== undefined) {
+    // CEL reviews are batched as the resource reviews are (a queue of their own).
+    const celBatch = createReviewBatch<CelWebhookRoute>({
+      handler: { handleBody: (route, body, opts) => celHandler.serveBody(route, body, opts) },
+    });
     for (const prefix of ["/vpol", "/mpol", "/ivpol", "/gpol"]) {
       app.post(`${prefix}/*`, (request, reply) => {
         const route = parseCelWebhookPath(request.url.split("?")[0] ?? "");
         if (route === undefined) return reply.code(404).send("not found");
-        const body = bodyOf(request.body);
+        const { body, receivedAt } = received(request.body);
         if (!body.ok) {
           reply.header("connection", "close");
           const uid = sniffUid(body.head);
           const message = ReviewMessages.tooLarge(limit);
           return send(reply, uid ? { statusCode: 200, body: deny(uid, message, 413) } : statusBody(message));
         }
-        const answer = celHandler.serveBody(route, body.text);
-        if (!(answer instanceof Promise)) return send(reply, answer);
-        answer.then(
-          (r) => send(reply, r),
-          (error: unknown) => reply.send(error),
-        );
+        celBatch.submit(route, body.text, receivedAt, (result) => answer(reply, result));
         return reply;
       });
     }
+  }
   app.get("/health/liveness", (_request, reply) => reply.code(200).send("ok"));
   app.get("/health/readiness", (_request, reply) => {
     const ready = !closing && (options.ready?.() ?? true);
