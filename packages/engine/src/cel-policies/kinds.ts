@@ -143,7 +143,7 @@ export function mutateCel(
       response.rules.push(celRule(policy, "Mutation", "error", applied.error));
       return;
     }
-    response.rules.push(celRule(policy, "Mutation", "pass", "mutation applied"));
+    response.rules.push(celRule(policy, "Mutation", "pass", "success"));
     response.patchedResource = applied.value;
     response.patch = diffJson6902(original, applied.value);
   });

@@ -73,15 +73,19 @@ export function ingestAdmissionResult(result: AdmissionResult, deps: AdmissionIn
       else if (deps.cel !== undefined) {
         // The phase's rule types: a MutatingPolicy's rows come from the mutating webhook, a
         // GeneratingPolicy's from the background controller.
+        // An unscored policy's failures are warnings, as a classic policy's.
         const ruleTypes = PHASE_RULE_TYPES[phase];
-        const results = policyReportResults(response, { ruleTypes }).map(
+        const first = policyReportResults(response, { ruleTypes })[0];
+        const key = first === undefined ? undefined : deps.cel.keyOf(first);
+        if (key === undefined) continue;
+        const unscored = deps.cel.unscored(key);
+        const results = policyReportResults(response, { ruleTypes, unscored }).map(
           ({ resources: _resources, ...r }) => ({
             ...r,
             properties: { ...r.properties, process: PROCESS_PROPERTY.admission },
           }),
         );
-        const key = results[0] === undefined ? undefined : deps.cel.keyOf(results[0]);
-        if (key !== undefined) deps.admission.record(uid, key, results);
+        deps.admission.record(uid, key, results);
       }
     }
   }

@@ -46,6 +46,12 @@ const requireLabel = (name: string, label: string, background: boolean) => ({
   },
 });
 
+/** An unscored policy (`policies.kyverno.io/scored: "false"`): its failures are reported as warnings. */
+const UNSCORED = (() => {
+  const p = requireLabel("unscored-owner", "owner", false);
+  return { ...p, metadata: { ...p.metadata, annotations: { "policies.kyverno.io/scored": "false" } } };
+})();
+
 const STAMP = {
   apiVersion: "policies.kyverno.io/v1",
   kind: "MutatingPolicy",
@@ -104,6 +110,7 @@ describe("CEL policies' admission rows in PolicyReports (sandbox)", { timeout: 6
     const policies = [
       requireLabel("audit-owner", "owner", false),
       requireLabel("scan-team", "team", true),
+      UNSCORED,
       STAMP,
       COMPANION,
     ];
@@ -151,6 +158,7 @@ describe("CEL policies' admission rows in PolicyReports (sandbox)", { timeout: 6
     offer("validate", [
       engine.validate(policy("audit-owner"), request),
       engine.validate(policy("scan-team"), request),
+      engine.validate(policy("unscored-owner"), request),
     ]);
     offer("generate", [engine.generate(policy("companion"), request)]);
 
@@ -167,12 +175,14 @@ describe("CEL policies' admission rows in PolicyReports (sandbox)", { timeout: 6
         .sort();
     const admissionRows = [
       "KyvernoGeneratingPolicy companion/companion=pass (admission review): policy evaluated successfully",
-      "KyvernoMutatingPolicy stamp/=pass (admission review): mutation applied",
+      "KyvernoMutatingPolicy stamp/=pass (admission review): success",
       "KyvernoValidatingPolicy audit-owner/=fail (admission review): the label owner is required",
+      "KyvernoValidatingPolicy unscored-owner/=warn (admission review): the label owner is required",
     ];
     const failing = "KyvernoValidatingPolicy scan-team/=fail (background scan): the label team is required";
-    await eventually(async () => (await rows()).length === 4, 15_000, "admission and scan rows");
+    await eventually(async () => (await rows()).length === 5, 15_000, "admission and scan rows");
     expect(await rows()).toEqual([...admissionRows, failing].sort());
+    expect((await appRows()).find((r) => r.policy === "unscored-owner")?.scored).toBe(false);
     // The GeneratingPolicy's row, field by field as the exceptions guide shows it.
     const generated = (await appRows()).find((r) => r.source === "KyvernoGeneratingPolicy");
     expect(generated).toMatchObject({
