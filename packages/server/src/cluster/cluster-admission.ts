@@ -35,7 +35,7 @@ export async function startClusterAdmission(options: ClusterAdmissionOptions): P
   const metricsConfig = await loadMetricsConfiguration(options, path.client, signal);
   const core = createClusterCore(options, path, metricsConfig, late);
   late.core = core;
-  const publisher = createReportPublisher(options, path, core.cache);
+  const publisher = createReportPublisher(options, path, core);
   const state = createClusterStateOf(options, path.client, core);
   late.state = state;
   const leader = createLeaderParts(options, path.client, core, state, late);

@@ -34,7 +34,7 @@ import { type LoadedMetricsConfig, loadMetricsConfig } from "../metrics/configma
 import { admissionConfigProblems } from "../metrics/metrics.js";
 import { celPolicyKey } from "../policycache/cel-policy-store.js";
 import { acceptedExceptionNamespaces, EXCEPTIONS_DISABLED } from "../policycache/exception-settings.js";
-import { type PolicyCache, policyRefKey } from "../policycache/policy-cache.js";
+import { policyRefKey } from "../policycache/policy-cache.js";
 import {
   createEphemeralReportPublisher,
   type EphemeralReportPublisher,
@@ -197,14 +197,20 @@ export function createClusterCore(
 export function createReportPublisher(
   options: ClusterAdmissionOptions,
   path: RequestPath,
-  cache: PolicyCache,
+  core: Pick<AdmissionCore, "cache" | "celPolicies">,
 ): EphemeralReportPublisher | undefined {
+  const { cache, celPolicies } = core;
+  // Classic and CEL policies alike: an unscored policy's failures are reported as warnings.
+  const annotationsOf = (ref: { kind: string; name: string; namespace?: string | undefined }) =>
+    (ref.kind === "ClusterPolicy" || ref.kind === "Policy"
+      ? cache.get(policyRefKey(ref))?.policy
+      : celPolicies.get(celPolicyKey(ref))?.policy
+    )?.metadata.annotations;
   return options.publishEphemeralReports
     ? createEphemeralReportPublisher({
         client: path.client,
         source: path.results,
-        unscored: (ref) =>
-          cache.get(policyRefKey(ref))?.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false",
+        unscored: (ref) => annotationsOf(ref)?.[SCORED_ANNOTATION] === "false",
         reportsDisabled: (ref) => {
           const policy = cache.get(policyRefKey(ref));
           return policy !== undefined && reportsDisabled(policy);
