@@ -15,6 +15,7 @@ import { backgroundIntents, backgroundPolicies } from "./background.js";
 import type { StepContext } from "./evaluation.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import type { AdmissionHandlerOptions, WebhookRoute } from "./handler-types.js";
+import type { SlowPolicies } from "./inline-attempt.js";
 import { EvaluationMessages } from "./messages.js";
 import { type MutationOutcome, runMutation } from "./mutate.js";
 import { engineRequest, type RequesterRoles, type RequestSubject } from "./request.js";
@@ -31,7 +32,6 @@ import {
 import {
   abandonedOutcome,
   replayRules,
-  runJob,
   type StepEvaluator,
   type StepJob,
   type StepResult,
@@ -54,6 +54,8 @@ export interface HandlerDeps {
   readonly deadlineMs: number;
   /** How long a request is first evaluated on the serving thread (ms). */
   readonly inlineMs: number;
+  /** Policies whose inline evaluation overran lately: their requests go to the evaluator at once. */
+  readonly slow: SlowPolicies;
 }
 
 /** The policies selected for a request and the requester's roles. */
@@ -300,30 +302,6 @@ export function jobFor(
     remainingMs,
     deadlineMs: d.deadlineMs,
   });
-}
-
-/** Inline attempts of one request (see `inlineAttempt`). */
-const INLINE_ATTEMPTS = 2;
-
-/**
- * Evaluates a job here within `inlineMs` (the d.engine stops at that deadline): its result when it
- * finished in time, undefined when it needs the evaluator. Most requests take well under a
- * millisecond, and the hop to a worker costs more than that (bench:admission). An attempt that ran
- * past `inlineMs` is tried once more: on a busy node the thread is often held up (preempted, or
- * stopped for a garbage collection) in the middle of a cheap evaluation, and evaluating it again here
- * costs far less than the hop, a worker's evaluation and a worker's start; an expensive request
- * overruns again and goes to the evaluator after `2 × inlineMs` here.
- */
-export function inlineAttempt(d: HandlerDeps, job: StepJob): StepResult | undefined {
-  if (d.inlineMs <= 0) return undefined;
-  const first = d.clock.monotonic();
-  for (let attempt = 0; attempt < INLINE_ATTEMPTS; attempt++) {
-    const started = attempt === 0 ? first : d.clock.monotonic();
-    if (job.remainingMs - (started - first) <= d.inlineMs) return undefined;
-    const result = runJob(d.engine, d.policyCache, d.clock, { ...job, remainingMs: d.inlineMs });
-    if (d.clock.monotonic() - started < d.inlineMs) return result;
-  }
-  return undefined;
 }
 
 /** Logs a denial and records `kyverno_admission_*` for an answered request. */

@@ -11,7 +11,6 @@ import {
   failed,
   finish,
   type HandlerDeps,
-  inlineAttempt,
   jobFor,
   offerBackground,
   select,
@@ -23,6 +22,7 @@ import type {
   HandleOptions,
   WebhookRoute,
 } from "./handler-types.js";
+import { createSlowPolicies, inlineAttempt } from "./inline-attempt.js";
 import { ReviewMessages } from "./messages.js";
 import { requestSubject } from "./request.js";
 import { type AdmissionReviewResponse, type ParsedReview, parseAdmissionReview, sniffUid } from "./review.js";
@@ -43,7 +43,10 @@ export function deadlineFor(webhookTimeoutSeconds: number): number {
   return Math.round(timeoutMs - Math.min(1000, timeoutMs * 0.2));
 }
 
-/** Creates the handler. It holds no per-request state; everything mutable lives in the injected cache. */
+/**
+ * Creates the handler. It holds no per-request state; besides the injected cache it only remembers
+ * which policies overran their inline attempt lately (see inline-attempt.ts).
+ */
 export function createAdmissionHandler(options: AdmissionHandlerOptions): AdmissionHandler {
   const configOption = options.config;
   const d: HandlerDeps = {
@@ -57,6 +60,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     config: typeof configOption === "function" ? configOption : () => configOption,
     deadlineMs: options.deadlineMs ?? deadlineFor(options.webhookTimeoutSeconds ?? 10),
     inlineMs: options.inlineMs ?? DEFAULT_INLINE_MS,
+    slow: createSlowPolicies(options.clock),
   };
   const { clock } = d;
 
@@ -77,7 +81,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
         !(options.externalData && selection.policies.some((p) => p.compiled.readsExternalData))
       ) {
         const job = jobFor(d, route, review, subject, receivedAt, selection);
-        const quick = inlineAttempt(d, job);
+        const quick = inlineAttempt(d, job, selection.policies);
         if (quick !== undefined) {
           answer = decide(d, route, review, subject, receivedAt, selection, { effects: true, result: quick });
           offerBackground(d, route, review, subject, answer);

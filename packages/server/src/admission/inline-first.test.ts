@@ -141,4 +141,44 @@ describe("inline first, then the evaluator", { timeout: 60_000 }, () => {
     expect(reply.statusCode).toBe(200);
     expect(JSON.stringify(reply.body)).toContain("privileged containers are not allowed");
   });
+
+  it("sends the requests of a policy that overran twice inline straight to the evaluator", async () => {
+    let calls = 0;
+    const { handler, jobs } = setup((engine) => ({
+      ...engine,
+      validate: (compiled, request) => {
+        calls++;
+        return engine.validate(compiled, request);
+      },
+    }));
+    const containers = Array.from({ length: 3000 }, (_, i) => ({ name: `c${i}`, image: "nginx:1" }));
+    const big = (name: string) =>
+      JSON.stringify(
+        review({
+          object: {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: { name, namespace: "tenant-a" },
+            spec: { containers },
+          },
+        }),
+      );
+    const route = { type: "validate", failurePolicy: "Fail" } as const;
+    await handler.handleBody(route, big("first"));
+    expect(jobs).toHaveLength(1);
+    const inlineCalls = calls;
+    expect(inlineCalls).toBeGreaterThan(0);
+    // The next request of the tenant's namespace selects the slow policy: no inline evaluation.
+    await handler.handleBody(route, big("second"));
+    expect(jobs).toHaveLength(2);
+    expect(calls).toBe(inlineCalls);
+    // Another namespace's request does not select it and is still answered inline.
+    const reply = await handler.handleBody(
+      route,
+      JSON.stringify(review({ object: pod({ privileged: true }) })),
+    );
+    expect(jobs).toHaveLength(2);
+    expect(calls).toBe(inlineCalls + 1);
+    expect(JSON.stringify(reply.body)).toContain("privileged containers are not allowed");
+  });
 });
