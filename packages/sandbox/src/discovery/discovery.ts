@@ -80,6 +80,7 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   scale: ["get", "patch", "update"],
   ephemeralcontainers: ["get", "patch", "update"],
   finalize: ["update"],
+  eviction: ["create"],
   exec: ["create", "get"],
   attach: ["create", "get"],
   portforward: ["create", "get"],
@@ -88,6 +89,7 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
 
 function subresourceKind(r: ResourceType, sub: string): { group: string; version: string; kind: string } {
   if (sub === "scale") return { group: "autoscaling", version: "v1", kind: "Scale" };
+  if (sub === "eviction") return { group: "policy", version: "v1", kind: "Eviction" };
   if (sub === "exec") return { group: "", version: "v1", kind: "PodExecOptions" };
   if (sub === "attach") return { group: "", version: "v1", kind: "PodAttachOptions" };
   if (sub === "portforward") return { group: "", version: "v1", kind: "PodPortForwardOptions" };

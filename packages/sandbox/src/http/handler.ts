@@ -27,6 +27,7 @@ import { handleIdentityReview } from "../reviews/identity-reviews.js";
 import type { ApiEnv, ResourceRequest } from "../verbs/context.js";
 import { handleCreate } from "../verbs/create.js";
 import { handleDelete, handleDeleteCollection } from "../verbs/delete.js";
+import { handleEviction } from "../verbs/eviction.js";
 import { handlePatch } from "../verbs/patch.js";
 import { handlePodLog, type PodLogSource } from "../verbs/pod-log.js";
 import { handleGet, handleList } from "../verbs/read.js";
@@ -124,6 +125,7 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
       return handleTokenRequest(env, request, options.tokens);
     }
     if (sub === "scale") return handleScale(env, request, method);
+    if (sub === "eviction" && request.resource.kind === "Pod") return handleEviction(env, request, method);
     if (sub === "log") {
       if (method !== "GET") throw methodNotAllowed();
       return handlePodLog(env, request, options.podLogs);

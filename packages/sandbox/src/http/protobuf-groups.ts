@@ -3,7 +3,7 @@
  * rbac, scheduling, policy, networking; k8s.io/api/<group>/<version>/generated.proto).
  */
 import { LOAD_BALANCER_INGRESS } from "./protobuf-core.js";
-import { CONDITION, LABEL_SELECTOR, metadata, OBJECT_REFERENCE } from "./protobuf-meta.js";
+import { CONDITION, DELETE_OPTIONS, LABEL_SELECTOR, metadata, OBJECT_REFERENCE } from "./protobuf-meta.js";
 import { POD_TEMPLATE_SPEC } from "./protobuf-pod.js";
 import {
   bool,
@@ -197,6 +197,8 @@ export const GROUP_KINDS: Readonly<Record<string, Schema>> = {
       7: msg("conditions", () => CONDITION, "list"),
     })),
   },
+  // `kubectl drain` evicts each Pod with a policy/v1 Eviction.
+  "policy/v1/Eviction": { 1: metadata, 2: msg("deleteOptions", () => DELETE_OPTIONS) },
   // `kubectl certificate approve|deny` sends the CSR as protobuf (extra, a map of lists, left out).
   "certificates.k8s.io/v1/CertificateSigningRequest": {
     1: metadata,

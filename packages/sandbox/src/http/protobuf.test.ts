@@ -137,6 +137,7 @@ describe("protobuf request bodies", () => {
       "batch/v1/Job",
       "certificates.k8s.io/v1/CertificateSigningRequest",
       "networking.k8s.io/v1/Ingress",
+      "policy/v1/Eviction",
       "policy/v1/PodDisruptionBudget",
       "rbac.authorization.k8s.io/v1/ClusterRole",
       "rbac.authorization.k8s.io/v1/ClusterRoleBinding",

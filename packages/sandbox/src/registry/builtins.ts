@@ -94,7 +94,7 @@ export function builtinResources(): ResourceType[] {
       kind: "Pod",
       plural: "pods",
       shortNames: ["po"],
-      subresources: ["status", "ephemeralcontainers", "exec", "attach", "portforward", "log"],
+      subresources: ["status", "ephemeralcontainers", "eviction", "exec", "attach", "portforward", "log"],
       all: true,
       returnDeletedObject: true,
       selectableFields: [

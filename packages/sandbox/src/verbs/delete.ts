@@ -140,7 +140,8 @@ async function deleteOptions(request: ResourceRequest): Promise<{ options: Delet
   return { options, raw };
 }
 
-function checkPreconditions(
+/** A DELETE's `preconditions` (uid, resourceVersion) against the stored object: a 409 when one differs. */
+export function checkPreconditions(
   resource: ResourceType,
   name: string,
   existing: JsonObject,
