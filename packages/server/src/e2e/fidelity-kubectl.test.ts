@@ -9,9 +9,8 @@
 import { fileURLToPath } from "node:url";
 import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBoundedResultQueue } from "../admission/results.js";
 import { systemClock } from "../clock.js";
@@ -26,7 +25,8 @@ import {
   createEphemeralReportPublisher,
   type EphemeralReportPublisher,
 } from "../reports/ephemeral-reports.js";
-import { KYVERNO_CRDS, policyReady, until } from "../testing/cluster.js";
+import { policyReady, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 import { recordingLogger } from "../testing/fixtures.js";
 
 const hasKubectl = kubectlAvailable();
@@ -259,11 +259,11 @@ const PSS_FIELDS = [
 const PSS_MESSAGE = `Validation rule 'restricted' failed. It violates PodSecurity "restricted:latest": ${PSS_FIELDS}`;
 
 describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 60_000 }, () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
   let admission: ClusterAdmission;
   let reports: ReportsController;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
   let background: BackgroundController;
   let backgroundPublisher: EphemeralReportPublisher;
   const backgroundResults = createBoundedResultQueue();
@@ -297,22 +297,24 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      crds: [...KYVERNO_CRDS, ...REPORT_CRDS, UR_CRD],
-      resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+    cluster = await startE2eCluster({
+      crds: [...REPORT_CRDS, UR_CRD],
+      sandbox: { resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}` },
+      namespaces: ["kyverno", "lazy", "mut", "pss", "pss-audit", "ops", "scan", "gen", "fp", "idx"],
+      objects: [
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "limits", namespace: "kyverno" },
+          data: { max: "2" },
+        },
+      ],
+      // The controllers run in this process (below).
+      admission: false,
     });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "lazy", "mut", "pss", "pss-audit", "ops", "scan", "gen", "fp", "idx"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    await client.create({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "limits", namespace: "kyverno" },
-      data: { max: "2" },
-    } as KubeObject);
+    ({ client, kubectl } = cluster);
     admission = await startClusterAdmission({
-      kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
+      kube: { kubeconfigPath: cluster.sandbox.kubeconfigPath, qps: 0 },
       namespace: "kyverno",
       serviceName: "kyverno-svc",
       identity: "kyverno-admission-controller-0",
@@ -375,8 +377,7 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
     await backgroundPublisher?.stop();
     await reports?.stop();
     await admission?.close();
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
   });
 
   it("loads context entries lazily: a failing apiCall behind unmet preconditions does not deny", async () => {
