@@ -7,12 +7,12 @@ import { createRequire } from "node:module";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type Clock, type KubeObject, systemClock } from "@kyverno-ts/api";
 import { createTokenBucket } from "../ratelimit/token-bucket.js";
-import { createDiscovery, groupVersionPath } from "./discovery.js";
 import { clientFailure } from "./failure.js";
 import { createRecoveryProbe } from "./recovery.js";
-import { createTransport, type HttpRequest, type Transport } from "./transport.js";
+import { createRequestCore } from "./request-core.js";
+import { deleteBody, listParams, refOf, withSignal, writeQuery } from "./request-params.js";
+import { createTransport, type Transport } from "./transport.js";
 import type {
-  ApiFailure,
   ApiResourceInfo,
   ApiResult,
   DeleteOptions,
@@ -22,14 +22,11 @@ import type {
   ObjectRef,
   Patch,
   QueryEvent,
-  QueryOperation,
-  WatchEnd,
   WatchEvent,
   WatchQuery,
   WatchStream,
   WriteOptions,
 } from "./types.js";
-import { decodeWatchLine } from "./watch.js";
 
 /** Where the credentials come from (first match wins; none: `KUBECONFIG`, `~/.kube/config`, then in-cluster). */
 export interface KubeClientOptions {
@@ -116,12 +113,6 @@ const PATCH_TYPES: Readonly<Record<Patch["type"], string>> = {
 /** How long one reachability probe may take. */
 const PROBE_TIMEOUT_MS = 2000;
 
-/** Silence after which a watch is presumed dead: its server-side timeout plus as much again, at most 30 s more. */
-function idleLimit(timeoutSeconds: number): number {
-  const ms = timeoutSeconds * 1000;
-  return ms + Math.min(30000, ms);
-}
-
 /**
  * `@kubernetes/client-node`, loaded on the first client: its index pulls in every generated API model
  * (~80 MiB of heap), which a process that never talks to a cluster (standalone admission, the CLI)
@@ -156,23 +147,15 @@ export function createKubeClient(options: KubeClientOptions = {}): KubeClient {
 /** The client over a transport (separate for tests). */
 export function clientOver(transport: Transport, options: KubeClientOptions = {}): KubeClient {
   const clock = options.clock ?? systemClock;
-  const bucket = createTokenBucket({ qps: options.qps ?? 300, burst: options.burst ?? 300, clock });
-  const timeoutMs = options.timeoutMs ?? 30000;
-  const clientType = options.clientType ?? "dynamic";
-
-  const limited = async <T>(
-    req: HttpRequest,
-    run: (req: HttpRequest) => Promise<ApiResult<T>>,
-  ): Promise<ApiResult<T>> => {
-    if (!(await bucket.take(req.signal))) return clientFailure(0, "Aborted", "request aborted");
-    return run(req);
-  };
-
-  const discovery = createDiscovery((path, signal) => {
-    const req: HttpRequest = { method: "GET", path, timeoutMs };
-    if (signal !== undefined) req.signal = signal;
-    return limited(req, (r) => transport.request(r));
+  const core = createRequestCore({
+    transport,
+    bucket: createTokenBucket({ qps: options.qps ?? 300, burst: options.burst ?? 300, clock }),
+    clock,
+    timeoutMs: options.timeoutMs ?? 30000,
+    clientType: options.clientType ?? "dynamic",
+    ...(options.onQuery ? { onQuery: options.onQuery } : {}),
   });
+  const { target, call, discovery } = core;
 
   const recovery = createRecoveryProbe({
     probe: async () => {
@@ -187,97 +170,6 @@ export function clientOver(transport: Transport, options: KubeClientOptions = {}
     intervalMs: options.recoveryProbeMs ?? 1000,
   });
 
-  const report = (
-    operation: QueryOperation,
-    kind: string,
-    namespace: string,
-    status: number,
-    start: number,
-  ) =>
-    options.onQuery?.({
-      operation,
-      clientType,
-      kind,
-      namespace,
-      status,
-      durationMs: clock.now() - start,
-    });
-
-  interface Target {
-    info: ApiResourceInfo;
-    path: string;
-    namespace: string;
-  }
-
-  /** Resolves the URL of a collection (no name) or of one object (and subresource). */
-  const target = async (
-    ref: { apiVersion?: string; kind?: string; namespace?: string; name?: string },
-    scope: "collection" | "object" | "query",
-    subresource?: string,
-    signal?: AbortSignal,
-  ): Promise<Target | ApiFailure> => {
-    if (ref.apiVersion === undefined || ref.apiVersion === "" || ref.kind === undefined || ref.kind === "")
-      return clientFailure(0, "InvalidRequest", "apiVersion and kind are required");
-    const resolved = await discovery.resource(ref.apiVersion, ref.kind, signal);
-    if (!resolved.ok) return resolved;
-    const info = resolved.value;
-    const namespace = info.namespaced ? (ref.namespace ?? "") : "";
-    if (info.namespaced && namespace === "" && scope !== "query")
-      return clientFailure(0, "InvalidRequest", `${ref.kind} is namespaced: a namespace is required`);
-    let path = groupVersionPath(ref.apiVersion);
-    if (namespace !== "") path += `/namespaces/${encodeURIComponent(namespace)}`;
-    path += `/${info.name}`;
-    if (scope === "object") {
-      if (ref.name === undefined || ref.name === "")
-        return clientFailure(0, "InvalidRequest", "metadata.name is required");
-      path += `/${encodeURIComponent(ref.name)}`;
-      if (subresource !== undefined) path += `/${encodeURIComponent(subresource)}`;
-    }
-    return { info, path, namespace };
-  };
-
-  /** Sends one request to a resolved target and reports it. */
-  const call = async <T>(
-    operation: QueryOperation,
-    kind: string,
-    resolved: Target | ApiFailure,
-    req: Omit<HttpRequest, "path" | "timeoutMs">,
-  ): Promise<ApiResult<T>> => {
-    if ("ok" in resolved) return resolved;
-    const start = clock.now();
-    const result = await limited({ ...req, path: resolved.path, timeoutMs }, (r) => transport.request(r));
-    report(operation, kind, resolved.namespace, result.status, start);
-    return result as ApiResult<T>;
-  };
-
-  const writeQuery = (options: WriteOptions | undefined, extra?: Record<string, string>): URLSearchParams => {
-    const query = new URLSearchParams(extra);
-    if (options?.dryRun === true) query.set("dryRun", "All");
-    if (options?.fieldManager !== undefined) query.set("fieldManager", options.fieldManager);
-    return query;
-  };
-
-  const refOf = (object: ObjectHeader): ObjectRef => {
-    const ref: ObjectRef = {
-      apiVersion: object.apiVersion ?? "",
-      kind: object.kind ?? "",
-      name: object.metadata?.name ?? "",
-    };
-    if (object.metadata?.namespace !== undefined) ref.namespace = object.metadata.namespace;
-    return ref;
-  };
-
-  const withSignal = <R extends object>(req: R, signal: AbortSignal | undefined): R =>
-    signal === undefined ? req : { ...req, signal };
-
-  const selectors = (query: ListQuery | WatchQuery, params: URLSearchParams): URLSearchParams => {
-    if (query.labelSelector !== undefined && query.labelSelector !== "")
-      params.set("labelSelector", query.labelSelector);
-    if (query.fieldSelector !== undefined && query.fieldSelector !== "")
-      params.set("fieldSelector", query.fieldSelector);
-    return params;
-  };
-
   return {
     async get(ref, opts) {
       const resolved = await target(ref, "object", undefined, opts?.signal);
@@ -286,18 +178,8 @@ export function clientOver(transport: Transport, options: KubeClientOptions = {}
 
     async list<T extends ObjectHeader>(query: ListQuery): Promise<ApiResult<ObjectList<T>>> {
       const resolved = await target(query, "query", undefined, query.signal);
-      const params = selectors(query, new URLSearchParams());
-      if (query.limit !== undefined) params.set("limit", String(query.limit));
-      if (query.continue !== undefined) params.set("continue", query.continue);
-      if (query.resourceVersion !== undefined) params.set("resourceVersion", query.resourceVersion);
-      if (query.resourceVersionMatch !== undefined)
-        params.set("resourceVersionMatch", query.resourceVersionMatch);
-      const result = await call<ObjectList<T>>(
-        "list",
-        query.kind,
-        resolved,
-        withSignal({ method: "GET", query: params }, query.signal),
-      );
+      const req = withSignal({ method: "GET" as const, query: listParams(query) }, query.signal);
+      const result = await call<ObjectList<T>>("list", query.kind, resolved, req);
       if (!result.ok) return result;
       const list = result.value;
       if (!Array.isArray(list?.items))
@@ -343,61 +225,12 @@ export function clientOver(transport: Transport, options: KubeClientOptions = {}
 
     async delete(ref, opts) {
       const resolved = await target(ref, "object", undefined, opts?.signal);
-      const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
-      if (opts?.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
-      if (opts?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
-      if (opts?.preconditions !== undefined) body.preconditions = opts.preconditions;
-      if (opts?.dryRun === true) body.dryRun = ["All"];
-      const req = { method: "DELETE" as const, query: writeQuery(opts), body: JSON.stringify(body) };
+      const req = { method: "DELETE" as const, query: writeQuery(opts), body: deleteBody(opts) };
       return call("delete", ref.kind, resolved, withSignal(req, opts?.signal));
     },
 
-    async watch<T extends ObjectHeader>(
-      query: WatchQuery,
-      onEvent: (event: WatchEvent<T>) => void,
-    ): Promise<ApiResult<WatchStream>> {
-      const resolved = await target(query, "query", undefined, query.signal);
-      if ("ok" in resolved) return resolved;
-      const params = selectors(query, new URLSearchParams({ watch: "true" }));
-      if (query.resourceVersion !== undefined) params.set("resourceVersion", query.resourceVersion);
-      if (query.allowWatchBookmarks !== false) params.set("allowWatchBookmarks", "true");
-      const timeoutSeconds = query.timeoutSeconds ?? 300;
-      params.set("timeoutSeconds", String(timeoutSeconds));
-      const req = withSignal(
-        {
-          method: "GET" as const,
-          path: resolved.path,
-          query: params,
-          timeoutMs: idleLimit(timeoutSeconds),
-        },
-        query.signal,
-      );
-      let finish: (end: WatchEnd) => void = () => undefined;
-      const done = new Promise<WatchEnd>((resolve) => {
-        finish = resolve;
-      });
-      const start = clock.now();
-      const opened = await limited(req, (r) =>
-        transport.stream(r, {
-          line(text) {
-            const event = decodeWatchLine<T>(text);
-            if ("ok" in event) return event;
-            try {
-              onEvent(event);
-            } catch (error) {
-              const message = error instanceof Error ? error.message : String(error);
-              return clientFailure(0, "HandlerError", `watch event handler threw: ${message}`);
-            }
-            return undefined;
-          },
-          end: (end) => finish(end),
-        }),
-      );
-      report("watch", query.kind, resolved.namespace, opened.status, start);
-      if (!opened.ok) return opened;
-      return { ok: true, status: opened.status, value: { done, stop: opened.value } };
-    },
-
+    watch: <T extends ObjectHeader>(query: WatchQuery, onEvent: (event: WatchEvent<T>) => void) =>
+      core.watch<T>(query, onEvent),
     resource: (apiVersion, kind, signal) => discovery.resource(apiVersion, kind, signal),
     cachedKind: (apiVersion, resource) => discovery.cachedKind(apiVersion, resource),
     recovered: (signal) => recovery.wait(signal),
