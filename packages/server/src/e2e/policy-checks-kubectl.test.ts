@@ -1,0 +1,200 @@
+/**
+ * More of issue #18's policy validation and pattern semantics, end to end: the admission controller
+ * (cluster mode, PolicyExceptions enabled in `kyverno`) in process against the sandbox, driven by
+ * kubectl. The policy webhook rejects mutate targets naming variables not allowed there and a
+ * namespaced Policy generating into another namespace, and warns about `generateExisting` without a
+ * generate rule; the exception webhook rejects an exception without a policy name; a conditional
+ * anchor that skips every container does not skip the privileged init container.
+ */
+import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../clock.js";
+import { type ClusterAdmission, startClusterAdmission } from "../cluster/cluster-admission.js";
+import { KYVERNO_CRDS, policyReady, read, until } from "../testing/cluster.js";
+import { recordingLogger } from "../testing/fixtures.js";
+
+const hasKubectl = kubectlAvailable();
+if (!hasKubectl) console.warn("skipping the policy checks e2e suite: kubectl is not installed");
+
+const PRIVILEGED_INIT = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: no-privileged-app}
+spec:
+  validationFailureAction: Enforce
+  background: false
+  rules:
+  - name: privileged
+    match: {any: [{resources: {kinds: [Pod], namespaces: [anchors]}}]}
+    validate:
+      message: privileged containers are not allowed
+      pattern:
+        spec:
+          containers:
+          - (name): "app-*"
+            =(securityContext): {=(privileged): "false"}
+          =(initContainers):
+          - =(securityContext): {=(privileged): "false"}
+`;
+
+const pod = (containers: string, init = "") => `apiVersion: v1
+kind: Pod
+metadata: {name: p${Math.random().toString(36).slice(2, 8)}, namespace: anchors}
+spec:
+${init}  containers:
+${containers}`;
+
+describe.skipIf(!hasKubectl)("policy checks and anchors, through kubectl", { timeout: 60_000 }, () => {
+  let sandbox: Sandbox;
+  let client: KubeClient;
+  let admission: ClusterAdmission;
+  let kubectl: ReturnType<typeof kubectlFor>;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      crds: KYVERNO_CRDS,
+      resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+    });
+    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
+    kubectl = kubectlFor(sandbox.kubeconfigPath);
+    for (const name of ["kyverno", "team", "anchors"])
+      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    admission = await startClusterAdmission({
+      kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
+      namespace: "kyverno",
+      serviceName: "kyverno-svc",
+      identity: "kyverno-admission-controller-0",
+      leaderElection: false,
+      host: "127.0.0.1",
+      port: 0,
+      policyExceptions: { enabled: true, namespace: "kyverno" },
+      clock: systemClock(),
+      logger: recordingLogger(),
+    });
+    await until(
+      async () =>
+        (await read(client, {
+          apiVersion: "admissionregistration.k8s.io/v1",
+          kind: "ValidatingWebhookConfiguration",
+          name: "kyverno-exception-validating-webhook-cfg",
+        })) !== undefined,
+      20_000,
+      "the exception validation webhook",
+    );
+    const applied = await kubectl(["apply", "-f", "-"], PRIVILEGED_INIT);
+    expect(applied.stderr).toBe("");
+    await policyReady(client, "no-privileged-app");
+  }, 90_000);
+  afterAll(async () => {
+    await admission?.close();
+    client?.close();
+    await sandbox?.stop();
+  });
+
+  const rejected = async (doc: string, webhook: string, ...expected: string[]): Promise<void> => {
+    const applied = await kubectl(["apply", "-f", "-"], doc);
+    expect(applied.code, applied.stdout).toBe(1);
+    expect(applied.stderr).toContain(`admission webhook "${webhook}" denied the request`);
+    for (const text of expected) expect(applied.stderr).toContain(text);
+  };
+
+  it("rejects a mutate target named by the target's own fields, naming the target", async () => {
+    await rejected(
+      `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: self-target}
+spec:
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [ConfigMap]}}]}
+    mutate:
+      targets:
+      - {apiVersion: v1, kind: Secret, namespace: team, name: "{{ target.metadata.labels.app }}"}
+      patchStrategicMerge: {metadata: {labels: {a: b}}}
+`,
+      "validate-policy.kyverno.svc",
+      "invalid variables defined at mutate.targets[0]",
+      "target.metadata.labels.app",
+    );
+  });
+
+  it("rejects a namespaced Policy generating into another namespace", async () => {
+    await rejected(
+      `apiVersion: kyverno.io/v1
+kind: Policy
+metadata: {name: elsewhere, namespace: team}
+spec:
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [ConfigMap]}}]}
+    generate:
+      apiVersion: v1
+      kind: ConfigMap
+      name: copy
+      namespace: anchors
+      data: {data: {a: "1"}}
+`,
+      "validate-policy.kyverno.svc",
+      "spec.rules[0].generate.namespace",
+      "a namespaced policy cannot generate resources in other namespaces, expected: team, received: anchors",
+    );
+  });
+
+  it("warns at kubectl apply about generateExisting on a policy without generate rules", async () => {
+    const applied = await kubectl(
+      ["apply", "-f", "-"],
+      `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: nothing-to-generate}
+spec:
+  generateExisting: true
+  background: false
+  rules:
+  - name: r
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [team]}}]}
+    validate: {pattern: {data: {a: "?*"}}}
+`,
+    );
+    expect(applied.code).toBe(0);
+    expect(applied.stderr).toContain("Warning:");
+    expect(applied.stderr).toContain("generateExisting applies to generate rules");
+  });
+
+  it("rejects a PolicyException without a policy name at the exception webhook", async () => {
+    await rejected(
+      `apiVersion: kyverno.io/v2
+kind: PolicyException
+metadata: {name: nameless, namespace: kyverno}
+spec:
+  exceptions:
+  - {policyName: "", ruleNames: [r]}
+  match: {any: [{resources: {kinds: [Pod]}}]}
+`,
+      "validate-exception.kyverno.svc",
+      "spec.exceptions[0].policyName",
+      "An exception requires a policy name",
+    );
+  });
+
+  it("denies a privileged init container even when the conditional anchor skips every container", async () => {
+    const denied = await kubectl(
+      ["apply", "-f", "-"],
+      pod(
+        "  - {name: web, image: nginx}\n",
+        "  initContainers:\n  - {name: setup, image: busybox, securityContext: {privileged: true}}\n",
+      ),
+    );
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain("no-privileged-app");
+    expect(denied.stderr).toContain("privileged containers are not allowed");
+    const admitted = await kubectl(
+      ["apply", "-f", "-"],
+      pod(
+        "  - {name: web, image: nginx}\n",
+        "  initContainers:\n  - {name: setup, image: busybox, securityContext: {privileged: false}}\n",
+      ),
+    );
+    expect(admitted.stderr).toBe("");
+  });
+});
