@@ -1,25 +1,13 @@
 /**
- * An evaluation worker (a `node:worker_threads` thread of the admission server): its own engine and
- * policy cache, kept in step with the main thread's by the policy messages (each policy compiled once
- * per change, here), and step jobs evaluated against them. Nothing here touches the network, metrics
- * or reports.
+ * An evaluation worker (a `node:worker_threads` thread of the admission server). It lowers its
+ * priority first, then loads its job loop (`worker-jobs.ts`): the engine's modules and the policies'
+ * compilation of a worker started while requests are served already run at the lower priority.
  */
 import { getPriority, setPriority } from "node:os";
-import { parentPort, workerData } from "node:worker_threads";
-import { createCelEngine, createEngine } from "@kyverno-ts/engine";
-import { runCelJob } from "../admission/cel-step.js";
-import { runJob } from "../admission/step.js";
-import { systemClock } from "../clock.js";
-import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
-import { createPolicyCache } from "../policycache/policy-cache.js";
-import type { FromWorker, ToWorker, WorkerSettings } from "./protocol.js";
 
 /** How much lower than the serving thread's an evaluation worker's priority is (nice steps). */
 const WORKER_NICENESS = 5;
 
-const port = parentPort;
-if (port === null) throw new Error("the evaluation worker must run in a worker thread");
-const settings = workerData as WorkerSettings;
 // On Linux a thread has its own nice value: evaluation yields the CPU to the thread that accepts
 // connections and answers probes when the machine is short of it. Without the permission, as it is.
 try {
@@ -27,70 +15,4 @@ try {
 } catch {
   // not permitted (or not Linux): same priority as the serving thread
 }
-const clock = systemClock();
-const engine = createEngine({
-  clock: clock,
-  exceptionNamespaces: settings.exceptionNamespaces,
-  ...(settings.limits ? { limits: settings.limits } : {}),
-});
-const forceFailurePolicyIgnore = settings.forceFailurePolicyIgnore === true;
-const cache = createPolicyCache({ engine, forceFailurePolicyIgnore });
-// The CEL engine reads namespace labels from the request (the main thread looks them up).
-const celEngine = createCelEngine({
-  clock: clock,
-  ...(settings.limits?.celCost !== undefined ? { costBudget: settings.limits.celCost } : {}),
-});
-const celStore = createCelPolicyStore({ engine: celEngine, forceFailurePolicyIgnore });
-
-function reply(id: number, evaluate: () => FromWorker): void {
-  let message: FromWorker;
-  try {
-    message = evaluate();
-  } catch (error) {
-    message = { type: "failed", id, message: error instanceof Error ? error.message : String(error) };
-  }
-  port?.postMessage(message);
-}
-
-port.on("message", (message: ToWorker) => {
-  switch (message.type) {
-    case "setPolicy":
-      cache.set(message.policy);
-      return;
-    case "deletePolicy":
-      cache.delete(message.key);
-      return;
-    case "setExceptions":
-      cache.setExceptions(message.exceptions);
-      return;
-    case "ping":
-      port.postMessage({ type: "ready" } satisfies FromWorker);
-      return;
-    case "setCelPolicy":
-      celStore.set(message.policy);
-      return;
-    case "deleteCelPolicy":
-      celStore.delete(message.key);
-      return;
-    case "setCelException":
-      celStore.setException(message.exception);
-      return;
-    case "deleteCelException":
-      celStore.deleteException(message.key);
-      return;
-    case "evaluate":
-      reply(message.id, () => ({
-        type: "result",
-        id: message.id,
-        result: runJob(engine, cache, clock, message.job),
-      }));
-      return;
-    case "evaluateCel":
-      reply(message.id, () => ({
-        type: "celResult",
-        id: message.id,
-        result: runCelJob(celEngine, celStore, clock, message.job),
-      }));
-      return;
-  }
-});
+await import("./worker-jobs.js");
