@@ -56,6 +56,60 @@ function idleLimit(timeoutSeconds: number): number {
   return ms + Math.min(30000, ms);
 }
 
+/** What `openWatch` uses of the request path. */
+interface WatchParts {
+  transport: Transport;
+  clock: Clock;
+  limited<T>(req: HttpRequest, run: (req: HttpRequest) => Promise<ApiResult<T>>): Promise<ApiResult<T>>;
+  target: RequestCore["target"];
+  report(operation: QueryOperation, kind: string, namespace: string, status: number, start: number): void;
+}
+
+/** Opens a watch: the stream's lines decoded into events for `onEvent`, `done` once it ends. */
+async function openWatch<T>(
+  parts: WatchParts,
+  query: WatchQuery,
+  onEvent: (event: WatchEvent<T>) => void,
+): Promise<ApiResult<WatchStream>> {
+  const { transport, clock, limited, target, report } = parts;
+  const resolved = await target(query, "query", undefined, query.signal);
+  if ("ok" in resolved) return resolved;
+  const { params, timeoutSeconds } = watchParams(query);
+  const req = withSignal(
+    {
+      method: "GET" as const,
+      path: resolved.path,
+      query: params,
+      timeoutMs: idleLimit(timeoutSeconds),
+    },
+    query.signal,
+  );
+  let finish: (end: WatchEnd) => void = () => undefined;
+  const done = new Promise<WatchEnd>((resolve) => {
+    finish = resolve;
+  });
+  const start = clock.now();
+  const opened = await limited(req, (r) =>
+    transport.stream(r, {
+      line(text) {
+        const event = decodeWatchLine<T>(text);
+        if ("ok" in event) return event;
+        try {
+          onEvent(event);
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          return clientFailure(0, "HandlerError", `watch event handler threw: ${message}`);
+        }
+        return undefined;
+      },
+      end: (end) => finish(end),
+    }),
+  );
+  report("watch", query.kind, resolved.namespace, opened.status, start);
+  if (!opened.ok) return opened;
+  return { ok: true, status: opened.status, value: { done, stop: opened.value } };
+}
+
 /** Creates the request path over a transport and a token bucket. */
 export function createRequestCore(options: {
   transport: Transport;
@@ -130,47 +184,8 @@ export function createRequestCore(options: {
     return result as ApiResult<T>;
   };
 
-  const watch = async <T>(
-    query: WatchQuery,
-    onEvent: (event: WatchEvent<T>) => void,
-  ): Promise<ApiResult<WatchStream>> => {
-    const resolved = await target(query, "query", undefined, query.signal);
-    if ("ok" in resolved) return resolved;
-    const { params, timeoutSeconds } = watchParams(query);
-    const req = withSignal(
-      {
-        method: "GET" as const,
-        path: resolved.path,
-        query: params,
-        timeoutMs: idleLimit(timeoutSeconds),
-      },
-      query.signal,
-    );
-    let finish: (end: WatchEnd) => void = () => undefined;
-    const done = new Promise<WatchEnd>((resolve) => {
-      finish = resolve;
-    });
-    const start = clock.now();
-    const opened = await limited(req, (r) =>
-      transport.stream(r, {
-        line(text) {
-          const event = decodeWatchLine<T>(text);
-          if ("ok" in event) return event;
-          try {
-            onEvent(event);
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            return clientFailure(0, "HandlerError", `watch event handler threw: ${message}`);
-          }
-          return undefined;
-        },
-        end: (end) => finish(end),
-      }),
-    );
-    report("watch", query.kind, resolved.namespace, opened.status, start);
-    if (!opened.ok) return opened;
-    return { ok: true, status: opened.status, value: { done, stop: opened.value } };
-  };
+  const watch: RequestCore["watch"] = (query, onEvent) =>
+    openWatch({ transport, clock, limited, target, report }, query, onEvent);
 
   return { discovery, target, call, watch };
 }

@@ -10,7 +10,8 @@ import * as http from "node:http";
 import * as https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { clientFailure, failureFromError, failureFromResponse } from "./failure.js";
-import type { ApiFailure, ApiResult, WatchEnd } from "./types.js";
+import { answerOf, decode, readBody, readLines, type StreamSink } from "./transport-body.js";
+import type { ApiFailure, ApiResult } from "./types.js";
 
 /** One request; `path` starts with `/api` or `/apis`. */
 export interface HttpRequest {
@@ -22,13 +23,6 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Gives up (failure `Timeout`) when no response arrives in time; for streams, after this much silence. */
   timeoutMs: number;
-}
-
-/** Receives the lines of a streamed response; `end` is called exactly once. */
-export interface StreamSink {
-  /** Returning a failure ends the stream with it (e.g. a line that is not JSON). */
-  line(text: string): ApiFailure | undefined;
-  end(outcome: WatchEnd): void;
 }
 
 /** Sends requests with the credentials of one kubeconfig context. */
@@ -49,27 +43,18 @@ interface Connection {
   auth?: string;
 }
 
-function decode(text: string): unknown {
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-/** Creates the transport for the current context of `kc`; nothing is sent until the first request. */
-export function createTransport(kc: KubeConfig, userAgent: string): Transport {
-  const server = kc.getCurrentCluster()?.server;
-  if (server === undefined || server === "")
-    throw new Error("kubeconfig: the current context has no cluster");
-  const base = new URL(server);
-  const basePath = base.pathname.replace(/\/+$/, "");
-  const secure = base.protocol === "https:";
-  const send = secure ? https.request : http.request;
+/**
+ * The credentials of the current context and one keep-alive agent for all requests (a proxy's agent
+ * when the kubeconfig names a proxy), created on the first request.
+ */
+function createConnections(
+  kc: KubeConfig,
+  userAgent: string,
+  secure: boolean,
+): { connect(): Promise<Connection | ApiFailure>; close(): void } {
   let agent: Agent | undefined;
 
-  const connection = async (): Promise<Connection | ApiFailure> => {
+  const connect = async (): Promise<Connection | ApiFailure> => {
     const options: https.RequestOptions = { headers: {} };
     try {
       await kc.applyToHTTPSOptions(options);
@@ -103,6 +88,26 @@ export function createTransport(kc: KubeConfig, userAgent: string): Transport {
     return result;
   };
 
+  return {
+    connect,
+    close() {
+      agent?.destroy();
+      agent = undefined;
+    },
+  };
+}
+
+/** Creates the transport for the current context of `kc`; nothing is sent until the first request. */
+export function createTransport(kc: KubeConfig, userAgent: string): Transport {
+  const server = kc.getCurrentCluster()?.server;
+  if (server === undefined || server === "")
+    throw new Error("kubeconfig: the current context has no cluster");
+  const base = new URL(server);
+  const basePath = base.pathname.replace(/\/+$/, "");
+  const secure = base.protocol === "https:";
+  const send = secure ? https.request : http.request;
+  const connections = createConnections(kc, userAgent, secure);
+
   /** Starts a request; `onResponse` gets the response, `onError` any failure before it. */
   const start = async (
     req: HttpRequest,
@@ -110,7 +115,7 @@ export function createTransport(kc: KubeConfig, userAgent: string): Transport {
     onResponse: (res: http.IncomingMessage, abort: () => void) => void,
     onError: (failure: ApiFailure) => void,
   ): Promise<void> => {
-    const conn = await connection();
+    const conn = await connections.connect();
     if ("ok" in conn) return onError(conn);
     if (req.signal?.aborted === true) return onError(clientFailure(0, "Aborted", "request aborted"));
     const query = req.query?.toString() ?? "";
@@ -151,57 +156,13 @@ export function createTransport(kc: KubeConfig, userAgent: string): Transport {
     request.end(req.body);
   };
 
-  /** Reads a whole body, giving up after `timeoutMs` or when the connection is lost. */
-  const readBody = (res: http.IncomingMessage, timeoutMs: number): Promise<string | ApiFailure> =>
-    new Promise((resolve) => {
-      const chunks: Buffer[] = [];
-      let failure: ApiFailure | undefined;
-      let ended = false;
-      const timer = setTimeout(() => {
-        failure = clientFailure(0, "Timeout", `the response body took more than ${timeoutMs} ms`);
-        res.destroy();
-      }, timeoutMs);
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        ended = true;
-      });
-      res.on("error", (error) => {
-        failure ??= failureFromError(error, false, false);
-      });
-      res.on("close", () => {
-        clearTimeout(timer);
-        if (ended) resolve(Buffer.concat(chunks).toString("utf8"));
-        else
-          resolve(failure ?? clientFailure(0, "Unreachable", "connection lost while reading the response"));
-      });
-    });
-
   return {
     request(req) {
       return new Promise((resolve) => {
         void start(
           req,
           "application/json",
-          (res) => {
-            const status = res.statusCode ?? 0;
-            void readBody(res, req.timeoutMs).then((text) => {
-              if (typeof text !== "string") return resolve(text);
-              const body = decode(text);
-              if (status < 200 || status >= 300) resolve(failureFromResponse(status, body));
-              else if (typeof body === "string")
-                resolve(
-                  clientFailure(status, "BadResponse", `the response is not JSON: ${body.slice(0, 200)}`),
-                );
-              else {
-                const warnings = warningsOf(res.headers.warning);
-                resolve(
-                  warnings.length === 0
-                    ? { ok: true, status, value: body }
-                    : { ok: true, status, value: body, warnings },
-                );
-              }
-            });
-          },
+          (res) => void readBody(res, req.timeoutMs).then((text) => resolve(answerOf(res, text))),
           resolve,
         );
       });
@@ -220,76 +181,15 @@ export function createTransport(kc: KubeConfig, userAgent: string): Transport {
               );
               return;
             }
-            let buffered = "";
-            let stopped = false;
-            let ended = false;
-            let failure: ApiFailure | undefined;
-            let idle: NodeJS.Timeout | undefined;
-            const arm = (): void => {
-              clearTimeout(idle);
-              idle = setTimeout(() => {
-                failure = clientFailure(0, "Timeout", `no data for ${req.timeoutMs} ms`);
-                abort();
-              }, req.timeoutMs);
-            };
-            arm();
-            res.setEncoding("utf8");
-            res.on("data", (chunk: string) => {
-              arm();
-              buffered += chunk;
-              let newline = buffered.indexOf("\n");
-              while (newline >= 0 && !stopped && failure === undefined) {
-                const line = buffered.slice(0, newline).trim();
-                buffered = buffered.slice(newline + 1);
-                failure = line === "" ? undefined : sink.line(line);
-                if (failure !== undefined) abort();
-                newline = buffered.indexOf("\n");
-              }
-            });
-            res.on("end", () => {
-              ended = true;
-            });
-            res.on("error", (error) => {
-              failure ??= failureFromError(error, false, false);
-            });
-            res.on("close", () => {
-              clearTimeout(idle);
-              if (stopped) sink.end({ reason: "stopped" });
-              else if (failure !== undefined) sink.end({ reason: "failed", failure });
-              else if (ended) sink.end({ reason: "closed" });
-              else
-                sink.end({ reason: "failed", failure: clientFailure(0, "Unreachable", "connection lost") });
-            });
-            resolve({
-              ok: true,
-              status,
-              value: () => {
-                stopped = true;
-                abort();
-              },
-            });
+            resolve({ ok: true, status, value: readLines(res, req.timeoutMs, sink, abort) });
           },
           resolve,
         );
       });
     },
 
-    close() {
-      agent?.destroy();
-      agent = undefined;
-    },
+    close: () => connections.close(),
   };
 }
 
-/**
- * The texts of RFC 7234 `Warning` headers (`299 - "text"`), as the API server sends admission
- * warnings; Node joins repeated headers with ", ", so the quoted texts are read one by one.
- */
-export function warningsOf(header: string | string[] | undefined): string[] {
-  if (header === undefined) return [];
-  const joined = Array.isArray(header) ? header.join(", ") : header;
-  const out: string[] = [];
-  const pattern = /\d{3} \S+ "((?:[^"\\]|\\.)*)"/g;
-  for (const match of joined.matchAll(pattern)) out.push((match[1] ?? "").replace(/\\(.)/g, "$1"));
-  return out;
-}
+export { type StreamSink, warningsOf } from "./transport-body.js";

@@ -1,0 +1,131 @@
+/**
+ * Reading the API server's responses: a whole JSON body (bounded in time), its admission warnings, or
+ * a streamed body line by line for watches.
+ */
+import type * as http from "node:http";
+import { clientFailure, failureFromError, failureFromResponse } from "./failure.js";
+import type { ApiFailure, ApiResult, WatchEnd } from "./types.js";
+
+/** Receives the lines of a streamed response; `end` is called exactly once. */
+export interface StreamSink {
+  /** Returning a failure ends the stream with it (e.g. a line that is not JSON). */
+  line(text: string): ApiFailure | undefined;
+  end(outcome: WatchEnd): void;
+}
+
+/** A body as JSON; the text itself when it is not JSON; undefined when empty. */
+export function decode(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** Reads a whole body, giving up after `timeoutMs` or when the connection is lost. */
+export function readBody(res: http.IncomingMessage, timeoutMs: number): Promise<string | ApiFailure> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let failure: ApiFailure | undefined;
+    let ended = false;
+    const timer = setTimeout(() => {
+      failure = clientFailure(0, "Timeout", `the response body took more than ${timeoutMs} ms`);
+      res.destroy();
+    }, timeoutMs);
+    res.on("data", (chunk: Buffer) => chunks.push(chunk));
+    res.on("end", () => {
+      ended = true;
+    });
+    res.on("error", (error) => {
+      failure ??= failureFromError(error, false, false);
+    });
+    res.on("close", () => {
+      clearTimeout(timer);
+      if (ended) resolve(Buffer.concat(chunks).toString("utf8"));
+      else resolve(failure ?? clientFailure(0, "Unreachable", "connection lost while reading the response"));
+    });
+  });
+}
+
+/** The result of a whole response: its JSON on 2xx (with the admission warnings), else the failure. */
+export function answerOf(res: http.IncomingMessage, text: string | ApiFailure): ApiResult<unknown> {
+  if (typeof text !== "string") return text;
+  const status = res.statusCode ?? 0;
+  const body = decode(text);
+  if (status < 200 || status >= 300) return failureFromResponse(status, body);
+  if (typeof body === "string")
+    return clientFailure(status, "BadResponse", `the response is not JSON: ${body.slice(0, 200)}`);
+  const warnings = warningsOf(res.headers.warning);
+  return warnings.length === 0
+    ? { ok: true, status, value: body }
+    : { ok: true, status, value: body, warnings };
+}
+
+/**
+ * Hands a 200 streamed response to `sink` line by line, ending it (`abort`) after `timeoutMs` of
+ * silence or at a line the sink refuses; returns the stop function.
+ */
+export function readLines(
+  res: http.IncomingMessage,
+  timeoutMs: number,
+  sink: StreamSink,
+  abort: () => void,
+): () => void {
+  let buffered = "";
+  let stopped = false;
+  let ended = false;
+  let failure: ApiFailure | undefined;
+  let idle: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      failure = clientFailure(0, "Timeout", `no data for ${timeoutMs} ms`);
+      abort();
+    }, timeoutMs);
+  };
+  arm();
+  res.setEncoding("utf8");
+  res.on("data", (chunk: string) => {
+    arm();
+    buffered += chunk;
+    let newline = buffered.indexOf("\n");
+    while (newline >= 0 && !stopped && failure === undefined) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      failure = line === "" ? undefined : sink.line(line);
+      if (failure !== undefined) abort();
+      newline = buffered.indexOf("\n");
+    }
+  });
+  res.on("end", () => {
+    ended = true;
+  });
+  res.on("error", (error) => {
+    failure ??= failureFromError(error, false, false);
+  });
+  res.on("close", () => {
+    clearTimeout(idle);
+    if (stopped) sink.end({ reason: "stopped" });
+    else if (failure !== undefined) sink.end({ reason: "failed", failure });
+    else if (ended) sink.end({ reason: "closed" });
+    else sink.end({ reason: "failed", failure: clientFailure(0, "Unreachable", "connection lost") });
+  });
+  return () => {
+    stopped = true;
+    abort();
+  };
+}
+
+/**
+ * The texts of RFC 7234 `Warning` headers (`299 - "text"`), as the API server sends admission
+ * warnings; Node joins repeated headers with ", ", so the quoted texts are read one by one.
+ */
+export function warningsOf(header: string | string[] | undefined): string[] {
+  if (header === undefined) return [];
+  const joined = Array.isArray(header) ? header.join(", ") : header;
+  const out: string[] = [];
+  const pattern = /\d{3} \S+ "((?:[^"\\]|\\.)*)"/g;
+  for (const match of joined.matchAll(pattern)) out.push((match[1] ?? "").replace(/\\(.)/g, "$1"));
+  return out;
+}
