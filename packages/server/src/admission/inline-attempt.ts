@@ -10,26 +10,36 @@ import { runJob, type StepJob, type StepResult } from "./step.js";
 
 /** Inline attempts of one request (see `inlineAttempt`). */
 const INLINE_ATTEMPTS = 2;
-/** How long a policy whose inline evaluation overran twice skips the inline attempt (ms). */
+/** How long a policy remembered as slow skips the inline attempt (ms). */
 const SLOW_POLICY_MS = 60_000;
-/** Most policies remembered as slow (the memory is emptied when full). */
+/**
+ * Requests in a row (none of the policy's requests finished inline in between) in which a policy
+ * overran both inline attempts before it counts as slow. On a busy node a cheap policy is sometimes
+ * preempted twice in a row; it also finishes inline in the next request, which clears its count. A
+ * hostile policy overruns in every request.
+ */
+const SLOW_STRIKES = 3;
+/** Most policies counted or remembered (the memory is emptied when full). */
 const SLOW_POLICIES_MAX = 1000;
 
 /**
- * Policies whose inline evaluation overran, by key, until a monotonic time. Requests selecting one go
- * to the evaluator at once: a tenant's hostile policy costs the serving thread nothing more than
- * parsing, instead of `inlineMs` (twice) for each of its requests.
+ * Policies whose inline evaluation overran, by key. Requests selecting a policy remembered as slow go
+ * to the evaluator at once for a while: a tenant's hostile policy costs the serving thread nothing
+ * more than parsing, instead of `inlineMs` (twice) for each of its requests.
  */
 export interface SlowPolicies {
-  /** True when one of `policies` overran lately. */
+  /** True when one of `policies` is remembered as slow. */
   any(policies: readonly CachedPolicy[]): boolean;
-  /** Remembers `policy` as slow from now on. */
-  mark(policy: CachedPolicy): void;
+  /** Counts an overrun of `policy` in both inline attempts of a request. */
+  overran(policy: CachedPolicy): void;
+  /** The policies of a request finished inline: their overruns no longer count. */
+  finished(policies: readonly CachedPolicy[]): void;
 }
 
 /** Creates an empty memory, its times read on `clock`. */
 export function createSlowPolicies(clock: ServerClock): SlowPolicies {
   const until = new Map<string, number>();
+  const strikes = new Map<string, number>();
   return {
     any(policies) {
       if (until.size === 0) return false;
@@ -42,9 +52,20 @@ export function createSlowPolicies(clock: ServerClock): SlowPolicies {
       }
       return false;
     },
-    mark(policy) {
+    overran(policy) {
+      const count = (strikes.get(policy.key) ?? 0) + 1;
+      if (strikes.size >= SLOW_POLICIES_MAX) strikes.clear();
+      if (count < SLOW_STRIKES) {
+        strikes.set(policy.key, count);
+        return;
+      }
+      strikes.delete(policy.key);
       if (until.size >= SLOW_POLICIES_MAX) until.clear();
       until.set(policy.key, clock.monotonic() + SLOW_POLICY_MS);
+    },
+    finished(policies) {
+      if (strikes.size === 0) return;
+      for (const p of policies) strikes.delete(p.key);
     },
   };
 }
@@ -65,7 +86,7 @@ export interface InlineDeps {
  * tried once more: on a busy node the thread is often held up (preempted, or stopped for a garbage
  * collection) in the middle of a cheap evaluation, and evaluating it again here costs far less than
  * the hop, a worker's evaluation and a worker's start. When the second attempt overruns too, the
- * policies that took at least half of the budget in it are remembered as slow (see `SlowPolicies`).
+ * policies that took at least half of the budget in it count an overrun (see `SlowPolicies`).
  */
 export function inlineAttempt(
   d: InlineDeps,
@@ -79,17 +100,20 @@ export function inlineAttempt(
     const started = attempt === 0 ? first : d.clock.monotonic();
     if (job.remainingMs - (started - first) <= d.inlineMs) return undefined;
     result = runJob(d.engine, d.policyCache, d.clock, { ...job, remainingMs: d.inlineMs });
-    if (d.clock.monotonic() - started < d.inlineMs) return result;
+    if (d.clock.monotonic() - started < d.inlineMs) {
+      d.slow.finished(policies);
+      return result;
+    }
   }
   if (result !== undefined) markSlow(d, result, policies);
   return undefined;
 }
 
-/** Marks the policies whose rules took at least half the inline budget in `result`. */
+/** Counts an overrun for the policies whose rules took at least half the inline budget in `result`. */
 function markSlow(d: InlineDeps, result: StepResult, policies: readonly CachedPolicy[]): void {
   const seconds = new Map<CachedPolicy["labels"], number>();
   for (const [labels, , , , , duration] of result.rules)
     seconds.set(labels, (seconds.get(labels) ?? 0) + duration);
   for (const policy of policies)
-    if ((seconds.get(policy.labels) ?? 0) * 1000 >= d.inlineMs / 2) d.slow.mark(policy);
+    if ((seconds.get(policy.labels) ?? 0) * 1000 >= d.inlineMs / 2) d.slow.overran(policy);
 }
