@@ -25,7 +25,7 @@ import { createCertRenewer } from "../controllers/certificates/cert-renewer.js";
 import { servingHosts, tlsSecretNames } from "../controllers/certificates/tls-secrets.js";
 import { createTlsWatcher, type TlsWatcher } from "../controllers/certificates/tls-watcher.js";
 import { createStatusWriter } from "../controllers/policy-status/policy-status.js";
-import { reportsDisabled } from "../controllers/reports/reconciler.js";
+import { REPORTS_DISABLED_LABEL } from "../controllers/reports/reconciler.js";
 import { MANAGED_BY_LABEL, type WebhookEndpoint } from "../controllers/webhooks/webhook-configs.js";
 import { createWebhookController } from "../controllers/webhooks/webhook-controller.js";
 import { type ClusterEvents, startClusterEvents } from "../events/cluster-events.js";
@@ -200,21 +200,19 @@ export function createReportPublisher(
   core: Pick<AdmissionCore, "cache" | "celPolicies">,
 ): EphemeralReportPublisher | undefined {
   const { cache, celPolicies } = core;
-  // Classic and CEL policies alike: an unscored policy's failures are reported as warnings.
-  const annotationsOf = (ref: { kind: string; name: string; namespace?: string | undefined }) =>
+  // Classic and CEL policies alike: an unscored policy's failures are reported as warnings, and a
+  // policy labelled reports.kyverno.io/disabled is left out.
+  const metadataOf = (ref: { kind: string; name: string; namespace?: string | undefined }) =>
     (ref.kind === "ClusterPolicy" || ref.kind === "Policy"
       ? cache.get(policyRefKey(ref))?.policy
       : celPolicies.get(celPolicyKey(ref))?.policy
-    )?.metadata.annotations;
+    )?.metadata;
   return options.publishEphemeralReports
     ? createEphemeralReportPublisher({
         client: path.client,
         source: path.results,
-        unscored: (ref) => annotationsOf(ref)?.[SCORED_ANNOTATION] === "false",
-        reportsDisabled: (ref) => {
-          const policy = cache.get(policyRefKey(ref));
-          return policy !== undefined && reportsDisabled(policy);
-        },
+        unscored: (ref) => metadataOf(ref)?.annotations?.[SCORED_ANNOTATION] === "false",
+        reportsDisabled: (ref) => metadataOf(ref)?.labels?.[REPORTS_DISABLED_LABEL] !== undefined,
         logger: options.logger,
       })
     : undefined;

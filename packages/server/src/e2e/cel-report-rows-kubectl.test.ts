@@ -3,7 +3,8 @@
  * controller (cluster mode, ephemeral reports) and the reports controller in process against the
  * sandbox, driven by kubectl. An unscored ValidatingPolicy (`policies.kyverno.io/scored: "false"`)
  * reports its failures as `warn` with `scored: false`, as upstream's report builder does for every
- * policy kind; a MutatingPolicy's admission row is an unnamed rule passing with `success`.
+ * policy kind, and one labelled `reports.kyverno.io/disabled` is left out; a MutatingPolicy's admission
+ * row is an unnamed rule passing with `success`.
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
@@ -35,9 +36,9 @@ const configMapsIn = (namespace: string) => `  matchConstraints:
     - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
     namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ${namespace}}}`;
 
-const ownerPolicy = (name: string, annotations: string) => `apiVersion: policies.kyverno.io/v1
+const ownerPolicy = (name: string, annotations: string, labels = "") => `apiVersion: policies.kyverno.io/v1
 kind: ValidatingPolicy
-metadata: {name: ${name}, annotations: {${annotations}}}
+metadata: {name: ${name}, annotations: {${annotations}}, labels: {${labels}}}
 spec:
   validationActions: [Audit]
   evaluation: {background: {enabled: false}}
@@ -49,6 +50,7 @@ ${configMapsIn("scored")}
 
 const POLICIES = `${ownerPolicy("unscored-owner", 'policies.kyverno.io/scored: "false"')}---
 ${ownerPolicy("scored-owner", "")}---
+${ownerPolicy("quiet-owner", "", 'reports.kyverno.io/disabled: "true"')}---
 apiVersion: policies.kyverno.io/v1
 kind: MutatingPolicy
 metadata: {name: stamp}
@@ -127,6 +129,7 @@ describe.skipIf(!hasKubectl)("CEL policies' report rows, through kubectl", { tim
     for (const name of [
       "validatingpolicy/unscored-owner",
       "validatingpolicy/scored-owner",
+      "validatingpolicy/quiet-owner",
       "mutatingpolicy/stamp",
     ])
       await until(
@@ -157,6 +160,8 @@ describe.skipIf(!hasKubectl)("CEL policies' report rows, through kubectl", { tim
     });
     expect(byPolicy["scored-owner"]).toMatchObject({ result: "fail", scored: true });
     expect(report.summary).toMatchObject({ warn: 1, fail: 1 });
+    // A policy labelled reports.kyverno.io/disabled is in no report.
+    expect(Object.keys(byPolicy).sort()).toEqual(["scored-owner", "unscored-owner"]);
   });
 
   it("reports a MutatingPolicy's admission as upstream: no rule name, pass, success", async () => {
