@@ -2,9 +2,9 @@
  * Subresource policies enforced on the subresource request (issue #18), end to end: the admission
  * controller (cluster mode) in process against the sandbox, driven by kubectl. An Enforce policy on
  * `StatefulSet/scale` answers `kubectl scale`, one on `Pod/eviction` answers the eviction `kubectl drain`
- * sends (here posted with `kubectl create --raw`), one on `Pod/exec` answers `kubectl exec`; the
- * webhooks register the subresources and the objects they see are the subresources' kinds (Scale,
- * Eviction, PodExecOptions), as kube-apiserver sends them.
+ * sends (posted with `kubectl create --raw`, and through `kubectl drain`), one on `Pod/exec` answers
+ * `kubectl exec`; the webhooks register the subresources and the objects they see are the
+ * subresources' kinds (Scale, Eviction, PodExecOptions), as kube-apiserver sends them.
  */
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
@@ -176,6 +176,34 @@ describe.skipIf(!hasKubectl)("subresource policies, through kubectl", { timeout:
       10_000,
       "the evicted Pod deleted",
     );
+  });
+
+  it("answers kubectl drain: the Pod/eviction policy keeps its Pod, the node's others are evicted", async () => {
+    const bound = (name: string, namespace: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  nodeName: drained
+  containers:
+  - {name: app, image: "busybox:1.36"}
+`;
+    const created = await kubectl(
+      ["apply", "-f", "-"],
+      `apiVersion: v1\nkind: Node\nmetadata: {name: drained}\n---\n${bound("pinned", "sub")}---\n${bound("movable", "free")}`,
+    );
+    expect(created.stderr).toBe("");
+    // Bare Pods need --force; a denied eviction (not a 429 of a disruption budget) fails the drain.
+    const drain = await kubectl(["drain", "drained", "--force", "--grace-period=0", "--timeout=8s"]);
+    expect(drain.code).toBe(1);
+    expect(drain.stdout).toContain("node/drained cordoned");
+    expect(drain.stderr).toContain('error when evicting pods/"pinned" -n "sub"');
+    expect(drain.stderr).toContain("Eviction of pinned refused: Pods in sub are pinned");
+    const get = (namespace: string, name: string) =>
+      read(client, { apiVersion: "v1", kind: "Pod", namespace, name });
+    expect((await get("sub", "pinned"))?.metadata?.deletionTimestamp).toBeUndefined();
+    expect(await get("free", "movable")).toBeUndefined();
+    const node = await read(client, { apiVersion: "v1", kind: "Node", name: "drained" });
+    expect((node?.spec as { unschedulable?: boolean } | undefined)?.unschedulable).toBe(true);
   });
 
   it("answers kubectl exec with the Pod/exec policy", async () => {
