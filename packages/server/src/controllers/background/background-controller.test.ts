@@ -1,7 +1,8 @@
 /**
  * The background controller against the sandbox API server: a processed UpdateRequest has its outcome
  * (`Completed`, or `Skip` when there is nothing to do) written on its status, with the message and for
- * generate the resources written, before it is deleted, so a watcher (`kubectl get ur -w`) sees it.
+ * generate the resources written, so a watcher (`kubectl get ur -w`) sees it; a Completed one is then
+ * deleted, a Skip one kept (as upstream).
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
@@ -152,16 +153,25 @@ describe("the background controller's UpdateRequest statuses", () => {
     });
   }, 30_000);
 
-  it("writes Skip with its message when there is nothing to do (the policy is gone), then deletes it", async () => {
+  it("writes Skip with its message when there is nothing to do (the policy is gone) and keeps it, as upstream", async () => {
     const name = await submit("no-such-policy");
-    await until(() => deleted(name), 15_000, `UpdateRequest ${name} deleted`);
+    await until(() => eventsOf(name).some((e) => e.state === "Skip"), 15_000, `UpdateRequest ${name} Skip`);
+    // An UpdateRequest processed after it is Completed and deleted; the Skip one is still there.
+    const later = await submit("gen");
+    await until(() => deleted(later), 15_000, `UpdateRequest ${later} deleted`);
     const events = eventsOf(name);
     expect(events.map((e) => [e.type, e.state])).toEqual([
       ["ADDED", undefined],
       ["MODIFIED", "Pending"],
       ["MODIFIED", "Skip"],
-      ["DELETED", "Skip"],
     ]);
     expect(events[2]?.status).toEqual({ state: "Skip", message: "policy no-such-policy not found" });
+    const kept = await read(client, {
+      apiVersion: UR_API_VERSION,
+      kind: UR_KIND,
+      namespace: "kyverno",
+      name,
+    });
+    expect(kept?.status).toEqual({ state: "Skip", message: "policy no-such-policy not found" });
   }, 30_000);
 });

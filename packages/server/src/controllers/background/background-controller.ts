@@ -2,8 +2,9 @@
  * The background controller (`kyverno-ts background`): processes UpdateRequests with `workers`
  * concurrent workers while it leads on the `kyverno-background-controller` Lease. An UpdateRequest
  * without a state is set Pending first; a Pending one is processed (see `process.ts`); its outcome
- * `Completed` or `Skip` is written on its status (one write, so watchers see it) and it is then
- * deleted; a failure is recorded in the
+ * `Completed` or `Skip` is written on its status (one write, so watchers see it). As upstream, a
+ * Completed one is then deleted and a Skip one is kept (`kubectl get ur` shows why nothing was done;
+ * a later request on the same trigger sets it Pending again, see `ur-intake.ts`); a failure is recorded in the
  * UpdateRequest's status (`Failed`, message, `retryCount`) and retried with exponential backoff, and
  * an UpdateRequest that failed more than `MAX_RETRIES` times is deleted (as upstream) after an error
  * log. Pending UpdateRequests outlive the process: a restarted or new leader lists and finishes them,
@@ -249,9 +250,10 @@ export function createBackgroundController(options: BackgroundControllerOptions)
 
   /**
    * As upstream: the outcome (`Completed` or `Skip`, its message, for generate the resources written)
-   * is written on the UpdateRequest's status, so `kubectl get ur -w` sees it, and the UpdateRequest is
-   * then deleted. Both calls carry the resourceVersion: an UpdateRequest set back to Pending meanwhile
-   * (409) is left for the update event that queues it again.
+   * is written on the UpdateRequest's status, so `kubectl get ur -w` sees it, and a Completed one is
+   * then deleted (upstream's cleanup deletes only Completed ones; a Skip one stays). Both calls carry
+   * the resourceVersion: an UpdateRequest set back to Pending meanwhile (409) is left for the update
+   * event that queues it again.
    */
   const finish = async (ur: UpdateRequest, outcome: Exclude<ProcessOutcome, { state: "Failed" }>) => {
     const type = ur.spec.requestType;
@@ -280,18 +282,20 @@ export function createBackgroundController(options: BackgroundControllerOptions)
       if (written.status === 404 || written.status === 409) return;
       throw new Error(`cannot write the status of UpdateRequest ${ur.metadata.name}: ${written.message}`);
     }
-    await remove(written.value as unknown as UpdateRequest);
+    if (outcome.state === "Completed") await remove(written.value as unknown as UpdateRequest);
   };
 
   const reconcile = async (name: string, signal: AbortSignal): Promise<{ error: unknown } | undefined> => {
     const ur = asUpdateRequest(requests.get(namespace, name));
     if (ur === undefined) return undefined;
     const state = ur.status?.state;
-    if (state === "Completed" || state === "Skip") {
+    if (state === "Completed") {
       // Finished (its status written) by a previous leader that did not delete it.
       await remove(ur);
       return undefined;
     }
+    // Kept as upstream keeps it, until a new request on its trigger sets it Pending again.
+    if (state === "Skip") return undefined;
     if (state === undefined) {
       // As upstream: one without a state is set Pending first (the admission controller does it after
       // creating; this covers a writer that did not), and processed on the update that follows, so

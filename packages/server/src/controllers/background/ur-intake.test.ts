@@ -106,5 +106,11 @@ describe("UpdateRequest intake", () => {
     await intake.flush();
     expect(stored.size).toBe(1);
     expect(stored.get(name)?.status).toEqual({ state: "Pending", retryCount: 0 });
+    // A Skip one, kept as upstream keeps it, runs again for the next request on its trigger.
+    stored.set(name, { ...ur, status: { state: "Skip", message: "policy p not found" } });
+    intake.add(intent(1));
+    await intake.flush();
+    expect(stored.size).toBe(1);
+    expect(stored.get(name)?.status).toEqual({ state: "Pending", retryCount: 0 });
   });
 });
