@@ -86,6 +86,23 @@ describe("createEvaluationPool", { timeout: 60_000 }, () => {
     expect(p.stats().workers).toBe(1);
   });
 
+  it("stops a worker that stayed idle", async () => {
+    const p = createEvaluationPool({
+      size: 2,
+      clock: systemClock(),
+      logger: recordingLogger(),
+      settings: { exceptionNamespaces: [] },
+      idleMs: 200,
+      workerUrl: SOURCE_WORKER_URL,
+      execArgv: SOURCE_WORKER_EXEC_ARGV,
+    });
+    pool = p;
+    await p.evaluate(job(30_000), "a");
+    expect(p.stats().workers).toBe(1);
+    await until(() => p.stats().workers === 0);
+    expect(p.stats()).toMatchObject({ replaced: 0, abandoned: 0 });
+  });
+
   it("answers at once when no worker can start", async () => {
     const p = createEvaluationPool({
       size: 1,

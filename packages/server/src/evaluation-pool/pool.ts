@@ -3,7 +3,7 @@
  * accepts connections and answers probes never runs a policy. Workers start when a job needs one
  * (each is a V8 isolate with its own heap and its own copy of the compiled policies, ~35 MiB, while
  * most requests are answered inline and never need a worker), up to `size`; `prestart` starts some
- * at once. Jobs wait in a fair queue (one lane
+ * at once, and a worker idle for `idleMs` stops (down to `prestart`). Jobs wait in a fair queue (one lane
  * per namespace, served round robin; one namespace runs on at most all workers but one), a job whose
  * deadline passes while it waits is answered at once, and a worker still busy `graceMs` after its
  * job's deadline is terminated and replaced (the engine stops a rule at the deadline by itself, so
@@ -35,6 +35,8 @@ export interface EvaluationPoolOptions {
    * waits for it to compile the policies; it counts against the job's deadline).
    */
   prestart?: number;
+  /** How long a worker stays without a job before it stops, down to `prestart` workers (default 60 s). */
+  idleMs?: number;
   clock: ServerClock;
   logger: Logger;
   settings: WorkerSettings;
@@ -102,9 +104,12 @@ interface Slot {
    * only (a worker that never gets ready is not replaced forever).
    */
   ready: boolean;
+  /** Cancels the stop of this idle worker (set while it is idle). */
+  retire: (() => void) | undefined;
 }
 
 const DEFAULT_GRACE_MS = 250;
+const DEFAULT_IDLE_MS = 60_000;
 /** Workers that die before starting, in a row, after which no more are started. */
 const MAX_FAILED_STARTS = 3;
 
@@ -126,6 +131,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
   const { clock, logger, settings } = options;
   const size = Math.max(1, Math.floor(options.size));
   const prestart = Math.min(size, Math.max(0, Math.floor(options.prestart ?? 0)));
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const { url: workerUrl, execArgv } = options.workerUrl
     ? { url: options.workerUrl, execArgv: options.execArgv }
@@ -156,7 +162,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
       workerData: settings,
       ...(execArgv ? { execArgv } : {}),
     });
-    const slot: Slot = { worker, job: undefined, ready: false };
+    const slot: Slot = { worker, job: undefined, ready: false, retire: undefined };
     // The current policies and exceptions, so a replacement worker starts where the others are.
     for (const policy of policies.values())
       worker.postMessage({ type: "setPolicy", policy } satisfies ToWorker);
@@ -171,6 +177,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
         slot.ready = true;
         failedStarts = 0;
         dispatch();
+        if (slot.job === undefined) idle(slot);
         return;
       }
       const pending = slot.job;
@@ -182,6 +189,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
         giveUp(pending, `evaluation failed: ${message.message}`);
       }
       dispatch();
+      if (slot.job === undefined) idle(slot);
     });
     worker.on("error", (error) => {
       logger.error({ err: error }, "evaluation worker failed");
@@ -217,6 +225,18 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     return slot;
   }
 
+  /** An idle worker stops after `idleMs` unless a job comes first (or only `prestart` workers are left). */
+  function idle(slot: Slot): void {
+    slot.retire?.();
+    slot.retire = clock.after(idleMs, () => {
+      slot.retire = undefined;
+      const at = slots.indexOf(slot);
+      if (closed || slot.job !== undefined || at < 0 || slots.length <= prestart) return;
+      slots.splice(at, 1);
+      void slot.worker.terminate();
+    });
+  }
+
   function release(slot: Slot, pending: Pending): void {
     pending.cancelTimer();
     slot.job = undefined;
@@ -241,6 +261,8 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
       const pending = next.item;
       const remainingMs = pending.job.job.remainingMs - (clock.monotonic() - pending.queuedAt);
       slot.job = pending;
+      slot.retire?.();
+      slot.retire = undefined;
       pending.slot = slot;
       runningPerTenant.set(pending.tenant, (runningPerTenant.get(pending.tenant) ?? 0) + 1);
       slot.worker.postMessage(
@@ -367,6 +389,7 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     async close() {
       closed = true;
       const all = slots.splice(0);
+      for (const slot of all) slot.retire?.();
       for (let next = queue.take(); next !== undefined; next = queue.take()) {
         next.item.cancelTimer();
         giveUp(next.item, "the evaluation pool is closed");
