@@ -6,13 +6,12 @@
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject } from "@kyverno-ts/api";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BackgroundProcess, startBackground } from "../testing/background.js";
-import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
-import { type Replica, startReplica } from "../testing/replicas.js";
+import type { BackgroundProcess } from "../testing/background.js";
+import { read, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the background e2e suite: kubectl is not installed");
@@ -114,43 +113,32 @@ spec:
 `;
 
 describe.skipIf(!hasKubectl)("kyverno-ts background in a cluster, through kubectl", () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let replica: Replica;
   let background: BackgroundProcess;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
   const get = (kind: string, namespace: string, name: string, apiVersion = "v1") =>
-    read(client, { apiVersion, kind, namespace, name });
+    cluster.get(kind, namespace, name, apiVersion);
   const startController = (workers = 4) =>
-    startBackground({
-      kubeconfig: sandbox.kubeconfigPath,
-      identity: "kyverno-background-0",
-      args: ["--genWorkers", String(workers)],
-      leaderTimings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
-    });
+    cluster.startBackground({ args: ["--genWorkers", String(workers)] });
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ crds: [...KYVERNO_CRDS, UR_CRD] });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "shared", "apps"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    for (const [namespace, name] of [
-      ["shared", "regcred"],
-      ["apps", "target"],
-    ] as const)
-      await client.create({
+    cluster = await startE2eCluster({
+      crds: [UR_CRD],
+      namespaces: ["kyverno", "shared", "apps"],
+      objects: (
+        [
+          ["shared", "regcred"],
+          ["apps", "target"],
+        ] as const
+      ).map(([namespace, name]) => ({
         apiVersion: "v1",
         kind: "Secret",
         metadata: { name, namespace },
         data: { token: Buffer.from("one").toString("base64") },
-      });
-    replica = await startReplica({
-      kubeconfig: sandbox.kubeconfigPath,
-      identity: "kyverno-admission-0",
-      args: ["--serverIP", "127.0.0.1"],
-      startTimeoutMs: 120_000,
+      })),
     });
+    ({ client, kubectl } = cluster);
     background = await startController();
     expect((await kubectl(["apply", "-f", "-"], RBAC)).code).toBe(0);
     const applied = await kubectl(["apply", "-f", "-"], POLICIES);
@@ -165,24 +153,12 @@ describe.skipIf(!hasKubectl)("kyverno-ts background in a cluster, through kubect
     ]);
     expect(ready.stderr + ready.stdout).toContain("condition met");
     // The webhook configuration covers the triggers' kinds once the policies are in.
-    await until(
-      async () => {
-        const cfg = await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-resource-validating-webhook-cfg",
-        });
-        return JSON.stringify(cfg?.webhooks ?? []).includes("namespaces");
-      },
-      20_000,
-      "webhooks for Namespaces",
-    );
+    await cluster.webhooks("ValidatingWebhookConfiguration", "kyverno-resource-validating-webhook-cfg", [
+      "namespaces",
+    ]);
   }, 240_000);
   afterAll(async () => {
-    await background?.stop();
-    await replica?.stop();
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
   }, 30_000);
 
   it("creating a Namespace generates its NetworkPolicy, ResourceQuota and cloned Secret, labelled as upstream", async () => {
