@@ -9,14 +9,14 @@ import type { CachedPolicy, PolicyCache } from "../policycache/policy-cache.js";
 import { runJob, type StepJob, type StepResult } from "./step.js";
 
 /** Inline attempts of one request (see `inlineAttempt`). */
-const INLINE_ATTEMPTS = 2;
+const INLINE_ATTEMPTS = 3;
 /** How long a policy remembered as slow skips the inline attempt (ms). */
 const SLOW_POLICY_MS = 60_000;
 /**
  * Requests in a row (none of the policy's requests finished inline in between) in which a policy
- * overran both inline attempts before it counts as slow. On a busy node a cheap policy is sometimes
- * preempted twice in a row; it also finishes inline in the next request, which clears its count. A
- * hostile policy overruns in every request.
+ * overran every inline attempt before it counts as slow. On a busy node a cheap policy is sometimes
+ * preempted in every attempt of a request; it also finishes inline in the next one, which clears its
+ * count. A hostile policy overruns in every request.
  */
 const SLOW_STRIKES = 3;
 /** Most policies counted or remembered (the memory is emptied when full). */
@@ -25,12 +25,12 @@ const SLOW_POLICIES_MAX = 1000;
 /**
  * Policies whose inline evaluation overran, by key. Requests selecting a policy remembered as slow go
  * to the evaluator at once for a while: a tenant's hostile policy costs the serving thread nothing
- * more than parsing, instead of `inlineMs` (twice) for each of its requests.
+ * more than parsing, instead of `inlineMs` (three times) for each of its requests.
  */
 export interface SlowPolicies {
   /** True when one of `policies` is remembered as slow. */
   any(policies: readonly CachedPolicy[]): boolean;
-  /** Counts an overrun of `policy` in both inline attempts of a request. */
+  /** Counts an overrun of `policy` in every inline attempt of a request. */
   overran(policy: CachedPolicy): void;
   /** The policies of a request finished inline: their overruns no longer count. */
   finished(policies: readonly CachedPolicy[]): void;
@@ -83,10 +83,12 @@ export interface InlineDeps {
 /**
  * Evaluates a job here within `inlineMs` (the engine stops at that deadline): its result when it
  * finished in time, undefined when it needs the evaluator. An attempt that ran past `inlineMs` is
- * tried once more: on a busy node the thread is often held up (preempted, or stopped for a garbage
- * collection) in the middle of a cheap evaluation, and evaluating it again here costs far less than
- * the hop, a worker's evaluation and a worker's start. When the second attempt overruns too, the
- * policies that took at least half of the budget in it count an overrun (see `SlowPolicies`).
+ * tried again, up to three attempts: on a busy node the thread is often held up (preempted, or
+ * stopped for a garbage collection) in the middle of a cheap evaluation, and the first reviews after
+ * a start run code that is not compiled yet (each attempt compiles more of it); evaluating again here
+ * costs far less than the hop, a worker's evaluation and a worker's start. When the last attempt
+ * overruns too, the policies that took at least half of the budget in it count an overrun (see
+ * `SlowPolicies`).
  */
 export function inlineAttempt(
   d: InlineDeps,

@@ -282,15 +282,14 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     startWanted();
   }
 
-  /** Starts workers while jobs wait and fewer workers are starting than jobs waiting (up to `size`). */
+  /**
+   * Starts a worker when jobs wait and none is starting (up to `size`): the jobs queued while one
+   * starts are often all it has to do (a few slow reviews after the process started), and a second
+   * worker starts only if jobs still wait once the first is ready.
+   */
   function startWanted(): void {
-    if (closed || startsFailed) return;
-    let starting = 0;
-    for (const slot of slots) if (!slot.ready) starting++;
-    while (queue.size > starting && slots.length < size) {
-      slots.push(spawn());
-      starting++;
-    }
+    if (closed || startsFailed || queue.size === 0 || slots.length >= size) return;
+    if (slots.every((slot) => slot.ready)) slots.push(spawn());
   }
 
   /** Overran: the worker is terminated and replaced, the job abandoned. */
