@@ -6,17 +6,50 @@
  * generate rule; the exception webhook rejects an exception without a policy name; a conditional
  * anchor that skips every container does not skip the privileged init container.
  */
+import { fileURLToPath } from "node:url";
+import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
+import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../clock.js";
 import { type ClusterAdmission, startClusterAdmission } from "../cluster/cluster-admission.js";
+import { createReportsController } from "../controllers/reports/reports-controller.js";
+import type { ReportsController } from "../controllers/reports/types.js";
 import { KYVERNO_CRDS, policyReady, read, until } from "../testing/cluster.js";
 import { recordingLogger } from "../testing/fixtures.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the policy checks e2e suite: kubectl is not installed");
+
+const REPORT_CRDS = ["wgpolicyk8s.io_policyreports.yaml", "wgpolicyk8s.io_clusterpolicyreports.yaml"].map(
+  (f) =>
+    fileURLToPath(new URL(`../../../../../shared/reference/kyverno-crds/policyreport/${f}`, import.meta.url)),
+);
+
+/** Two ways a rule skips: a conditional anchor that does not hold, preconditions not met. */
+const SKIPPING = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: skips}
+spec:
+  validationFailureAction: Audit
+  background: false
+  rules:
+  - name: web-needs-team
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [team]}}]}
+    validate:
+      message: web ConfigMaps need a team
+      pattern: {metadata: {labels: {(tier): web, team: "?*"}}}
+  - name: only-checked
+    match: {any: [{resources: {kinds: [ConfigMap], namespaces: [team]}}]}
+    preconditions:
+      all:
+      - {key: "{{ request.object.metadata.labels.check || '' }}", operator: Equals, value: "yes"}
+    validate:
+      message: checked ConfigMaps need data
+      pattern: {data: {a: "?*"}}
+`;
 
 const PRIVILEGED_INIT = `apiVersion: kyverno.io/v1
 kind: ClusterPolicy
@@ -49,11 +82,12 @@ describe.skipIf(!hasKubectl)("policy checks and anchors, through kubectl", { tim
   let sandbox: Sandbox;
   let client: KubeClient;
   let admission: ClusterAdmission;
+  let reports: ReportsController;
   let kubectl: ReturnType<typeof kubectlFor>;
 
   beforeAll(async () => {
     sandbox = await startSandbox({
-      crds: KYVERNO_CRDS,
+      crds: [...KYVERNO_CRDS, ...REPORT_CRDS],
       resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
     });
     client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
@@ -69,6 +103,7 @@ describe.skipIf(!hasKubectl)("policy checks and anchors, through kubectl", { tim
       host: "127.0.0.1",
       port: 0,
       policyExceptions: { enabled: true, namespace: "kyverno" },
+      publishEphemeralReports: true,
       clock: systemClock(),
       logger: recordingLogger(),
     });
@@ -82,11 +117,21 @@ describe.skipIf(!hasKubectl)("policy checks and anchors, through kubectl", { tim
       20_000,
       "the exception validation webhook",
     );
-    const applied = await kubectl(["apply", "-f", "-"], PRIVILEGED_INIT);
+    reports = createReportsController({
+      client,
+      engine: (contextLoader) => createEngine({ contextLoader }),
+      leaderElection: false,
+      ephemeralReports: true,
+      informerDelay: () => 100,
+    });
+    await reports.start();
+    const applied = await kubectl(["apply", "-f", "-"], `${PRIVILEGED_INIT}---\n${SKIPPING}`);
     expect(applied.stderr).toBe("");
     await policyReady(client, "no-privileged-app");
+    await policyReady(client, "skips");
   }, 90_000);
   afterAll(async () => {
+    await reports?.stop();
     await admission?.close();
     client?.close();
     await sandbox?.stop();
@@ -175,6 +220,48 @@ spec:
       "spec.exceptions[0].policyName",
       "An exception requires a policy name",
     );
+  });
+
+  it("reports skips in upstream's words, without a 'rule X skipped:' prefix", async () => {
+    // Labelled, but without the tier the conditional anchor looks for.
+    const created = await kubectl(
+      ["apply", "-f", "-"],
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: team, labels: {app: plain}}\ndata: {b: '1'}\n",
+    );
+    expect(created.stderr).toBe("");
+    const got = await client.get<KubeObject>({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      namespace: "team",
+      name: "plain",
+    });
+    if (!got.ok) throw new Error(got.message);
+    let results: PolicyReportResult[] = [];
+    await until(
+      async () => {
+        const r = await client.get<KubeObject & { results?: PolicyReportResult[] }>({
+          apiVersion: "wgpolicyk8s.io/v1alpha2",
+          kind: "PolicyReport",
+          namespace: "team",
+          name: String(got.value.metadata?.uid ?? ""),
+        });
+        // The other policies' rows (nothing-to-generate's) are not this test's.
+        results = (r.ok ? (r.value.results ?? []) : []).filter((x) => x.policy === "skips");
+        return results.length === 2;
+      },
+      20_000,
+      "the ConfigMap's report",
+    ).catch((e: unknown) => {
+      throw new Error(`${String(e)}; results: ${JSON.stringify(results)}`);
+    });
+    expect(results.map((r) => [r.rule, r.result, r.message]).sort()).toEqual([
+      ["only-checked", "skip", "preconditions not met"],
+      [
+        "web-needs-team",
+        "skip",
+        "conditional anchor mismatch: conditional anchor key doesn't exist in the resource",
+      ],
+    ]);
   });
 
   it("denies a privileged init container even when the conditional anchor skips every container", async () => {
