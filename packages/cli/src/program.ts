@@ -66,10 +66,9 @@ interface RawTestOptions {
   requireTests?: boolean;
 }
 
-function applyCommand(io: CliIo, done: (status: number) => void): Command {
-  return new Command("apply")
-    .summary("Apply policies on resources")
-    .description(Help.apply.description)
+/** The apply flags naming what is evaluated: policies, resources, values, exceptions, context. */
+function applyInputFlags(command: Command): Command {
+  return command
     .argument("[policies...]", "policy files or folders (`-` reads policies from stdin)")
     .option(
       "-r, --resource <paths>",
@@ -131,7 +130,12 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
       "objects that Validating/MutatingAdmissionPolicy bindings take as parameters, comma-separated or repeated",
       collect,
       [],
-    )
+    );
+}
+
+/** The apply flags shaping the output and the exit status. */
+function applyOutputFlags(command: Command): Command {
+  return command
     .option("-p, --policy-report", "print a wgpolicyk8s.io/v1alpha2 ClusterPolicyReport after the summary")
     .option("--audit-warn", "report failures of Audit rules as warnings")
     .option("--detailed-results", "show rule messages in the table")
@@ -154,7 +158,48 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
     )
     .option("--warn-no-pass", "exit with --warn-exit-code when no resource passed any rule")
     .addOption(new Option("-c, --cluster", "not supported: the CLI works on files only").hideHelp())
-    .addOption(new Option("--remove-color", "accepted for compatibility; output is never colored").hideHelp())
+    .addOption(
+      new Option("--remove-color", "accepted for compatibility; output is never colored").hideHelp(),
+    );
+}
+
+/** `runApply`'s options from the parsed flags (aliases merged, --output split into format or path). */
+function applyOptionsOf(o: RawApplyOptions): Parameters<typeof runApply>[1] {
+  const machine = o.output === "json" || o.output === "yaml" ? o.output : undefined;
+  return {
+    resource: [...o.resource, ...o.resources],
+    set: o.set,
+    exception: [...o.exception, ...o.exceptions],
+    exceptionNamespace: o.exceptionNamespace,
+    targetResource: [...o.targetResource, ...o.targetResources],
+    clusterResource: [...o.clusterResource, ...o.clusterResources],
+    json: o.json,
+    parameterResource: o.parameterResource,
+    exceptionsWithinPolicies: o.exceptionsWithinPolicies ?? false,
+    policyReport: o.policyReport ?? false,
+    auditWarn: o.auditWarn ?? false,
+    detailedResults: o.detailedResults ?? false,
+    table: o.table ?? false,
+    stdin: o.stdin ?? false,
+    outputFormat: o.outputFormat,
+    warnExitCode: o.warnExitCode,
+    warnNoPass: o.warnNoPass ?? false,
+    ...(o.valuesFile !== undefined ? { valuesFile: o.valuesFile } : {}),
+    ...(o.userinfo !== undefined ? { userinfo: o.userinfo } : {}),
+    ...((o.contextFile ?? o.contextPath) !== undefined
+      ? { contextFile: (o.contextFile ?? o.contextPath) as string }
+      : {}),
+    ...(machine !== undefined ? { output: machine } : {}),
+    ...(o.output !== undefined && machine === undefined ? { outputPath: o.output } : {}),
+  };
+}
+
+/** `kyverno apply`: its flags (inputs, then output), and the options `runApply` takes from them. */
+function applyCommand(io: CliIo, done: (status: number) => void): Command {
+  const command = new Command("apply")
+    .summary("Apply policies on resources")
+    .description(Help.apply.description);
+  return applyOutputFlags(applyInputFlags(command))
     .addHelpText("after", Help.apply.examples)
     .action(async function (this: Command, policies: string[]) {
       const o = this.opts<RawApplyOptions>();
@@ -162,39 +207,7 @@ function applyCommand(io: CliIo, done: (status: number) => void): Command {
         done(reportProblems(io, [{ file: "--cluster", message: Help.apply.noCluster }]));
         return;
       }
-      const machine = o.output === "json" || o.output === "yaml" ? o.output : undefined;
-      done(
-        await runApply(
-          policies,
-          {
-            resource: [...o.resource, ...o.resources],
-            set: o.set,
-            exception: [...o.exception, ...o.exceptions],
-            exceptionNamespace: o.exceptionNamespace,
-            targetResource: [...o.targetResource, ...o.targetResources],
-            clusterResource: [...o.clusterResource, ...o.clusterResources],
-            json: o.json,
-            parameterResource: o.parameterResource,
-            exceptionsWithinPolicies: o.exceptionsWithinPolicies ?? false,
-            policyReport: o.policyReport ?? false,
-            auditWarn: o.auditWarn ?? false,
-            detailedResults: o.detailedResults ?? false,
-            table: o.table ?? false,
-            stdin: o.stdin ?? false,
-            outputFormat: o.outputFormat,
-            warnExitCode: o.warnExitCode,
-            warnNoPass: o.warnNoPass ?? false,
-            ...(o.valuesFile !== undefined ? { valuesFile: o.valuesFile } : {}),
-            ...(o.userinfo !== undefined ? { userinfo: o.userinfo } : {}),
-            ...((o.contextFile ?? o.contextPath) !== undefined
-              ? { contextFile: (o.contextFile ?? o.contextPath) as string }
-              : {}),
-            ...(machine !== undefined ? { output: machine } : {}),
-            ...(o.output !== undefined && machine === undefined ? { outputPath: o.output } : {}),
-          },
-          io,
-        ),
-      );
+      done(await runApply(policies, applyOptionsOf(o), io));
     });
 }
 
