@@ -44,11 +44,11 @@ import {
   isCelRequestType,
   rulesOf,
   type UpdateRequest,
-  type UpdateRequestStatus,
   UR_API_VERSION,
   UR_KIND,
 } from "./update-request.js";
 import { createUpdateRequestIntake, type UpdateRequestIntake } from "./ur-intake.js";
+import { finishUpdateRequest, removeUpdateRequest } from "./ur-outcome.js";
 
 /** The Lease replicas elect a leader on. */
 export const BACKGROUND_LEASE_NAME = "kyverno-background-controller";
@@ -236,54 +236,10 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     if (result !== undefined) options.results?.offer(result);
   };
 
-  /** Deletes a finished UpdateRequest, at the resourceVersion it was finished at. */
-  const remove = async (ur: UpdateRequest): Promise<void> => {
-    const rv = ur.metadata.resourceVersion;
-    const deleted = await client.delete(
-      ref(ur.metadata.name),
-      rv ? { preconditions: { resourceVersion: rv } } : {},
-    );
-    // 409: set back to Pending meanwhile (the trigger changed again): the update event queues it again.
-    if (!deleted.ok && deleted.status !== 404 && deleted.status !== 409)
-      throw new Error(`cannot delete UpdateRequest ${ur.metadata.name}: ${deleted.message}`);
-  };
-
-  /**
-   * As upstream: the outcome (`Completed` or `Skip`, its message, for generate the resources written)
-   * is written on the UpdateRequest's status, so `kubectl get ur -w` sees it, and a Completed one is
-   * then deleted (upstream's cleanup deletes only Completed ones; a Skip one stays). Both calls carry
-   * the resourceVersion: an UpdateRequest set back to Pending meanwhile (409) is left for the update
-   * event that queues it again.
-   */
-  const finish = async (ur: UpdateRequest, outcome: Exclude<ProcessOutcome, { state: "Failed" }>) => {
-    const type = ur.spec.requestType;
-    const generated =
-      outcome.state === "Completed" && (type === "generate" || type === "cel-generate")
-        ? outcome.generated.map((g) => ({
-            apiVersion: String(g.apiVersion ?? ""),
-            kind: String(g.kind ?? ""),
-            ...(g.metadata?.namespace ? { namespace: g.metadata.namespace } : {}),
-            name: String(g.metadata?.name ?? ""),
-          }))
-        : [];
-    const status: UpdateRequestStatus = {
-      state: outcome.state,
-      ...(outcome.message ? { message: outcome.message } : {}),
-      ...(generated.length > 0 ? { generatedResources: generated } : {}),
-    };
-    const written = await client.update({ ...ur, status } as unknown as KubeObject, {
-      subresource: "status",
-    });
-    logger.debug(
-      { updateRequest: ur.metadata.name, state: outcome.state, message: outcome.message },
-      "UpdateRequest processed",
-    );
-    if (!written.ok) {
-      if (written.status === 404 || written.status === 409) return;
-      throw new Error(`cannot write the status of UpdateRequest ${ur.metadata.name}: ${written.message}`);
-    }
-    if (outcome.state === "Completed") await remove(written.value as unknown as UpdateRequest);
-  };
+  const finished = { client, namespace, logger };
+  const remove = (ur: UpdateRequest) => removeUpdateRequest(finished, ur);
+  const finish = (ur: UpdateRequest, outcome: Exclude<ProcessOutcome, { state: "Failed" }>) =>
+    finishUpdateRequest(finished, ur, outcome);
 
   const reconcile = async (name: string, signal: AbortSignal): Promise<{ error: unknown } | undefined> => {
     const ur = asUpdateRequest(requests.get(namespace, name));
