@@ -88,11 +88,17 @@ export interface AdmissionCoreOptions {
   evaluation?: EvaluationSettings;
 }
 
+/** Evaluation workers started with the admission core (see `EvaluationSettings.prestartWorkers`). */
+const DEFAULT_PRESTART_WORKERS = 1;
+
 /** How the admission core evaluates (see `AdmissionCoreOptions.evaluation`). */
 export interface EvaluationSettings {
   /** Evaluation worker threads; 0 evaluates on the event loop that serves requests. */
   workers: number;
-  /** Workers started at once (default 0: each starts when a request first needs one). */
+  /**
+   * Workers started at once, the others when requests need them (default 1: the first slow request
+   * finds a worker ready; starting one takes a second or more, while the serving thread answers).
+   */
   prestartWorkers?: number;
   limits?: Partial<EvaluationLimits>;
   /**
@@ -207,7 +213,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     evaluation !== undefined && evaluation.workers > 0
       ? createEvaluationPool({
           size: evaluation.workers,
-          ...(evaluation.prestartWorkers !== undefined ? { prestart: evaluation.prestartWorkers } : {}),
+          prestart: evaluation.prestartWorkers ?? DEFAULT_PRESTART_WORKERS,
           clock,
           logger,
           settings: {
