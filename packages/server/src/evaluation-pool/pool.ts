@@ -225,13 +225,19 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
     return slot;
   }
 
-  /** An idle worker stops after `idleMs` unless a job comes first (or only `prestart` workers are left). */
+  /**
+   * An idle worker stops after `idleMs` unless a job comes first, down to `prestart` workers; while
+   * another worker is busy it stays as the spare (see `startWanted`) and looks again later.
+   */
   function idle(slot: Slot): void {
     slot.retire?.();
     slot.retire = clock.after(idleMs, () => {
       slot.retire = undefined;
       const at = slots.indexOf(slot);
       if (closed || slot.job !== undefined || at < 0 || slots.length <= prestart) return;
+      const busy = slots.some((other) => other.job !== undefined);
+      const spare = slots.some((other) => other !== slot && other.ready && other.job === undefined);
+      if (busy && !spare) return idle(slot);
       slots.splice(at, 1);
       void slot.worker.terminate();
     });
@@ -283,13 +289,14 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
   }
 
   /**
-   * Starts a worker when jobs wait and none is starting (up to `size`): the jobs queued while one
-   * starts are often all it has to do (a few slow reviews after the process started), and a second
-   * worker starts only if jobs still wait once the first is ready.
+   * Starts a worker (up to `size`, one at a time) when jobs wait, or when every worker is busy: a
+   * spare is then ready for the next slow request of another namespace, instead of making it wait a
+   * worker's start (a second or more) behind a tenant whose slow requests occupy the others.
    */
   function startWanted(): void {
-    if (closed || startsFailed || queue.size === 0 || slots.length >= size) return;
-    if (slots.every((slot) => slot.ready)) slots.push(spawn());
+    if (closed || startsFailed || slots.length >= size) return;
+    if (!slots.every((slot) => slot.ready)) return;
+    if (queue.size > 0 || !slots.some((slot) => slot.job === undefined)) slots.push(spawn());
   }
 
   /** Overran: the worker is terminated and replaced, the job abandoned. */
