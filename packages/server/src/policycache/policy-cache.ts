@@ -232,14 +232,15 @@ export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
         });
         // A rule using a feature the engine does not evaluate yet (verifyImages, validate.cel) is
         // evaluated (it answers `error`, honouring the failure policy) but keeps the policy not ready.
-        const unsupported = compiled.unsupported.filter((u) => !u.rule.startsWith("autogen-"));
+        const generated = new Set(compiled.rules.filter((r) => r.autogenOf !== undefined).map((r) => r.name));
+        const unsupported = compiled.unsupported.filter((u) => !generated.has(u.rule));
         status = {
           ready: unsupported.length === 0,
           message:
             unsupported.length === 0
               ? "Ready"
               : unsupported.map((u) => `rule ${u.rule}: ${u.message}`).join("; "),
-          autogenRules: compiled.ruleNames.filter((n) => n.startsWith("autogen-")),
+          autogenRules: [...generated],
           issues: [],
         };
         const notReady = new Set(compiled.unsupported.map((u) => u.rule));
