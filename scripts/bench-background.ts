@@ -211,16 +211,29 @@ try {
   });
   const cpuBefore = await cpu();
   const callsBefore = await callsByKind(background.metricsPort);
+  // The admission controller's UpdateRequest create calls (those answered AlreadyExists included: a
+  // pending UpdateRequest for the same policy and trigger absorbs the request).
+  const urCreates = () =>
+    metric(
+      replica.metricsPort,
+      /^kyverno_client_queries_total\{operation="create",client_type="[^"]*",resource_kind="UpdateRequest"/,
+    );
   // The background client's calls per second while it works: is the rate limiter (QPS) kept busy?
   const perSecond: number[] = [];
+  // And the UpdateRequests the admission controller created per second: the work's arrival.
+  const createdPerSecond: number[] = [];
   let sampleCalls = true;
   const callSampler = (async () => {
     let last = sum(callsBefore);
+    let lastCreated = await urCreates();
     while (sampleCalls) {
       await new Promise((r) => setTimeout(r, 1000));
       const now = sum(await callsByKind(background.metricsPort));
+      const created = await urCreates();
       perSecond.push(now - last);
+      createdPerSecond.push(created - lastCreated);
       last = now;
+      lastCreated = created;
     }
   })();
   const start = performance.now();
@@ -254,13 +267,6 @@ try {
   const firstCalls: Record<string, number> = {};
   for (const [k, v] of Object.entries(callsAfter))
     if (v - (callsBefore[k] ?? 0) > 0) firstCalls[k] = v - (callsBefore[k] ?? 0);
-  // The admission controller's UpdateRequest create calls (those answered AlreadyExists included: a
-  // pending UpdateRequest for the same policy and trigger absorbs the request).
-  const urCreates = () =>
-    metric(
-      replica.metricsPort,
-      /^kyverno_client_queries_total\{operation="create",client_type="[^"]*",resource_kind="UpdateRequest"/,
-    );
   // UpdateRequests left to process (a Skip one is kept, as upstream, and has nothing left to do).
   const urCount = async () => {
     const listed = await client.list({
@@ -351,6 +357,7 @@ try {
     rateLimitFloorSeconds: +(Math.max(0, sum(firstCalls) - 300) / 300).toFixed(2),
     // Calls per second of the background client (its limiter: --clientRateLimitQPS, 300 by default).
     backgroundCallsPerSecond: perSecond,
+    updateRequestsCreatedPerSecond: createdPerSecond,
     flood: {
       updateRequests: FLOOD * N,
       updateRequestCreateCalls: floodCreated,
