@@ -1,5 +1,5 @@
 import type { KubeObject } from "@kyverno-ts/api";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
+import { type ApiFailure, createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyDownstream, downstreamLabels, inSync } from "./downstream.js";
@@ -148,5 +148,36 @@ describe("applyDownstream's calls", () => {
       outcome: "skipped",
     });
     expect((await stored("theirs")).value?.data).toEqual({ owner: "them" });
+  });
+});
+
+describe("applyDownstream without the create permission", () => {
+  it("finds an existing object by reading it, as upstream's read-first would, and fails only when it is missing", async () => {
+    const calls: string[] = [];
+    const existing: KubeObject = { ...desired, metadata: { ...desired.metadata, resourceVersion: "7" } };
+    let stored: KubeObject | undefined = existing;
+    const forbidden = { ok: false, status: 403, reason: "Forbidden", message: "cannot create secrets" };
+    const client = {
+      async create() {
+        calls.push("create");
+        return forbidden;
+      },
+      async get() {
+        calls.push("get");
+        return stored
+          ? { ok: true, status: 200, value: stored }
+          : { ok: false, status: 404, reason: "NotFound", message: "not found" };
+      },
+    } as unknown as KubeClient;
+    const signal = new AbortController().signal;
+    expect(await applyDownstream(client, desired, false, signal)).toEqual({ ok: true, outcome: "unchanged" });
+    expect(calls).toEqual(["create", "get"]);
+    stored = undefined;
+    const missing = (await applyDownstream(client, desired, false, signal)) as {
+      ok: boolean;
+      failure?: ApiFailure;
+    };
+    expect(missing.ok).toBe(false);
+    expect(missing.failure).toMatchObject({ reason: "Forbidden" });
   });
 });

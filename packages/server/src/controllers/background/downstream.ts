@@ -143,8 +143,11 @@ export async function applyDownstream(
   };
   if (!synchronize || presence === "absent") {
     const created = await create();
+    // A controller without `create` may still find the object there (as upstream's read would): read.
+    const forbidden = created?.ok === false && created.failure.reason === "Forbidden";
     // Exists (another worker, a restart mid-way, someone else's object): compared below when synchronized.
-    if (created !== undefined || !synchronize) return created ?? { ok: true, outcome: "unchanged" };
+    if (!forbidden && (created !== undefined || !synchronize))
+      return created ?? { ok: true, outcome: "unchanged" };
   }
   const ref = {
     apiVersion: desired.apiVersion ?? "",
