@@ -26,11 +26,16 @@ export interface RequestTarget {
 }
 
 /**
- * Targets by the object they are about: the policies and rules of one request share its target,
- * even when each is handed its own request record (as the classic engine's rules are). A target is
- * reused only when the request fields it was computed from are the same.
+ * The most recent targets, by the object they are about: the policies and rules of one request share
+ * its target, even when each is handed its own request record (as the classic engine's rules are). A
+ * target is reused only when the request fields it was computed from are the same. A few strongly
+ * held entries, not a WeakMap: see `createValueCache` for why a long-lived WeakMap keyed by each
+ * request's objects makes them outlive the young generation.
  */
-const targets = new WeakMap<KubeObject, { readonly target: RequestTarget; readonly from: EngineRequest }>();
+const RECENT_TARGETS = 4;
+const recentTargets: ({ readonly target: RequestTarget; readonly from: EngineRequest } | undefined)[] =
+  new Array(RECENT_TARGETS).fill(undefined);
+const recentCursor = { next: 0 };
 
 /** Whether `a` and `b` give the same target for the same object and operation. */
 function sameTargetFields(a: EngineRequest, b: EngineRequest): boolean {
@@ -48,10 +53,12 @@ function sameTargetFields(a: EngineRequest, b: EngineRequest): boolean {
 export function requestTarget(req: EngineRequest): RequestTarget {
   const operation = req.operation ?? "CREATE";
   const subject = operation === "DELETE" ? (req.oldResource ?? req.resource) : req.resource;
-  const known = targets.get(subject);
-  if (known !== undefined && sameTargetFields(known.from, req)) return known.target;
+  for (const known of recentTargets)
+    if (known !== undefined && known.target.subject === subject && sameTargetFields(known.from, req))
+      return known.target;
   const target = computeTarget(req, operation, subject);
-  targets.set(subject, { target, from: req });
+  recentTargets[recentCursor.next] = { target, from: req };
+  recentCursor.next = (recentCursor.next + 1) % RECENT_TARGETS;
   return target;
 }
 

@@ -10,7 +10,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { createCelEnvironment } from "./env.js";
 import { createSession } from "./session.js";
-import { opaque, opaquePayload, toCelValue, toJson } from "./values.js";
+import { createValueCache, opaque, opaquePayload, toCelValue, toJson } from "./values.js";
 
 const json = { name: "a", nothing: null, count: 3, ratio: 0.5, nested: { x: true }, list: [1, "b"] };
 
@@ -82,5 +82,18 @@ describe("JSON objects as CEL maps", () => {
     expect(list.size).toBe(reference.size);
     for (const i of [-1, 0, 1, 2, 3]) expect(toJson(list.get(i))).toEqual(toJson(reference.get(i)));
     expect([...list].map(toJson)).toEqual([...reference].map(toJson));
+  });
+});
+
+describe("createValueCache", () => {
+  it("converts an object once while it is recent, and lets it go after newer ones displaced it", () => {
+    const cache = createValueCache();
+    const pod = { metadata: { name: "web" } };
+    const first = cache.of(pod);
+    expect(cache.of(pod)).toBe(first);
+    for (let i = 0; i < 8; i++) cache.of({ i });
+    const again = cache.of(pod);
+    expect(again).not.toBe(first);
+    expect((again as unknown as CelMap).get("metadata")).toBeDefined();
   });
 });
