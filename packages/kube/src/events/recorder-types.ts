@@ -1,13 +1,10 @@
 /** The event recorder's contract: its options, counters and surface (`createEventRecorder`). */
-import type { Clock } from "@kyverno-ts/api";
+import type { Clock, Logger } from "@kyverno-ts/api";
 import type { KubeClient } from "../client/client.js";
 import type { EventRecord } from "./event.js";
 
-/** The log lines the recorder writes; the server's `Logger` (and pino) fit. */
-export interface EventRecorderLogger {
-  debug(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
+/** The log lines the recorder writes: the repository's `Logger` (and pino) fit. */
+export type EventRecorderLogger = Pick<Logger, "debug" | "warn">;
 
 /** Why an occurrence did not become an API write. */
 export type EventDropReason = "queueFull" | "spam" | "failed";

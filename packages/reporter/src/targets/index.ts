@@ -22,7 +22,6 @@ export type {
   WebhookConfig,
 } from "./config/config-types.js";
 export { TargetConfigError } from "./config/errors.js";
-export { parseDuration } from "./config/keepalive.js";
 export { DeliveryError, isDeliveryError } from "./delivery/errors.js";
 export type { HttpClientOptions } from "./delivery/http-client.js";
 export { createHttpClient } from "./delivery/http-client.js";

@@ -12,7 +12,7 @@ import {
 import type { HttpClient } from "../types.js";
 import { createTargetsFromConfig, inheritChannel, type TargetSet } from "./config.js";
 import { TargetConfigError } from "./errors.js";
-import { parseDuration } from "./keepalive.js";
+import { keepaliveIntervalMs } from "./keepalive.js";
 
 const deps = () => ({ clock: testClock(), logger: testLogger() });
 
@@ -178,7 +178,7 @@ describe("createTargetsFromConfig", () => {
   });
 });
 
-describe("inheritChannel and parseDuration", () => {
+describe("inheritChannel and keepaliveIntervalMs", () => {
   it("falls back to the parent for unset, empty and [] values", () => {
     const merged = inheritChannel(
       { webhook: "p", sources: ["kyverno"], headers: { a: "1" }, filter: { status: { include: ["fail"] } } },
@@ -188,11 +188,11 @@ describe("inheritChannel and parseDuration", () => {
   });
 
   it("parses Go durations", () => {
-    expect(parseDuration("30s")).toBe(30_000);
-    expect(parseDuration("1m30s")).toBe(90_000);
-    expect(parseDuration("250ms")).toBe(250);
-    expect(parseDuration("0")).toBe(0);
-    expect(parseDuration(5)).toBe(5);
-    expect(parseDuration("5 minutes")).toBeUndefined();
+    expect(keepaliveIntervalMs("30s")).toBe(30_000);
+    expect(keepaliveIntervalMs("1m30s")).toBe(90_000);
+    expect(keepaliveIntervalMs("250ms")).toBe(250);
+    expect(keepaliveIntervalMs("0")).toBe(0);
+    expect(keepaliveIntervalMs(5)).toBe(5);
+    expect(keepaliveIntervalMs("5 minutes")).toBeUndefined();
   });
 });

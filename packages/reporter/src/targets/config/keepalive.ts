@@ -34,7 +34,7 @@ export function keepaliveOptions(
   path: string,
 ): KeepaliveOptions | undefined {
   const keepalive = config.keepalive;
-  const intervalMs = parseDuration(keepalive?.interval);
+  const intervalMs = keepaliveIntervalMs(keepalive?.interval);
   if (intervalMs === undefined) {
     throw new TargetConfigError(`${path}.keepalive.interval`, `not a duration: "${keepalive?.interval}"`);
   }
@@ -48,8 +48,8 @@ export function keepaliveOptions(
   };
 }
 
-/** Parses a Go duration ("30s", "1m30s", "500ms", "0") or a number of milliseconds; undefined if invalid or negative. */
-export function parseDuration(value: string | number | undefined): number | undefined {
+/** A keepalive interval in milliseconds: a Go duration ("30s", "1m30s", "500ms", "0", read by the shared parser) or a number of milliseconds; undefined if invalid or negative. */
+export function keepaliveIntervalMs(value: string | number | undefined): number | undefined {
   if (value === undefined) return 0;
   if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : undefined;
   const v = value.trim();
