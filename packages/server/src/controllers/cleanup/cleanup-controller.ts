@@ -182,6 +182,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
         logger,
         validatePolicy: (policy) => validateCleanupPolicy(policy, { engine, can }),
         deletable: ttlDeletable(() => ttl.kinds()),
+        now: () => clock.now(),
       },
     });
     tls.onServingChange((next) => server?.setCertificate(next));

@@ -38,6 +38,8 @@ export interface CleanupWebhookDeps {
   validatePolicy(policy: KubeObject): Promise<string[]>;
   /** Whether the TTL controller watches (may delete) objects of this group and kind; undefined: unknown yet. */
   deletable(group: string, kind: string): boolean | undefined;
+  /** The controller's clock, in epoch milliseconds. */
+  now(): number;
   logger: Logger;
 }
 
@@ -64,7 +66,7 @@ export function verifyTtlReview(deps: CleanupWebhookDeps, body: string): Admissi
   if (request.operation === "DELETE" || object === undefined || value === undefined)
     return allow(request.uid);
   const warnings: string[] = [];
-  const check = ttlDeletionTime(value, Date.now());
+  const check = ttlDeletionTime(value, deps.now());
   if (!check.ok)
     warnings.push(`${TTL_LABEL} label value cannot be parsed as any recognizable format (${check.message})`);
   const deletable = deps.deletable(request.kind.group, request.kind.kind);
