@@ -11,6 +11,7 @@ import type { CelEnvironment } from "../cel/env.js";
 import { createSession } from "../cel/session.js";
 import { toCelValue, type ValueCache } from "../cel/values.js";
 import type { CompileIssue, ContextLoader, EngineRequest } from "../engine-types.js";
+import { CEL_PRECONDITIONS_NOT_MET } from "../response/messages.js";
 import type { Outcome } from "../response/types.js";
 import {
   BlockCompiler,
@@ -154,7 +155,7 @@ function evaluateWithin(
   );
   const conditions = evaluateConditions(rule.block.matchConditions, bindings, session);
   if ("error" in conditions) return { status: "error", message: conditions.error };
-  if (!conditions.matched) return { status: "skip", message: "cel preconditions not met" };
+  if (!conditions.matched) return { status: "skip", message: CEL_PRECONDITIONS_NOT_MET };
   const evaluated = evaluateValidations(rule.block.validations, bindings, session);
   // The API server's validator denies on an evaluation error (failurePolicy Fail), and upstream
   // reports a denied `validate.cel` rule as a failure.

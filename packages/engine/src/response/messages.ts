@@ -44,6 +44,9 @@ export function denyFailMessage(rule: string, message: string | undefined): stri
 /** Preconditions did not hold. */
 export const PRECONDITIONS_NOT_MET = "preconditions not met";
 
+/** The `matchConditions` of a `validate.cel` rule did not hold (upstream's wording for them). */
+export const CEL_PRECONDITIONS_NOT_MET = "cel preconditions not met";
+
 /**
  * A conditional or global anchor did not match, so the rule is skipped: upstream reports the pattern
  * error itself (`conditional anchor mismatch: …`), without naming the rule.
