@@ -158,27 +158,80 @@ function ruleInfo(
   }));
 }
 
+/** A compiled policy's entry in the cache. */
+function cachedEntry(
+  key: string,
+  policy: Policy,
+  compiled: CompiledPolicy,
+  options: PolicyCacheOptions,
+): CachedPolicy {
+  const keys = indexKeys(compiled);
+  return {
+    key,
+    policy,
+    compiled,
+    namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : undefined,
+    failurePolicy: options.forceFailurePolicyIgnore === true ? "Ignore" : failurePolicyOf(policy),
+    mayEnforce: mayEnforce(policy),
+    kinds: keys.kinds,
+    operations: keys.operations,
+    types: keys.types,
+    labels: labelsOf(policy),
+  };
+}
+
 /**
- * Creates an empty cache. `set` compiles with the engine once per change; a policy that does not
- * compile is kept out of the index and reported not ready with the issues' field paths.
+ * The status of a compiled policy. A rule using a feature the engine does not evaluate yet
+ * (verifyImages, validate.cel) is evaluated (it answers `error`, honouring the failure policy) but
+ * keeps the policy not ready; autogen rules do not count.
  */
-export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
-  const { engine, metrics } = options;
-  const entries = new Map<string, CachedPolicy>();
-  const statuses = new Map<string, PolicyStatus>();
-  const exceptions = new Map<string, PolicyException>();
-  // Derived views, rebuilt lazily after a change.
+function compiledStatus(compiled: CompiledPolicy): PolicyStatus {
+  const generated = new Set(compiled.rules.filter((r) => r.autogenOf !== undefined).map((r) => r.name));
+  const unsupported = compiled.unsupported.filter((u) => !generated.has(u.rule));
+  return {
+    ready: unsupported.length === 0,
+    message:
+      unsupported.length === 0 ? "Ready" : unsupported.map((u) => `rule ${u.rule}: ${u.message}`).join("; "),
+    autogenRules: [...generated],
+    issues: [],
+  };
+}
+
+/** The status of a policy that does not compile. */
+function failedStatus(issues: CompileIssue[]): PolicyStatus {
+  return {
+    ready: false,
+    message: issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+    autogenRules: [],
+    issues,
+  };
+}
+
+/** The rule-info metric of a compiled policy (its unsupported rules not ready) or of one that failed. */
+function ruleInfoOf(policy: Policy, compiled: CompiledPolicy | undefined): RuleInfoLabels[] {
+  if (compiled === undefined)
+    return ruleInfo(
+      policy,
+      policy.spec.rules.map((r) => ({ name: r.name, kind: ruleKindOf(r) })),
+      () => false,
+    );
+  const notReady = new Set(compiled.unsupported.map((u) => u.rule));
+  return ruleInfo(policy, compiled.rules, (name) => !notReady.has(name));
+}
+
+/** The ready policies sorted, and per webhook type, failure policy and kind; see `createPolicyIndex`. */
+interface PolicyIndex {
+  all(): CachedPolicy[];
+  select(query: PolicyQuery): readonly CachedPolicy[];
+  /** Forgets the derived views after a policy changed. */
+  invalidate(): void;
+}
+
+/** Derived views over `entries`, rebuilt lazily after a change. */
+function createPolicyIndex(entries: ReadonlyMap<string, CachedPolicy>): PolicyIndex {
   let sorted: CachedPolicy[] | undefined;
   let knownKinds: ReadonlySet<string> | undefined;
   const buckets = new Map<string, CachedPolicy[]>();
-  const exceptionsByPolicy = new Map<string, readonly PolicyException[]>();
-
-  const invalidatePolicies = (): void => {
-    sorted = undefined;
-    knownKinds = undefined;
-    buckets.clear();
-    exceptionsByPolicy.clear();
-  };
 
   const all = (): CachedPolicy[] => {
     sorted ??= [...entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -209,104 +262,7 @@ export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
   };
 
   return {
-    set(policy) {
-      const key = policyKey(policy);
-      const previous = entries.get(key) ?? (statuses.has(key) ? null : undefined);
-      const result = engine.compile(policy);
-      const labels = labelsOf(policy);
-      let status: PolicyStatus;
-      if (result.ok) {
-        const compiled = result.policy;
-        const keys = indexKeys(compiled);
-        entries.set(key, {
-          key,
-          policy,
-          compiled,
-          namespace: policy.kind === "Policy" ? (policy.metadata.namespace ?? "default") : undefined,
-          failurePolicy: options.forceFailurePolicyIgnore === true ? "Ignore" : failurePolicyOf(policy),
-          mayEnforce: mayEnforce(policy),
-          kinds: keys.kinds,
-          operations: keys.operations,
-          types: keys.types,
-          labels,
-        });
-        // A rule using a feature the engine does not evaluate yet (verifyImages, validate.cel) is
-        // evaluated (it answers `error`, honouring the failure policy) but keeps the policy not ready.
-        const generated = new Set(compiled.rules.filter((r) => r.autogenOf !== undefined).map((r) => r.name));
-        const unsupported = compiled.unsupported.filter((u) => !generated.has(u.rule));
-        status = {
-          ready: unsupported.length === 0,
-          message:
-            unsupported.length === 0
-              ? "Ready"
-              : unsupported.map((u) => `rule ${u.rule}: ${u.message}`).join("; "),
-          autogenRules: [...generated],
-          issues: [],
-        };
-        const notReady = new Set(compiled.unsupported.map((u) => u.rule));
-        metrics?.setRuleInfo(
-          key,
-          ruleInfo(policy, compiled.rules, (name) => !notReady.has(name)),
-        );
-      } else {
-        entries.delete(key);
-        status = {
-          ready: false,
-          message: result.issues.map((i) => `${i.path}: ${i.message}`).join("; "),
-          autogenRules: [],
-          issues: result.issues,
-        };
-        metrics?.setRuleInfo(
-          key,
-          ruleInfo(
-            policy,
-            policy.spec.rules.map((r) => ({ name: r.name, kind: ruleKindOf(r) })),
-            () => false,
-          ),
-        );
-      }
-      statuses.set(key, status);
-      invalidatePolicies();
-      metrics?.policyChange(labels, previous === undefined ? "create" : "update");
-      return status;
-    },
-    delete(key) {
-      const entry = entries.get(key);
-      const known = statuses.delete(key);
-      entries.delete(key);
-      if (!known) return false;
-      invalidatePolicies();
-      metrics?.setRuleInfo(key, []);
-      if (entry) metrics?.policyChange(entry.labels, "delete");
-      return true;
-    },
-    status: (key) => statuses.get(key),
-    get: (key) => entries.get(key),
-    policies: () => all(),
-    setExceptions(list) {
-      exceptions.clear();
-      for (const e of list) exceptions.set(`${e.metadata.namespace ?? "default"}/${e.metadata.name}`, e);
-      exceptionsByPolicy.clear();
-    },
-    setException(e) {
-      exceptions.set(`${e.metadata.namespace ?? "default"}/${e.metadata.name}`, e);
-      exceptionsByPolicy.clear();
-    },
-    deleteException(key) {
-      const removed = exceptions.delete(key);
-      if (removed) exceptionsByPolicy.clear();
-      return removed;
-    },
-    exceptionsFor(policy) {
-      let list = exceptionsByPolicy.get(policy.key);
-      if (list === undefined) {
-        list = [...exceptions.values()].filter((e) =>
-          e.spec.exceptions.some((x) => matchWildcard(x.policyName, policy.key)),
-        );
-        exceptionsByPolicy.set(policy.key, list);
-      }
-      return list;
-    },
+    all,
     select(query) {
       const candidates = bucket(query.type, query.failurePolicy, query.kind);
       let out: CachedPolicy[] | undefined;
@@ -320,5 +276,101 @@ export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
       }
       return out ?? candidates;
     },
+    invalidate() {
+      sorted = undefined;
+      knownKinds = undefined;
+      buckets.clear();
+    },
+  };
+}
+
+/** The PolicyExceptions, keyed `namespace/name`, with those naming each policy pre-selected. */
+type ExceptionIndex = Pick<
+  PolicyCache,
+  "setExceptions" | "setException" | "deleteException" | "exceptionsFor"
+> & {
+  /** Forgets the per-policy selections after a policy changed. */
+  invalidate(): void;
+};
+
+function createExceptionIndex(): ExceptionIndex {
+  const exceptions = new Map<string, PolicyException>();
+  const byPolicy = new Map<string, readonly PolicyException[]>();
+  return {
+    setExceptions(list) {
+      exceptions.clear();
+      for (const e of list) exceptions.set(`${e.metadata.namespace ?? "default"}/${e.metadata.name}`, e);
+      byPolicy.clear();
+    },
+    setException(e) {
+      exceptions.set(`${e.metadata.namespace ?? "default"}/${e.metadata.name}`, e);
+      byPolicy.clear();
+    },
+    deleteException(key) {
+      const removed = exceptions.delete(key);
+      if (removed) byPolicy.clear();
+      return removed;
+    },
+    exceptionsFor(policy) {
+      let list = byPolicy.get(policy.key);
+      if (list === undefined) {
+        list = [...exceptions.values()].filter((e) =>
+          e.spec.exceptions.some((x) => matchWildcard(x.policyName, policy.key)),
+        );
+        byPolicy.set(policy.key, list);
+      }
+      return list;
+    },
+    invalidate: () => byPolicy.clear(),
+  };
+}
+
+/**
+ * Creates an empty cache. `set` compiles with the engine once per change; a policy that does not
+ * compile is kept out of the index and reported not ready with the issues' field paths.
+ */
+export function createPolicyCache(options: PolicyCacheOptions): PolicyCache {
+  const { engine, metrics } = options;
+  const entries = new Map<string, CachedPolicy>();
+  const statuses = new Map<string, PolicyStatus>();
+  const index = createPolicyIndex(entries);
+  const exceptions = createExceptionIndex();
+  const changed = (): void => {
+    index.invalidate();
+    exceptions.invalidate();
+  };
+
+  return {
+    set(policy) {
+      const key = policyKey(policy);
+      const previous = entries.get(key) ?? (statuses.has(key) ? null : undefined);
+      const result = engine.compile(policy);
+      if (result.ok) entries.set(key, cachedEntry(key, policy, result.policy, options));
+      else entries.delete(key);
+      const status = result.ok ? compiledStatus(result.policy) : failedStatus(result.issues);
+      metrics?.setRuleInfo(key, ruleInfoOf(policy, result.ok ? result.policy : undefined));
+      statuses.set(key, status);
+      changed();
+      metrics?.policyChange(labelsOf(policy), previous === undefined ? "create" : "update");
+      return status;
+    },
+    delete(key) {
+      const entry = entries.get(key);
+      const known = statuses.delete(key);
+      entries.delete(key);
+      if (!known) return false;
+      changed();
+      metrics?.setRuleInfo(key, []);
+      if (entry) metrics?.policyChange(entry.labels, "delete");
+      return true;
+    },
+    status: (key) => statuses.get(key),
+    get: (key) => entries.get(key),
+    policies: () => index.all(),
+    setExceptions: exceptions.setExceptions,
+    setException: exceptions.setException,
+    deleteException: exceptions.deleteException,
+    exceptionsFor: exceptions.exceptionsFor,
+    select: index.select,
   };
 }
