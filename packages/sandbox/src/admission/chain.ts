@@ -1,7 +1,8 @@
 /** `createAdmissionChain`: the composition of the mutating and validating webhook dispatchers. */
 import { randomUUID } from "node:crypto";
+import { type Logger, silentLogger } from "@kyverno-ts/api";
 import { readWebhooks } from "./config.js";
-import type { AdmissionLogger, DispatchContext } from "./context.js";
+import type { DispatchContext } from "./context.js";
 import type { ServiceResolver } from "./http-client.js";
 import { createMatchConditionsEvaluator, type MatchConditionsEvaluator } from "./match-conditions.js";
 import { runMutating } from "./mutating.js";
@@ -30,15 +31,13 @@ export interface AdmissionChainOptions {
   /** Clock in milliseconds, for the request deadline (default `Date.now`). */
   now?: () => number;
   /** Receives the lines upstream logs (webhooks failing open or closed, rejections); default: silent. */
-  logger?: AdmissionLogger;
+  logger?: Logger;
   /** Request uid generator (default `crypto.randomUUID`). */
   randomUUID?: () => string;
 }
 
 /** kube-apiserver's default request timeout (`--request-timeout`). */
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 60;
-
-const SILENT: AdmissionLogger = { warn: () => {} };
 
 function allowed(object: AdmissionAttributes["object"], ctx: DispatchContext): AdmissionResult {
   return { allowed: true, object, warnings: ctx.warnings, auditAnnotations: ctx.auditAnnotations };
@@ -65,7 +64,7 @@ export function createAdmissionChain(options: AdmissionChainOptions): PhasedAdmi
     const seconds = opts?.timeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS;
     return {
       resolveService: options.resolveService,
-      logger: options.logger ?? SILENT,
+      logger: options.logger ?? silentLogger,
       now,
       deadline: now() + seconds * 1000,
       signal: opts?.signal,

@@ -2,18 +2,15 @@
  * Per-request state shared by the mutating and validating dispatchers: the deadline, the collected
  * warnings and audit annotations, and the chain's collaborators.
  */
+import type { Logger } from "@kyverno-ts/api";
 import type { ServiceResolver } from "./http-client.js";
 import type { MatchConditionsEvaluator } from "./match-conditions.js";
-
-/** Where the chain reports what upstream logs with klog (webhooks failing open or closed, rejections). */
-export interface AdmissionLogger {
-  warn(message: string): void;
-}
 
 /** Everything a dispatcher needs for one request. */
 export interface DispatchContext {
   readonly resolveService: ServiceResolver | undefined;
-  readonly logger: AdmissionLogger;
+  /** Where the chain warns what upstream logs with klog.Warningf (fields: `webhook`). */
+  readonly logger: Logger;
   readonly now: () => number;
   /** Absolute deadline of the request, in `now()` milliseconds. */
   readonly deadline: number;

@@ -4,7 +4,6 @@
  * `mutate` / `validate` phases around its own object validation).
  */
 export { type AdmissionChainOptions, createAdmissionChain } from "./chain.js";
-export type { AdmissionLogger } from "./context.js";
 export type { ServiceResolver } from "./http-client.js";
 export type {
   AdmissionAttributes,

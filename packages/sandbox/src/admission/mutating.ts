@@ -153,7 +153,10 @@ async function dispatchRound(
     const error = outcome.error;
     if (error.type !== "calling") return { ok: false, status: error.status };
     if (hook.failurePolicy === "Ignore") {
-      ctx.logger.warn(logLine.failingOpen(hook.name, callingWebhookMessage(hook.name, error.reason)));
+      ctx.logger.warn(
+        { webhook: hook.name },
+        logLine.failingOpen(hook.name, callingWebhookMessage(hook.name, error.reason)),
+      );
       if (!error.reason.endsWith(transport.canceled)) {
         addAnnotation(
           ctx,
@@ -165,7 +168,7 @@ async function dispatchRound(
       continue;
     }
     const message = callingWebhookMessage(hook.name, error.reason);
-    ctx.logger.warn(logLine.failingClosed(hook.name, message));
+    ctx.logger.warn({ webhook: hook.name }, logLine.failingClosed(hook.name, message));
     return { ok: false, status: internalError(message) };
   }
   return { ok: true, object };

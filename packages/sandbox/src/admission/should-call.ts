@@ -47,7 +47,7 @@ export function shouldCallHook(
     },
   });
   if (result.error !== undefined) {
-    ctx.logger.warn(logLine.conditionsFailingClosed(hook.name, result.error));
+    ctx.logger.warn({ webhook: hook.name }, logLine.conditionsFailingClosed(hook.name, result.error));
     return { call: false, error: forbidden(resource.group, resource.resource, name, result.error) };
   }
   return { call: result.matches };

@@ -29,20 +29,20 @@ async function callValidatingHook(
     for (const w of r.warnings) addWarning(ctx, w);
     if (r.allowed) return undefined;
     const status = webhookDenied(hook.name, r.status);
-    ctx.logger.warn(logLine.rejected(hook.name, status.message));
+    ctx.logger.warn({ webhook: hook.name }, logLine.rejected(hook.name, status.message));
     return status;
   }
   const error = called.error;
   if (error.type !== "calling") return error.status;
   const message = callingWebhookMessage(hook.name, error.reason);
   if (hook.failurePolicy === "Ignore") {
-    ctx.logger.warn(logLine.failingOpen(hook.name, message));
+    ctx.logger.warn({ webhook: hook.name }, logLine.failingOpen(hook.name, message));
     if (!error.reason.endsWith(transport.canceled)) {
       addAnnotation(ctx, `failed-open.validating.webhook.admission.k8s.io/round_0_index_${index}`, hook.name);
     }
     return undefined;
   }
-  ctx.logger.warn(logLine.failingClosed(hook.name, message));
+  ctx.logger.warn({ webhook: hook.name }, logLine.failingClosed(hook.name, message));
   return internalError(message);
 }
 

@@ -3,7 +3,7 @@
  * configurations and an admission chain wired to them.
  * Not part of the package API (imported by tests beside the code only).
  */
-import type { JsonObject, JsonValue } from "@kyverno-ts/api";
+import { type JsonObject, type JsonValue, silentLogger } from "@kyverno-ts/api";
 import { type AdmissionChainOptions, createAdmissionChain } from "../chain.js";
 import type { PhasedAdmissionChain } from "../types.js";
 import { createTestPki, type TestPki } from "./pki.js";
@@ -46,7 +46,7 @@ export async function startHarness(options: Partial<AdmissionChainOptions> = {})
   const chain = createAdmissionChain({
     webhooks: { mutating: () => mutating, validating: () => validating },
     resolveService: () => server.url,
-    logger: { warn: (line) => logs.push(line) },
+    logger: { ...silentLogger, warn: (_fields, line) => logs.push(line) },
     ...options,
   });
   return {
