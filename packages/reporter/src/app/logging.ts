@@ -2,6 +2,7 @@
  * The process logger from `logging`: JSON lines through pino (`encoding: json`) or one readable line
  * per entry (`console`, the default), at the zap level of `logLevel` (-1 debug … 2 error).
  */
+import { type Clock, systemClock } from "@kyverno-ts/api";
 import { pino } from "pino";
 import type { LoggingConfig } from "../config/types.js";
 import type { LogFields, Logger } from "../logger.js";
@@ -24,10 +25,14 @@ function formatValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-/** Creates the logger for a `logging` section, writing to `output`. */
+/**
+ * Creates the logger for a `logging` section, writing to `output`; `clock` stamps the console lines
+ * (pino stamps its JSON lines itself).
+ */
 export function createReporterLogger(
   config: Pick<LoggingConfig, "logLevel" | "encoding">,
   output: LogOutput,
+  clock: Clock = systemClock,
 ): Logger {
   const level = levelOf(config.logLevel);
   if (config.encoding === "json") {
@@ -52,7 +57,7 @@ export function createReporterLogger(
       .map(([k, v]) => `${k}=${formatValue(v)}`)
       .join(" ");
     output.write(
-      `${new Date().toISOString()} ${at.toUpperCase().padEnd(5)} ${message}${extra ? ` ${extra}` : ""}\n`,
+      `${new Date(clock.now()).toISOString()} ${at.toUpperCase().padEnd(5)} ${message}${extra ? ` ${extra}` : ""}\n`,
     );
   };
   return { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };

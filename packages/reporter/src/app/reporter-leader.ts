@@ -3,6 +3,7 @@
  * shared database rebuilds it from its own view), the initial sync that turns the reporter ready, and
  * the graceful stop. What changes while it runs is kept in one `ReporterRun` per start.
  */
+import { type Clock, sleep } from "@kyverno-ts/api";
 import { createLeaderElector, type LeaderElector } from "@kyverno-ts/kube";
 import type { ApiServer } from "../api/server.js";
 import type { ReportKindSpec } from "../cluster/kinds.js";
@@ -73,20 +74,26 @@ export function leaderOnlyWrites(
 }
 
 /** Resolves once the elector has observed the Lease (or leads), or after `ms`. */
-async function leaseObserved(elector: LeaderElector, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!elector.isLeader() && elector.leader() === undefined && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+async function leaseObserved(elector: LeaderElector, ms: number, clock: Clock): Promise<void> {
+  const until = clock.now() + ms;
+  while (!elector.isLeader() && elector.leader() === undefined && clock.now() < until) {
+    await sleep(clock, 50);
   }
 }
 
-async function bounded(work: Promise<unknown>, ms: number, onTimeout: () => void): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
+/** Waits for `work`, at most `ms` on `clock`; `onTimeout` when it took longer. */
+async function bounded(
+  work: Promise<unknown>,
+  ms: number,
+  clock: Clock,
+  onTimeout: () => void,
+): Promise<void> {
+  let cancel: (() => void) | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms);
+    cancel = clock.after(ms, () => resolve("timeout"));
   });
   const outcome = await Promise.race([work.then(() => "done" as const), timeout]);
-  clearTimeout(timer);
+  cancel?.();
   if (outcome === "timeout") onTimeout();
 }
 
@@ -118,11 +125,12 @@ function rebuildAsNewLeader(r: ReporterParts): void {
 
 /** With `leaderElection.enabled`: elects, the leader sending keepalives and owning the shared database. */
 export function startElection(r: ReporterParts): void {
-  const { config, client, logger, run } = r;
+  const { config, client, clock, logger, run } = r;
   const election = config.leaderElection;
   if (!election.enabled) return;
   const e = createLeaderElector({
     client,
+    clock,
     namespace: config.namespace,
     name: election.lockName,
     identity: election.podName,
@@ -152,7 +160,7 @@ export async function initialSync(r: ReporterParts): Promise<void> {
   if (!r.gated) await store.clear();
   else if (run.elector) {
     // Leading from the start: clear and sync once, instead of syncing and then rebuilding.
-    await leaseObserved(run.elector, election.retryPeriod * 2000);
+    await leaseObserved(run.elector, election.retryPeriod * 2000, r.clock);
     if (run.elector.isLeader()) {
       await store.clear();
       run.clearedAsLeader = true;
@@ -184,15 +192,15 @@ export async function stopReporter(r: ReporterParts): Promise<void> {
   r.api.setReady(false);
   await run.elector?.release();
   await r.watcher.stop();
-  await bounded(r.email?.stop() ?? Promise.resolve(), timeoutMs, () =>
+  await bounded(r.email?.stop() ?? Promise.resolve(), timeoutMs, r.clock, () =>
     logger.warn({ timeoutMs }, "email reports still sending at shutdown were abandoned"),
   );
   // A failing database retries for a while: its pending writes are given up after the timeout
   // (the store is rebuilt from the cluster at the next start).
-  await bounded(r.ingest.close(), timeoutMs, () =>
+  await bounded(r.ingest.close(), timeoutMs, r.clock, () =>
     logger.warn({ timeoutMs }, "database writes still pending at shutdown were dropped"),
   );
-  await bounded(r.notifier.close(), timeoutMs, () =>
+  await bounded(r.notifier.close(), timeoutMs, r.clock, () =>
     logger.warn({ timeoutMs }, "notifications still queued at shutdown were dropped"),
   );
   await runCleanups(r.cleanups);

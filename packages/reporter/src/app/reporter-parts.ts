@@ -259,7 +259,7 @@ export interface ReportWatching {
 
 /** Creates the report watcher, and creates and starts the policy watcher. */
 export async function watchReports(
-  { options, client, logger, metrics, cleanups }: ReporterBase,
+  { options, client, clock, logger, metrics, cleanups }: ReporterBase,
   ingest: Ingest,
   policies: ServedApi["policies"],
 ): Promise<ReportWatching> {
@@ -270,6 +270,7 @@ export async function watchReports(
     kinds,
     logger,
     metrics,
+    clock,
     ...(options.retryDelay ? { retryDelay: options.retryDelay } : {}),
   });
 

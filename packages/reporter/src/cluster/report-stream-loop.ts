@@ -3,6 +3,7 @@
  * reports to ingest while counting those not yet stored (the back-pressure), listing page by page,
  * watching from the last resourceVersion, and retrying after failures.
  */
+import { sleep, systemClock } from "@kyverno-ts/api";
 import type { ApiFailure } from "@kyverno-ts/kube";
 import type { RawReport, ReportStreamOptions } from "./report-stream-types.js";
 
@@ -32,20 +33,6 @@ export interface StreamState {
 type WatchOutcome = "relist" | "stopped" | "paused" | { progressed: boolean; failure?: ApiFailure };
 
 const QUICK_CLOSE_MS = 1000;
-
-/** Resolves after `ms` or when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /** Wakes who waits for room below the limit, or for nothing in flight. */
 function settled(state: StreamState): void {
@@ -178,7 +165,8 @@ async function watchOnce(state: StreamState, from: string, signal: AbortSignal):
     return "stopped";
   }
   if (!opened.ok) return opened.status === 410 ? "relist" : { progressed: false, failure: opened };
-  const openedAt = Date.now();
+  const clock = state.options.clock ?? systemClock;
+  const openedAt = clock.now();
   state.stopWatch = opened.value.stop;
   if (watch.paused || watch.gone || watch.failure) opened.value.stop();
   const end = await opened.value.done;
@@ -186,7 +174,7 @@ async function watchOnce(state: StreamState, from: string, signal: AbortSignal):
   if (signal.aborted) return "stopped";
   if (watch.gone) return "relist";
   if (watch.paused) return "paused";
-  const progressed = watch.events > 0 || Date.now() - openedAt >= QUICK_CLOSE_MS;
+  const progressed = watch.events > 0 || clock.now() - openedAt >= QUICK_CLOSE_MS;
   if (watch.failure !== undefined) return { progressed, failure: watch.failure };
   if (end.reason === "failed") return { progressed, failure: end.failure };
   return { progressed };
@@ -204,7 +192,7 @@ export async function runStream(
     attempt++;
     const retryInMs = Math.max(0, options.delay(attempt));
     if (failure !== undefined) options.onFailure({ source, failure, attempt, retryInMs });
-    await pause(retryInMs, signal);
+    await sleep(state.options.clock ?? systemClock, retryInMs, signal);
   };
   while (!signal.aborted) {
     if (state.forceRelist) {

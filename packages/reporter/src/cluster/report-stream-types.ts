@@ -1,4 +1,5 @@
 /** The report stream's contract types, below both its loop and its factory. */
+import type { Clock } from "@kyverno-ts/api";
 import type { ApiFailure, KubeClient } from "@kyverno-ts/kube";
 import type { Ingest } from "../ingest/ingest.js";
 import type { ReportKind } from "../model/types.js";
@@ -29,6 +30,8 @@ export interface ReportStreamOptions {
   pageSize?: number;
   /** Server-side watch timeout; default a random 300–600 s per watch, as client-go. */
   watchTimeoutSeconds?: number;
+  /** Times the retry pauses and how long a watch stayed open (default the system clock). */
+  clock?: Clock;
 }
 
 /** One kind's list + watch; create with {@link createReportStream}. */

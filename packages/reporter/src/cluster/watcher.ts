@@ -5,6 +5,7 @@
  * for the store, so memory stays about a page however many reports the cluster holds. Watch
  * failures are retried with backoff, logged and counted.
  */
+import type { Clock } from "@kyverno-ts/api";
 import { exponentialBackoff, type KubeClient } from "@kyverno-ts/kube";
 import type { Ingest, IngestOutcome } from "../ingest/ingest.js";
 import type { Logger } from "../logger.js";
@@ -23,6 +24,8 @@ export interface ReportWatcherOptions {
   maxInFlight?: number;
   /** Retry delay per attempt (default exponential backoff from 0.8 s to 30 s). */
   retryDelay?: (attempt: number) => number;
+  /** Times the streams' retry pauses and watch lifetimes (default the system clock). */
+  clock?: Clock;
 }
 
 /** Watches the report kinds; create with {@link createReportWatcher}. */
@@ -83,6 +86,7 @@ export function createReportWatcher(options: ReportWatcherOptions): ReportWatche
       delay,
       onFailure: onFailure(spec.kind),
       ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}),
+      ...(options.clock !== undefined ? { clock: options.clock } : {}),
     }),
   );
 
