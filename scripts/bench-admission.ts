@@ -34,7 +34,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const repo = fileURLToPath(new URL("../", import.meta.url));
+const repo = fileURLToPath(new URL("..", import.meta.url));
 const serverDist = new URL("../packages/server/dist/index.js", import.meta.url);
 const cliBin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 const policiesRoot = fileURLToPath(

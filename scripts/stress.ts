@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { type TLSSocket, connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
 
-const repo = fileURLToPath(new URL("../", import.meta.url));
+const repo = fileURLToPath(new URL("..", import.meta.url));
 const cliBin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 const crds = fileURLToPath(new URL("../../shared/reference/kyverno-crds/", import.meta.url));
 

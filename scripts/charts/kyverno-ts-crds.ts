@@ -26,7 +26,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** Where Kyverno's CRDs are read from. */
 export const CRD_SOURCE = join(ROOT, "..", "shared", "reference", "kyverno-crds");
 /** Where the kyverno-ts chart's CRD templates are written. */

@@ -19,7 +19,7 @@ import {
 import { ensureHelm, withoutHelmNotes } from "../../../scripts/cluster-tools.ts";
 
 /** The repository root. */
-export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 /**
  * Whether a 403 line is a controller renewing its leader Lease while `helm uninstall` tears the release

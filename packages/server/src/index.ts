@@ -1,6 +1,3 @@
-export { DEFAULT_RESOURCE_FILTERS } from "./admission/filters.js";
-export type { AdmissionResult } from "./admission/results.js";
-export type { AdmissionRequest, AdmissionResponse, GroupVersionKind } from "./admission/review.js";
 export type { TextOutput } from "./bin/admission.js";
 export { runAdmissionCommand } from "./bin/admission.js";
 export { ADMISSION_DESCRIPTION, parseAdmissionArgs } from "./bin/args.js";
@@ -8,8 +5,15 @@ export { BACKGROUND_DESCRIPTION, parseBackgroundArgs, runBackgroundCommand } fro
 export { CLEANUP_DESCRIPTION, parseCleanupArgs, runCleanupCommand } from "./bin/cleanup.js";
 export { parseReportsArgs, REPORTS_DESCRIPTION, runReportsCommand } from "./bin/reports.js";
 export { systemClock } from "./clock.js";
-export type { ClusterAdmission } from "./cluster/cluster-admission.js";
-export { StartAborted, startClusterAdmission } from "./cluster/cluster-admission.js";
+export type { ClusterAdmission } from "./controllers/admission/cluster/cluster-admission.js";
+export { StartAborted, startClusterAdmission } from "./controllers/admission/cluster/cluster-admission.js";
+export { DEFAULT_RESOURCE_FILTERS } from "./controllers/admission/filters.js";
+export type { AdmissionResult } from "./controllers/admission/results.js";
+export type {
+  AdmissionRequest,
+  AdmissionResponse,
+  GroupVersionKind,
+} from "./controllers/admission/review.js";
 export type { BackgroundController } from "./controllers/background/background-controller.js";
 export { createBackgroundController } from "./controllers/background/background-controller.js";
 export { createBackgroundMetrics } from "./controllers/background/metrics.js";

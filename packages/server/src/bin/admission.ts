@@ -7,9 +7,16 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { parseDocuments } from "@kyverno-ts/api";
-import { defaultKyvernoConfig, type KyvernoConfig, parseKyvernoConfig } from "../admission/filters.js";
-import { type AdmissionController, startAdmissionController } from "../admission-controller.js";
 import { type ServerClock, systemClock } from "../clock.js";
+import {
+  type AdmissionController,
+  startAdmissionController,
+} from "../controllers/admission/admission-controller.js";
+import {
+  defaultKyvernoConfig,
+  type KyvernoConfig,
+  parseKyvernoConfig,
+} from "../controllers/admission/filters.js";
 import { caBundle, generateCertificates } from "../controllers/certificates/certificates.js";
 import type { Logger } from "../logger.js";
 import { readMetricsConfigFile } from "../metrics/configmap.js";

@@ -7,9 +7,8 @@
  */
 import { hostname } from "node:os";
 import { createEngine } from "@kyverno-ts/engine";
-import { createBoundedResultQueue } from "../admission/results.js";
-import { serverVersion } from "../admission-controller.js";
 import { type ServerClock, systemClock } from "../clock.js";
+import { createBoundedResultQueue } from "../controllers/admission/results.js";
 import { createBackgroundController } from "../controllers/background/background-controller.js";
 import { backgroundConfigProblems, createBackgroundMetrics } from "../controllers/background/metrics.js";
 import { type EventSettings, eventSettings, startClusterEvents } from "../events/cluster-events.js";
@@ -19,6 +18,7 @@ import type { LogSettings } from "../logging/log-lines.js";
 import { acceptedExceptionNamespaces, exceptionSettings } from "../policycache/exception-settings.js";
 import { createEphemeralReportPublisher } from "../reports/ephemeral-reports.js";
 import { parseEnableReporting, type ReportingSettings, reportedResults } from "../reports/reporting.js";
+import { serverVersion } from "../version.js";
 import { createMetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
 import { connectController, logFlags, openControllerLog } from "./controller-start.js";

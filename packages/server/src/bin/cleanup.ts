@@ -5,13 +5,13 @@
  * `kyverno-cleanup-controller` Lease and Prometheus metrics on `--metricsPort`.
  */
 import { hostname } from "node:os";
-import { serverVersion } from "../admission-controller.js";
 import { type ServerClock, systemClock } from "../clock.js";
 import { type CleanupController, startCleanupController } from "../controllers/cleanup/cleanup-controller.js";
 import { createCleanupMetrics } from "../controllers/cleanup/metrics.js";
 import { parseFlags } from "../flags/parse.js";
 import type { Logger } from "../logger.js";
 import type { LogSettings } from "../logging/log-lines.js";
+import { serverVersion } from "../version.js";
 import { createMetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
 import { connectController, logFlags, openControllerLog } from "./controller-start.js";

@@ -9,7 +9,7 @@ import {
   type LeaderTimings,
   StartAborted,
   startClusterAdmission,
-} from "../cluster/cluster-admission.js";
+} from "../controllers/admission/cluster/cluster-admission.js";
 import type { Logger } from "../logger.js";
 import type { AdmissionArgs } from "./args.js";
 

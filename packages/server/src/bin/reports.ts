@@ -6,7 +6,6 @@
  */
 import { hostname } from "node:os";
 import { type ContextLoader, createEngine, type EvaluationLimits } from "@kyverno-ts/engine";
-import { serverVersion } from "../admission-controller.js";
 import { type ServerClock, systemClock } from "../clock.js";
 import { createReportsMetrics, reportsConfigProblems } from "../controllers/reports/metrics.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
@@ -20,6 +19,7 @@ import {
   exceptionSettings,
 } from "../policycache/exception-settings.js";
 import { parseEnableReporting, type ReportingSettings } from "../reports/reporting.js";
+import { serverVersion } from "../version.js";
 import { createMetricsServer, type MetricsServer } from "../webhooks/metrics-server.js";
 import type { TextOutput } from "./admission.js";
 import { connectController, logFlags, openControllerLog } from "./controller-start.js";

@@ -9,7 +9,11 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import { matchWildcard } from "@kyverno-ts/engine";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
-import { defaultKyvernoConfig, type KyvernoConfig, parseKyvernoConfig } from "../admission/filters.js";
+import {
+  defaultKyvernoConfig,
+  type KyvernoConfig,
+  parseKyvernoConfig,
+} from "../controllers/admission/filters.js";
 import type { Logger } from "../logger.js";
 import type { CelPolicyStore } from "../policycache/cel-policy-store.js";
 import type { PolicyCache } from "../policycache/policy-cache.js";

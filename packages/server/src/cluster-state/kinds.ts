@@ -11,7 +11,7 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import { hasWildcard, type KindSelector, parseKindSelector } from "@kyverno-ts/engine";
 import { type ApiFailure, builtinApiVersions, type KubeClient } from "@kyverno-ts/kube";
-import { builtinResourceKind, type ResourceKindOf } from "../admission/request.js";
+import { builtinResourceKind, type ResourceKindOf } from "../controllers/admission/request.js";
 
 /** What a webhook rule names: `resource` is the plural, with `/subresource` when there is one. */
 export interface ResolvedResource {

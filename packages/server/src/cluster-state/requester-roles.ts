@@ -10,7 +10,7 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import type { UserInfo } from "@kyverno-ts/engine";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
-import type { RequesterRoles } from "../admission/request.js";
+import type { RequesterRoles } from "../controllers/admission/request.js";
 import type { Logger } from "../logger.js";
 
 const RBAC = "rbac.authorization.k8s.io/v1";

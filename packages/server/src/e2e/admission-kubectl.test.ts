@@ -14,7 +14,7 @@ import { KYVERNO_CRDS, read, until } from "../testing/cluster.js";
 import { type Replica, startReplica } from "../testing/replicas.js";
 
 const ARGOCD = "system:serviceaccount:argocd:argocd-application-controller";
-const REPO = new URL("../../../../", import.meta.url);
+const REPO = new URL("../../../..", import.meta.url);
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the admission e2e suite: kubectl is not installed");
 

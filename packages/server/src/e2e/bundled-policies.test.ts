@@ -17,7 +17,7 @@ import { type Replica, startReplica } from "../testing/replicas.js";
 
 const ARGOCD = "system:serviceaccount:argocd:argocd-application-controller";
 const HUMAN = "jane.doe@example.com";
-const REPO = new URL("../../../../", import.meta.url);
+const REPO = new URL("../../../..", import.meta.url);
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the bundled policies e2e suite: kubectl is not installed");
 

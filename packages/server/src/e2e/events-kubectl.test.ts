@@ -9,7 +9,10 @@ import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../clock.js";
-import { type ClusterAdmission, startClusterAdmission } from "../cluster/cluster-admission.js";
+import {
+  type ClusterAdmission,
+  startClusterAdmission,
+} from "../controllers/admission/cluster/cluster-admission.js";
 import { DEFAULT_EVENT_SETTINGS } from "../events/cluster-events.js";
 import { KYVERNO_CRDS, policyReady, until } from "../testing/cluster.js";
 import { recordingLogger } from "../testing/fixtures.js";

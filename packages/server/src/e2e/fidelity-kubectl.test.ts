@@ -12,9 +12,12 @@ import { createEngine } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
 import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBoundedResultQueue } from "../admission/results.js";
 import { systemClock } from "../clock.js";
-import { type ClusterAdmission, startClusterAdmission } from "../cluster/cluster-admission.js";
+import {
+  type ClusterAdmission,
+  startClusterAdmission,
+} from "../controllers/admission/cluster/cluster-admission.js";
+import { createBoundedResultQueue } from "../controllers/admission/results.js";
 import {
   type BackgroundController,
   createBackgroundController,

@@ -14,7 +14,10 @@ import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../clock.js";
-import { type ClusterAdmission, startClusterAdmission } from "../cluster/cluster-admission.js";
+import {
+  type ClusterAdmission,
+  startClusterAdmission,
+} from "../controllers/admission/cluster/cluster-admission.js";
 import { createReportsController } from "../controllers/reports/reports-controller.js";
 import type { ReportsController } from "../controllers/reports/types.js";
 import { KYVERNO_CRDS, policyReady, read, until } from "../testing/cluster.js";

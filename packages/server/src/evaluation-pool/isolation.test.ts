@@ -7,9 +7,10 @@
 import { request } from "node:https";
 import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultKyvernoConfig } from "../admission/filters.js";
-import { type AdmissionCore, createAdmissionCore, serveAdmission } from "../admission-controller.js";
 import { systemClock } from "../clock.js";
+import { type AdmissionCore, createAdmissionCore } from "../controllers/admission/admission-core.js";
+import { defaultKyvernoConfig } from "../controllers/admission/filters.js";
+import { serveAdmission } from "../controllers/admission/serve.js";
 import { generateCertificates } from "../controllers/certificates/certificates.js";
 import { pod, podValidatePolicy, policy, recordingLogger, review } from "../testing/fixtures.js";
 import { SOURCE_WORKER_EXEC_ARGV, SOURCE_WORKER_URL } from "./testing/index.js";

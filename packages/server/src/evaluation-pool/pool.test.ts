@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { StepJob } from "../admission/step.js";
 import { systemClock } from "../clock.js";
+import type { StepJob } from "../controllers/admission/step.js";
 import { recordingLogger } from "../testing/fixtures.js";
 import { createEvaluationPool, type EvaluationPool } from "./pool.js";
 import { SOURCE_WORKER_EXEC_ARGV, SOURCE_WORKER_URL } from "./testing/index.js";

@@ -5,8 +5,8 @@
  */
 import type { CelPolicy, CelPolicyException, Policy, PolicyException } from "@kyverno-ts/api";
 import type { EvaluationLimits } from "@kyverno-ts/engine";
-import type { CelJob, CelJobResult } from "../admission/cel-step.js";
-import type { StepJob, StepResult } from "../admission/step.js";
+import type { CelJob, CelJobResult } from "../controllers/admission/cel-step.js";
+import type { StepJob, StepResult } from "../controllers/admission/step.js";
 
 /** What a worker is started with (`workerData`). */
 export interface WorkerSettings {

@@ -6,9 +6,9 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { createCelEngine, createEngine } from "@kyverno-ts/engine";
-import { runCelJob } from "../admission/cel-step.js";
-import { runJob } from "../admission/step.js";
 import { systemClock } from "../clock.js";
+import { runCelJob } from "../controllers/admission/cel-step.js";
+import { runJob } from "../controllers/admission/step.js";
 import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
 import type { FromWorker, ToWorker, WorkerSettings } from "./protocol.js";

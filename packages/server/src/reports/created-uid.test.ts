@@ -1,7 +1,7 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import type { KubeClient } from "@kyverno-ts/kube";
 import { describe, expect, it } from "vitest";
-import type { AdmissionResult } from "../admission/results.js";
+import type { AdmissionResult } from "../controllers/admission/results.js";
 import { awaitsUid, resolveCreatedUid } from "./created-uid.js";
 
 const result: AdmissionResult = {

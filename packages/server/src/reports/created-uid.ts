@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { KubeClient } from "@kyverno-ts/kube";
-import type { AdmissionResult } from "../admission/results.js";
+import type { AdmissionResult } from "../controllers/admission/results.js";
 
 /** Pauses between lookups (milliseconds): the object is usually stored within the first. */
 export const CREATED_UID_DELAYS: readonly number[] = [100, 500, 2000];

@@ -1,6 +1,6 @@
 import type { PolicyReportResult } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import type { AdmissionPhase } from "../admission/results.js";
+import type { AdmissionPhase } from "../controllers/admission/results.js";
 import { mergePhased, phaseAnnotations, policiesByPhase } from "./ephemeral-phases.js";
 
 const row = (policy: string, rule: string, result: PolicyReportResult["result"]): PolicyReportResult => ({

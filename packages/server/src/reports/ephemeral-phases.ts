@@ -7,7 +7,7 @@
  * `kyverno-ts.io/evaluated-policies` as before.
  */
 import type { PolicyReportResult } from "@kyverno-ts/api";
-import type { AdmissionPhase } from "../admission/results.js";
+import type { AdmissionPhase } from "../controllers/admission/results.js";
 
 /** Annotations of the phases other than validate. */
 export const PHASE_ANNOTATIONS = {

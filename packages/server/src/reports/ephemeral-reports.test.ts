@@ -2,7 +2,7 @@ import { loadPolicy } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import type { ApiResult, KubeClient } from "@kyverno-ts/kube";
 import { describe, expect, it } from "vitest";
-import { type AdmissionResult, createBoundedResultQueue } from "../admission/results.js";
+import { type AdmissionResult, createBoundedResultQueue } from "../controllers/admission/results.js";
 import { pod, recordingLogger, requireLabelPolicy } from "../controllers/reports/testing/harness.js";
 import { createEphemeralReportPublisher } from "./ephemeral-reports.js";
 

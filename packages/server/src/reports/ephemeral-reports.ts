@@ -17,7 +17,7 @@ import {
   type AdmissionResult,
   type BoundedResultQueue,
   PHASE_RULE_TYPES,
-} from "../admission/results.js";
+} from "../controllers/admission/results.js";
 import type { Logger } from "../logger.js";
 import { silentLogger } from "../logger.js";
 import { awaitsUid, resolveCreatedUid } from "./created-uid.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type AdmissionResult, createBoundedResultQueue } from "../admission/results.js";
 import { parseBackgroundArgs } from "../bin/background.js";
 import { parseReportsArgs } from "../bin/reports.js";
+import { type AdmissionResult, createBoundedResultQueue } from "../controllers/admission/results.js";
 import { parseEnableReporting, REPORT_ALL, reportedResults } from "./reporting.js";
 
 const result = (phase: AdmissionResult["phase"]): AdmissionResult => ({

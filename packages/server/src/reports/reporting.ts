@@ -5,7 +5,7 @@
  * out is not reported by any of them. `imageVerify` is accepted (image verification is not evaluated
  * yet, so it has no results to report).
  */
-import type { AdmissionPhase, AdmissionResult } from "../admission/results.js";
+import type { AdmissionPhase, AdmissionResult } from "../controllers/admission/results.js";
 
 /** The rule types `--enableReporting` names, in upstream's spelling. */
 export const REPORTED_RULE_TYPES = [

@@ -6,7 +6,7 @@
  * `stop` for a graceful shutdown (as SIGTERM).
  */
 import { runAdmissionCommand } from "../bin/admission.js";
-import type { ClusterAdmission } from "../cluster/cluster-admission.js";
+import type { ClusterAdmission } from "../controllers/admission/cluster/cluster-admission.js";
 
 /** Messages from the test. */
 type Request = { type: "stop" } | { type: "results"; id: number } | { type: "state"; id: number };

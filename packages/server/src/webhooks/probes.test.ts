@@ -10,7 +10,7 @@ import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterEach, describe, expect, it } from "vitest";
 import { runReportsCommand } from "../bin/reports.js";
 import { systemClock } from "../clock.js";
-import { startClusterAdmission } from "../cluster/cluster-admission.js";
+import { startClusterAdmission } from "../controllers/admission/cluster/cluster-admission.js";
 import {
   generateCertificateAuthority,
   issueServingCertificate,

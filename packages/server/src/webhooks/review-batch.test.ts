@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { WebhookRoute } from "../admission/handler.js";
-import type { HandlerReply } from "../admission/review.js";
+import type { WebhookRoute } from "../controllers/admission/handler.js";
+import type { HandlerReply } from "../controllers/admission/review.js";
 import { type BatchAnswer, createReviewBatch } from "./review-batch.js";
 
 const ROUTE: WebhookRoute = { type: "validate", failurePolicy: "Fail" };

@@ -12,8 +12,8 @@
  * webhook answered late is a denied request). A review that arrives alone waits one `setImmediate`
  * hop, microseconds; queueing time counts against its deadline like any other.
  */
-import type { WebhookRoute } from "../admission/handler.js";
-import type { HandlerReply } from "../admission/review.js";
+import type { WebhookRoute } from "../controllers/admission/handler.js";
+import type { HandlerReply } from "../controllers/admission/review.js";
 
 /** An answer: immediate, or a promise when the review needed external data (or the handler threw). */
 export type BatchAnswer = HandlerReply | Promise<HandlerReply>;

@@ -1,10 +1,10 @@
 import { request } from "node:https";
 import { createEngine } from "@kyverno-ts/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultKyvernoConfig } from "../admission/filters.js";
-import { createAdmissionHandler } from "../admission/handler.js";
-import { createPolicyValidation } from "../admission/policy-validation.js";
 import { systemClock } from "../clock.js";
+import { defaultKyvernoConfig } from "../controllers/admission/filters.js";
+import { createAdmissionHandler } from "../controllers/admission/handler.js";
+import { createPolicyValidation } from "../controllers/admission/policy-validation.js";
 import { type CertificateBundle, generateCertificates } from "../controllers/certificates/certificates.js";
 import { createAdmissionMetrics } from "../metrics/metrics.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";

@@ -8,16 +8,22 @@
  */
 import { createSecureContext, type Server as TlsServer } from "node:tls";
 import { type FastifyReply, fastify } from "fastify";
+import type { ServerClock } from "../clock.js";
 import {
   type CelAdmissionHandler,
   type CelWebhookRoute,
   parseCelWebhookPath,
-} from "../admission/cel-handler.js";
-import type { AdmissionHandler, WebhookRoute } from "../admission/handler.js";
-import { ReviewMessages } from "../admission/messages.js";
-import type { PolicyValidation } from "../admission/policy-validation.js";
-import { deny, type HandlerReply, serializeReview, sniffUid, statusBody } from "../admission/review.js";
-import type { ServerClock } from "../clock.js";
+} from "../controllers/admission/cel-handler.js";
+import type { AdmissionHandler, WebhookRoute } from "../controllers/admission/handler.js";
+import { ReviewMessages } from "../controllers/admission/messages.js";
+import type { PolicyValidation } from "../controllers/admission/policy-validation.js";
+import {
+  deny,
+  type HandlerReply,
+  serializeReview,
+  sniffUid,
+  statusBody,
+} from "../controllers/admission/review.js";
 import type { Logger } from "../logger.js";
 import type { AdmissionMetrics } from "../metrics/metrics.js";
 import { type BoundedBody, DEFAULT_BODY_LIMIT, readBoundedBody } from "./body.js";

@@ -21,7 +21,6 @@ import {
   type LeaderElector,
   type WorkQueue,
 } from "@kyverno-ts/kube";
-import { type AdmissionResultSink, backgroundResultOf } from "../../admission/results.js";
 import type { ServerClock } from "../../clock.js";
 import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
 import type { BackgroundEvents } from "../../events/background-events.js";
@@ -29,6 +28,7 @@ import { createScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { createPolicyCache, type PolicyCache } from "../../policycache/policy-cache.js";
+import { type AdmissionResultSink, backgroundResultOf } from "../admission/results.js";
 import { processCelGenerate } from "./cel-generate.js";
 import { createCelGenerating } from "./cel-generating.js";
 import { processCelMutate } from "./cel-mutate.js";

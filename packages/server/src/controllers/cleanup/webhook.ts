@@ -10,6 +10,8 @@
 import { createSecureContext, type Server as TlsServer } from "node:tls";
 import type { KubeObject } from "@kyverno-ts/api";
 import { fastify } from "fastify";
+import type { Logger } from "../../logger.js";
+import { readBoundedBody } from "../../webhooks/body.js";
 import {
   type AdmissionReviewResponse,
   allow,
@@ -17,9 +19,7 @@ import {
   parseAdmissionReview,
   serializeReview,
   statusBody,
-} from "../../admission/review.js";
-import type { Logger } from "../../logger.js";
-import { readBoundedBody } from "../../webhooks/body.js";
+} from "../admission/review.js";
 import type { TlsData } from "../certificates/tls-secrets.js";
 import type { WebhookConfigurationJson, WebhookEndpoint } from "../webhooks/webhook-configs.js";
 import type { LabelSelectorJson } from "../webhooks/webhook-json.js";

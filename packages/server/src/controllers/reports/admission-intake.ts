@@ -6,15 +6,15 @@
  */
 import type { PolicyReportResult } from "@kyverno-ts/api";
 import { policyReportResults, type RuleKind } from "@kyverno-ts/engine";
+import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
+import { policiesByPhase } from "../../reports/ephemeral-phases.js";
+import { type EphemeralReport, evaluatedPolicies } from "../../reports/ephemeral-reports.js";
 import {
   type AdmissionPhase,
   type AdmissionResult,
   PHASE_RULE_KINDS,
   PHASE_RULE_TYPES,
-} from "../../admission/results.js";
-import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
-import { policiesByPhase } from "../../reports/ephemeral-phases.js";
-import { type EphemeralReport, evaluatedPolicies } from "../../reports/ephemeral-reports.js";
+} from "../admission/results.js";
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
 import { PROCESS_PROPERTY } from "./process-property.js";

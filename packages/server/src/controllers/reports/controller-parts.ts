@@ -7,7 +7,6 @@
  */
 import { createCelEngine, type Engine } from "@kyverno-ts/engine";
 import { createLeaderElector, type KubeClient, type LeaderElector } from "@kyverno-ts/kube";
-import { isFilteredResource } from "../../admission/filters.js";
 import { type ServerClock, systemClock } from "../../clock.js";
 import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
 import type { PolicyEvents } from "../../events/policy-events.js";
@@ -18,6 +17,7 @@ import { createPolicyCache, policyRefKey } from "../../policycache/policy-cache.
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
 import { createReportIndex } from "../../reports/report-index.js";
 import { createReportWriter } from "../../reports/report-writer.js";
+import { isFilteredResource } from "../admission/filters.js";
 import { ingestEphemeralReport } from "./admission-intake.js";
 import { type AdmissionResultStore, createAdmissionResultStore } from "./admission-results.js";
 import { createCelReports } from "./cel-reports.js";

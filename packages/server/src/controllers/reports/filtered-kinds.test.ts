@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultKyvernoConfig, parseResourceFilters } from "../../admission/filters.js";
+import { defaultKyvernoConfig, parseResourceFilters } from "../admission/filters.js";
 import { kindFilteredEverywhere } from "./filtered-kinds.js";
 
 describe("kindFilteredEverywhere", () => {

@@ -6,7 +6,7 @@
  * Event the scan itself emitted.
  */
 import { matchWildcard } from "@kyverno-ts/engine";
-import type { KyvernoConfig } from "../../admission/filters.js";
+import type { KyvernoConfig } from "../admission/filters.js";
 
 /** Whether a filter covers every resource of a kind (any group, version, namespace and name). */
 export function kindFilteredEverywhere(

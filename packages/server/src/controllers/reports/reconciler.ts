@@ -13,13 +13,13 @@ import {
   SCORED_ANNOTATION,
 } from "@kyverno-ts/engine";
 import type { ApiResult, KubeClient, ReconcileContext, ReconcileResult } from "@kyverno-ts/kube";
-import { type AdmissionPhase, PHASE_RULE_TYPES } from "../../admission/results.js";
 import type { PolicyEvents } from "../../events/policy-events.js";
 import type { ScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
 import { buildResourceReport, mergeResults, type ReportLimits } from "../../reports/report-builder.js";
 import type { ReportWriter, WriteOutcome } from "../../reports/report-writer.js";
+import { type AdmissionPhase, PHASE_RULE_TYPES } from "../admission/results.js";
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
 import type { ReportsMetrics } from "./metrics.js";

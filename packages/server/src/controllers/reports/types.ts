@@ -1,13 +1,13 @@
 /** The public shapes of the reports controller: its options, its handle and its statistics. */
 import type { ContextLoader, Engine } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
-import type { BoundedResultQueue } from "../../admission/results.js";
 import type { ServerClock } from "../../clock.js";
 import type { ClusterEvents } from "../../events/cluster-events.js";
 import type { ServiceFetch } from "../../external-data/service-call.js";
 import type { Logger } from "../../logger.js";
 import type { ReportLimits } from "../../reports/report-builder.js";
 import type { ReportingSettings } from "../../reports/reporting.js";
+import type { BoundedResultQueue } from "../admission/results.js";
 import type { ReportsMetrics } from "./metrics.js";
 
 /** Bounds of the context entries loaded during scans. */

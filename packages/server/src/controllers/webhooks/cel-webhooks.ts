@@ -11,8 +11,8 @@
  * not call for requests the policy would skip anyway. See `fineGrainedScope`.
  */
 import type { LabelSelector, MatchConstraints, NamedExpression, ResourceRule } from "@kyverno-ts/api";
-import { CEL_WEBHOOK_NAMES, type CelWebhookRoute, celWebhookPath } from "../../admission/cel-handler.js";
 import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
+import { CEL_WEBHOOK_NAMES, type CelWebhookRoute, celWebhookPath } from "../admission/cel-handler.js";
 import { generatingSettings } from "../background/update-request.js";
 import type { LabelSelectorJson, WebhookJson, WebhookRuleJson } from "./webhook-json.js";
 

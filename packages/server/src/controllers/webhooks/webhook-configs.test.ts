@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defaultKyvernoConfig, parseKyvernoConfig } from "../../admission/filters.js";
 import type { ResolvedResource } from "../../cluster-state/kinds.js";
+import { defaultKyvernoConfig, parseKyvernoConfig } from "../admission/filters.js";
 import {
   buildWebhookConfigurations,
   excludedNamespaces,

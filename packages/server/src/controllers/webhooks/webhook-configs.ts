@@ -5,9 +5,10 @@
  * exception validation webhooks. A pure function of its inputs, so every leader computes the same
  * objects and a leader change writes nothing.
  */
-import type { KyvernoConfig } from "../../admission/filters.js";
+
 import type { ResolvedResource } from "../../cluster-state/kinds.js";
 import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
+import type { KyvernoConfig } from "../admission/filters.js";
 import { CEL_POLICY_RESOURCES, celWebhooks } from "./cel-webhooks.js";
 import type { ClientConfigJson, LabelSelectorJson, WebhookJson, WebhookRuleJson } from "./webhook-json.js";
 import type { KindOperations, PolicyWebhookNeeds } from "./webhook-rules.js";

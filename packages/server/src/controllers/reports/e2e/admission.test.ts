@@ -4,7 +4,7 @@ import { createEngine } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
 import type { Sandbox } from "@kyverno-ts/sandbox";
 import { describe, expect, it } from "vitest";
-import { createBoundedResultQueue } from "../../../admission/results.js";
+import { createBoundedResultQueue } from "../../admission/results.js";
 import { createReportsMetrics } from "../metrics.js";
 import {
   allReports,

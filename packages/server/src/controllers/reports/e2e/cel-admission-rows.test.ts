@@ -11,7 +11,7 @@ import { type CompiledCelPolicy, createCelEngine, type PolicyResponse } from "@k
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AdmissionPhase, createBoundedResultQueue } from "../../../admission/results.js";
+import { type AdmissionPhase, createBoundedResultQueue } from "../../admission/results.js";
 import {
   allReports,
   CRDS,

@@ -5,7 +5,7 @@
  */
 import type { KubeClient } from "@kyverno-ts/kube";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RESOURCE_FILTERS } from "../../../admission/filters.js";
+import { DEFAULT_RESOURCE_FILTERS } from "../../admission/filters.js";
 import {
   allReports,
   controllerFor,

@@ -7,8 +7,8 @@ import { createEngine } from "@kyverno-ts/engine";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
 import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AdmissionResult, createBoundedResultQueue } from "../../../admission/results.js";
 import { createEphemeralReportPublisher } from "../../../reports/ephemeral-reports.js";
+import { type AdmissionResult, createBoundedResultQueue } from "../../admission/results.js";
 import {
   allReports,
   CRDS,

@@ -13,7 +13,7 @@ import { kubectlAvailable, kubectlFor, NO_KUBECTL } from "@kyverno-ts/testing";
 import { describe, expect, it } from "vitest";
 import { controllerFor, eventually, idle, namespace, put, useCluster } from "../testing/harness.js";
 
-const REPO = fileURLToPath(new URL("../../../../../../", import.meta.url));
+const REPO = fileURLToPath(new URL("../../../../../..", import.meta.url));
 const JSONPATH = `{range .items[*].results[?(@.result=="fail")]}{.policy}: {.message}{"\\n"}{end}`;
 
 function documents(dir: string): JsonObject[] {

@@ -7,7 +7,7 @@ import type { KubeObject, Policy } from "@kyverno-ts/api";
 import { createEngine } from "@kyverno-ts/engine";
 import type { KubeClient } from "@kyverno-ts/kube";
 import { describe, expect, it } from "vitest";
-import { createBoundedResultQueue } from "../../../admission/results.js";
+import { createBoundedResultQueue } from "../../admission/results.js";
 import {
   allReports,
   controllerFor,
