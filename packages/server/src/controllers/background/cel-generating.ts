@@ -12,22 +12,18 @@
  * watched (selected by the `generate.kyverno.io/policy-name` label) from the first generation on.
  * A new leader recovers them (and the clone sources) from the downstream objects already in the
  * cluster, by their `generate.kyverno.io/*` labels: what earlier replicas generated stays synchronized.
- * The policies come from the controller's CEL policy store (see `cel-policy-watch.ts`).
+ * The downstream and clone-source informers are `cel-downstream.ts`; the policies come from the
+ * controller's CEL policy store, which the shared cluster state feeds.
  */
-import type { KubeObject } from "@kyverno-ts/api";
 import type { CelEngine } from "@kyverno-ts/engine";
-import { BUILTIN_RESOURCES, createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
+import { BUILTIN_RESOURCES, type KubeClient } from "@kyverno-ts/kube";
 import type { Logger } from "../../logger.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
-import {
-  celPolicySelector,
-  createGeneratedKinds,
-  type GeneratedKinds,
-  type SourceRef,
-} from "./cel-generate.js";
+import { createCelDownstream, policyKeyOfLabels } from "./cel-downstream.js";
+import { celPolicySelector, createGeneratedKinds, type GeneratedKinds } from "./cel-generate.js";
 import { existingTriggers } from "./cel-policy-watch.js";
-import { deleteDownstream, describeObject, GenerateLabels } from "./downstream.js";
-import { type IntentSink, triggerOfLabels } from "./downstream-watch.js";
+import { deleteDownstream, GenerateLabels } from "./downstream.js";
+import type { IntentSink } from "./downstream-watch.js";
 import type { KindRef } from "./rule-kinds.js";
 import { celPolicyRef, generatingSettings } from "./update-request.js";
 
@@ -43,14 +39,6 @@ export interface CelGenerating {
 
 const isGenerating = (key: string): boolean =>
   key.startsWith("GeneratingPolicy/") || key.startsWith("NamespacedGeneratingPolicy/");
-
-/** The store key of the GeneratingPolicy a downstream object's labels name (none for generate rules). */
-function policyKeyOfLabels(labels: Record<string, string>): string | undefined {
-  const name = labels[GenerateLabels.policyName];
-  if (!name || labels[GenerateLabels.ruleName] !== undefined) return undefined;
-  const ns = labels[GenerateLabels.policyNamespace];
-  return ns ? `NamespacedGeneratingPolicy/${ns}/${name}` : `GeneratingPolicy/${name}`;
-}
 
 /** Built-in kinds no object of can be listed (a downstream cannot be one). */
 const UNLISTABLE = new Set(["Binding", "TokenReview", "SubjectAccessReview"]);
@@ -86,20 +74,6 @@ interface CrdSpec {
   versions?: Array<{ name?: string; storage?: boolean }>;
 }
 
-/** Whether two versions of an object differ only in server-managed metadata and status. */
-function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
-  if (b === undefined) return false;
-  const strip = (o: KubeObject) => {
-    const { metadata, status: _s, ...rest } = o;
-    return JSON.stringify({
-      ...rest,
-      labels: metadata?.labels ?? {},
-      annotations: metadata?.annotations ?? {},
-    });
-  };
-  return strip(a) === strip(b);
-}
-
 /** Options of `createCelGenerating`. */
 export interface CelGeneratingOptions {
   client: KubeClient;
@@ -111,242 +85,151 @@ export interface CelGeneratingOptions {
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
 }
 
-/** Creates the reactions (no informer runs before a policy generated something). */
-export function createCelGenerating(options: CelGeneratingOptions): CelGenerating {
-  const { client, store, engine, logger, intents } = options;
-  const known = new Map<string, CachedCelPolicy>();
-  const informers = new Map<string, Informer<KubeObject>>();
-  const sources = new Map<string, Informer<KubeObject>>();
-  let stopped = false;
+/** What the reactions share. */
+type Deps = CelGeneratingOptions & { kinds: GeneratedKinds };
 
-  const regenerate = (labels: Record<string, string>): boolean => {
-    const key = policyKeyOfLabels(labels);
-    const trigger = triggerOfLabels(labels);
-    const policy = key === undefined ? undefined : store.get(key);
-    if (policy === undefined || trigger === undefined || !generatingSettings(policy.policy).synchronize)
-      return false;
-    return intents.add({
+/** UpdateRequests for the existing triggers of a `generateExisting` policy. */
+async function applyToExisting(deps: Deps, policy: CachedCelPolicy): Promise<void> {
+  const { client, engine, logger, intents } = deps;
+  let offered = 0;
+  for (const { object: resource, apiVersion, kind } of await existingTriggers(client, policy, logger)) {
+    const ns = resource.metadata?.namespace ?? "";
+    const labels = ns ? deps.namespaceLabels(ns) : undefined;
+    const rule = engine.generate(policy.compiled, {
+      resource,
+      operation: "CREATE",
+      ...(labels ? { namespaceLabels: labels } : {}),
+    }).rules[0];
+    if (rule === undefined || (rule.status !== "pass" && rule.status !== "error")) continue;
+    const added = intents.add({
       requestType: "cel-generate",
       policy: celPolicyRef(policy.compiled),
-      trigger,
       rules: [policy.compiled.name],
       deleteDownstream: false,
-      synchronize: true,
+      trigger: {
+        apiVersion: resource.apiVersion ?? apiVersion,
+        kind: resource.kind ?? kind,
+        namespace: ns,
+        name: resource.metadata?.name ?? "",
+        uid: String(resource.metadata?.uid ?? ""),
+      },
     });
-  };
+    if (added) offered++;
+  }
+  logger.info({ policy: policy.key, updateRequests: offered }, "policy applied to existing resources");
+}
 
-  const watch = (kind: KindRef): void => {
-    const id = `${kind.apiVersion}/${kind.kind}`;
-    if (stopped || informers.has(id)) return;
-    const informer = createInformer<KubeObject>({
-      client,
-      ...kind,
-      labelSelector: GenerateLabels.policyName,
-    });
-    informer.on("update", (o, old) => {
-      if (!sameContent(o, old)) regenerate(o.metadata?.labels ?? {});
-    });
-    informer.on("delete", (o) => regenerate(o.metadata?.labels ?? {}));
-    informer.on("error", (e) => {
-      if (e.source !== "handler") logger.warn({ watch: id, reason: e.failure.reason }, "cannot watch");
-    });
-    informers.set(id, informer);
-    void informer.start();
-  };
-  /** The synchronized copies of a clone source (from the downstream informers). */
-  const copiesOf = (source: KubeObject): KubeObject[] => {
-    const informer = informers.get(`${source.apiVersion}/${source.kind}`);
-    return (informer?.list() ?? []).filter((o) => {
+/** Deletes the downstream of a deleted synchronized policy (unless it orphans it). */
+async function deleteAll(deps: Deps, policy: CachedCelPolicy): Promise<void> {
+  const { logger } = deps;
+  const gone = await deleteDownstream(
+    deps.client,
+    deps.kinds.of(policy.key),
+    // Clones follow their source, not the policy: they are kept (upstream's synchronization table).
+    [...celPolicySelector(policy.compiled), `!${GenerateLabels.sourceKind}`].join(","),
+    new AbortController().signal,
+  );
+  if (gone.ok)
+    logger.info({ policy: policy.key, deleted: gone.deleted }, "downstream of a deleted policy deleted");
+  else
+    logger.error(
+      { policy: policy.key, object: gone.object, message: gone.failure.message },
+      "cannot delete the downstream of a deleted policy",
+    );
+}
+
+/**
+ * Recovers the kinds the synchronized GeneratingPolicies generated (and their clone sources) from
+ * the downstream objects in the cluster: one list per candidate kind, selected by the policy label.
+ */
+async function recoverDownstream(deps: Deps): Promise<void> {
+  const { client, logger, kinds } = deps;
+  const synchronized = new Set(
+    deps.store
+      .policies()
+      .filter((p) => p.compiled.type === "generate" && generatingSettings(p.policy).synchronize)
+      .map((p) => p.key),
+  );
+  if (synchronized.size === 0) return;
+  let found = 0;
+  for (const kind of await candidateKinds(client, logger)) {
+    if (!deps.isLeader()) return;
+    const listed = await client.list({ ...kind, labelSelector: GenerateLabels.policyName });
+    if (!listed.ok) continue;
+    for (const o of listed.value.items) {
       const labels = o.metadata?.labels ?? {};
       const key = policyKeyOfLabels(labels);
-      const policy = key === undefined ? undefined : store.get(key);
-      return (
-        policy !== undefined &&
-        generatingSettings(policy.policy).synchronize &&
-        labels[GenerateLabels.sourceKind] === source.kind &&
-        labels[GenerateLabels.sourceNamespace] === (source.metadata?.namespace ?? "") &&
-        labels[GenerateLabels.sourceName] === source.metadata?.name
-      );
-    });
-  };
-  const onSourceDeleted = async (source: KubeObject): Promise<void> => {
-    for (const copy of copiesOf(source)) {
-      const ref = {
-        apiVersion: copy.apiVersion ?? "",
-        kind: copy.kind ?? "",
-        name: copy.metadata?.name ?? "",
-        ...(copy.metadata?.namespace ? { namespace: copy.metadata.namespace } : {}),
-      };
-      const gone = await client.delete(ref);
-      if (gone.ok || gone.status === 404)
-        logger.info(
-          { object: describeObject(copy), source: describeObject(source) },
-          "clone deleted with its source",
-        );
-      else
-        logger.error(
-          { object: describeObject(copy), message: gone.message },
-          "cannot delete a clone of a deleted source",
-        );
+      if (key === undefined || !synchronized.has(key)) continue;
+      found++;
+      kinds.add(key, kind);
+      // A copy of a clone source: its source kind (the copy's own) in the source's namespace.
+      if (labels[GenerateLabels.sourceKind] !== undefined)
+        kinds.addSource({ ...kind, namespace: labels[GenerateLabels.sourceNamespace] ?? "" });
     }
-  };
-  const watchSource = (source: SourceRef): void => {
-    const id = `${source.apiVersion}/${source.kind}@${source.namespace}`;
-    if (stopped || sources.has(id)) return;
-    const informer = createInformer<KubeObject>({
-      client,
-      apiVersion: source.apiVersion,
-      kind: source.kind,
-      ...(source.namespace ? { namespace: source.namespace } : {}),
-    });
-    informer.on("update", (o, old) => {
-      if (sameContent(o, old)) return;
-      for (const copy of copiesOf(o)) regenerate(copy.metadata?.labels ?? {});
-    });
-    informer.on("delete", (o) => {
-      if (options.isLeader()) void onSourceDeleted(o);
-    });
-    informer.on("error", (e) => {
-      if (e.source !== "handler") logger.warn({ watch: id, reason: e.failure.reason }, "cannot watch");
-    });
-    sources.set(id, informer);
-    void informer.start();
-  };
-  const kinds = createGeneratedKinds(watch, watchSource);
+  }
+  logger.info(
+    { policies: synchronized.size, downstream: found },
+    "watching the downstream of synchronized GeneratingPolicies",
+  );
+}
 
-  /** UpdateRequests for the existing triggers of a `generateExisting` policy. */
-  const applyToExisting = async (policy: CachedCelPolicy): Promise<void> => {
-    let offered = 0;
-    for (const { object: resource, apiVersion, kind } of await existingTriggers(client, policy, logger)) {
-      const ns = resource.metadata?.namespace ?? "";
-      const labels = ns ? options.namespaceLabels(ns) : undefined;
-      const rule = engine.generate(policy.compiled, {
-        resource,
-        operation: "CREATE",
-        ...(labels ? { namespaceLabels: labels } : {}),
-      }).rules[0];
-      if (rule === undefined || (rule.status !== "pass" && rule.status !== "error")) continue;
-      const added = intents.add({
-        requestType: "cel-generate",
-        policy: celPolicyRef(policy.compiled),
-        rules: [policy.compiled.name],
-        deleteDownstream: false,
-        trigger: {
-          apiVersion: resource.apiVersion ?? apiVersion,
-          kind: resource.kind ?? kind,
-          namespace: ns,
-          name: resource.metadata?.name ?? "",
-          uid: String(resource.metadata?.uid ?? ""),
-        },
-      });
-      if (added) offered++;
-    }
-    logger.info({ policy: policy.key, updateRequests: offered }, "policy applied to existing resources");
-  };
-
-  /** Deletes the downstream of a deleted synchronized policy (unless it orphans it). */
-  const deleteAll = async (policy: CachedCelPolicy): Promise<void> => {
-    const gone = await deleteDownstream(
-      client,
-      kinds.of(policy.key),
-      // Clones follow their source, not the policy: they are kept (upstream's synchronization table).
-      [...celPolicySelector(policy.compiled), `!${GenerateLabels.sourceKind}`].join(","),
-      new AbortController().signal,
+/** `generateExisting` for every GeneratingPolicy asking for it, when a leader starts. */
+async function applyAllToExisting(deps: Deps): Promise<void> {
+  for (const policy of deps.store.policies()) {
+    if (!deps.isLeader()) return;
+    if (policy.compiled.type !== "generate" || !generatingSettings(policy.policy).generateExisting) continue;
+    await applyToExisting(deps, policy).catch((error: unknown) =>
+      deps.logger.error({ policy: policy.key, err: error }, "cannot apply a policy to existing resources"),
     );
-    if (gone.ok)
-      logger.info({ policy: policy.key, deleted: gone.deleted }, "downstream of a deleted policy deleted");
-    else
-      logger.error(
-        { policy: policy.key, object: gone.object, message: gone.failure.message },
-        "cannot delete the downstream of a deleted policy",
-      );
-  };
+  }
+}
 
-  /**
-   * Recovers the kinds the synchronized GeneratingPolicies generated (and their clone sources) from
-   * the downstream objects in the cluster: one list per candidate kind, selected by the policy label.
-   */
-  const recoverDownstream = async (): Promise<void> => {
-    const synchronized = new Set(
-      store
-        .policies()
-        .filter((p) => p.compiled.type === "generate" && generatingSettings(p.policy).synchronize)
-        .map((p) => p.key),
-    );
-    if (synchronized.size === 0) return;
-    let found = 0;
-    for (const kind of await candidateKinds(client, logger)) {
-      if (!options.isLeader()) return;
-      const listed = await client.list({ ...kind, labelSelector: GenerateLabels.policyName });
-      if (!listed.ok) continue;
-      for (const o of listed.value.items) {
-        const labels = o.metadata?.labels ?? {};
-        const key = policyKeyOfLabels(labels);
-        if (key === undefined || !synchronized.has(key)) continue;
-        found++;
-        kinds.add(key, kind);
-        // A copy of a clone source: its source kind (the copy's own) in the source's namespace.
-        if (labels[GenerateLabels.sourceKind] !== undefined)
-          kinds.addSource({ ...kind, namespace: labels[GenerateLabels.sourceNamespace] ?? "" });
-      }
+/** Creates the reactions (no informer runs before a policy generated something). */
+export function createCelGenerating(options: CelGeneratingOptions): CelGenerating {
+  const { store, logger } = options;
+  const known = new Map<string, CachedCelPolicy>();
+  const downstream = createCelDownstream(options);
+  const deps: Deps = { ...options, kinds: createGeneratedKinds(downstream.watch, downstream.watchSource) };
+
+  /** A policy's new form: deleted (its downstream too, unless orphaned), generateExisting, resync. */
+  const react = async (
+    key: string,
+    before: CachedCelPolicy | undefined,
+    after: CachedCelPolicy | undefined,
+  ) => {
+    if (after === undefined) {
+      // Deleted (a policy that no longer compiles keeps its status and its downstream).
+      if (before === undefined || store.status(key) !== undefined) return;
+      const settings = generatingSettings(before.policy);
+      if (settings.synchronize && !settings.orphanDownstreamOnPolicyDelete) await deleteAll(deps, before);
+      deps.kinds.forget(key);
+      return;
     }
-    logger.info(
-      { policies: synchronized.size, downstream: found },
-      "watching the downstream of synchronized GeneratingPolicies",
-    );
+    if (generatingSettings(after.policy).generateExisting) await applyToExisting(deps, after);
+    if (before !== undefined && generatingSettings(after.policy).synchronize) downstream.resync(key);
   };
 
-  const resync = (key: string): number => {
-    let n = 0;
-    for (const informer of informers.values())
-      for (const o of informer.list()) {
-        const labels = o.metadata?.labels ?? {};
-        if (policyKeyOfLabels(labels) === key && regenerate(labels)) n++;
-      }
-    return n;
-  };
-
-  const changed = async (key: string): Promise<void> => {
-    if (!isGenerating(key)) return;
-    const before = known.get(key);
-    const after = store.get(key);
-    if (after === undefined) known.delete(key);
-    else known.set(key, after);
-    if (!options.isLeader()) return;
-    try {
-      if (after === undefined) {
-        // Deleted (a policy that no longer compiles keeps its status and its downstream).
-        if (before === undefined || store.status(key) !== undefined) return;
-        const settings = generatingSettings(before.policy);
-        if (settings.synchronize && !settings.orphanDownstreamOnPolicyDelete) await deleteAll(before);
-        kinds.forget(key);
-        return;
-      }
-      if (generatingSettings(after.policy).generateExisting) await applyToExisting(after);
-      if (before !== undefined && generatingSettings(after.policy).synchronize) resync(key);
-    } catch (error) {
-      logger.error({ policy: key, err: error }, "cannot apply a GeneratingPolicy change");
-    }
-  };
   return {
-    kinds,
-    changed,
+    kinds: deps.kinds,
+    async changed(key) {
+      if (!isGenerating(key)) return;
+      const before = known.get(key);
+      const after = store.get(key);
+      if (after === undefined) known.delete(key);
+      else known.set(key, after);
+      if (!options.isLeader()) return;
+      try {
+        await react(key, before, after);
+      } catch (error) {
+        logger.error({ policy: key, err: error }, "cannot apply a GeneratingPolicy change");
+      }
+    },
     async leaderStarted() {
-      await recoverDownstream().catch((error: unknown) =>
+      await recoverDownstream(deps).catch((error: unknown) =>
         logger.error({ err: error }, "cannot recover the downstream kinds of GeneratingPolicies"),
       );
-      for (const policy of store.policies()) {
-        if (!options.isLeader()) return;
-        if (policy.compiled.type !== "generate" || !generatingSettings(policy.policy).generateExisting)
-          continue;
-        await applyToExisting(policy).catch((error: unknown) =>
-          logger.error({ policy: policy.key, err: error }, "cannot apply a policy to existing resources"),
-        );
-      }
+      await applyAllToExisting(deps);
     },
-    async stop() {
-      stopped = true;
-      await Promise.all([...informers.values(), ...sources.values()].map((i) => i.stop()));
-    },
+    stop: () => downstream.stop(),
   };
 }
