@@ -22,6 +22,7 @@ import { celMutateExistingIntents } from "./cel-mutate-existing.js";
 import { createCelOffload, type PreparedCelJob } from "./cel-offload.js";
 import { type CelEvaluation, type CelEvaluator, type CelJob, evaluateCelPolicies } from "./cel-step.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
+import { createInlineBudget } from "./inline-budget.js";
 import { engineRequest, type RequestSubject, type ResourceKindOf, requestSubject } from "./request.js";
 import { type AdmissionResultSink, admissionResultOf } from "./results.js";
 import {
@@ -128,7 +129,7 @@ export interface CelAdmissionHandlerOptions {
   evaluator?: CelEvaluator;
   /** With an evaluator: how long (ms) a request is first evaluated inline (default 5; 0: never). */
   inlineMs?: number;
-  /** CPU time (ms) of the serving thread, for telling a slow policy from a busy machine (see cel-offload). */
+  /** CPU time (ms) of the serving thread, for telling a slow policy from a busy machine (see inline-budget.ts). */
   threadCpuMs?: () => number;
   /** The request's deadline (ms) for work sent to the evaluator (default 10,000, the webhook timeout). */
   deadlineMs?: number;
@@ -175,8 +176,11 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     engine,
     clock,
     logger,
-    inlineMs: options.inlineMs ?? DEFAULT_INLINE_MS,
-    ...(options.threadCpuMs ? { threadCpuMs: options.threadCpuMs } : {}),
+    inline: createInlineBudget({
+      clock,
+      inlineMs: options.inlineMs ?? DEFAULT_INLINE_MS,
+      ...(options.threadCpuMs ? { threadCpuMs: options.threadCpuMs } : {}),
+    }),
   });
 
   /** The evaluations with their policies (by key, as this thread holds them), metrics recorded. */

@@ -26,6 +26,11 @@ export interface StepContext {
   now: number;
   /** The per-request budget in milliseconds (for messages). */
   deadlineMs: number;
+  /**
+   * Set once the deadline stopped the step: a policy was left unevaluated, or one ended past the
+   * deadline with an `error` rule (the engine stops a rule at the deadline as `error`).
+   */
+  stopped?: boolean;
 }
 
 /** A policy's response and how long it took. */
@@ -90,6 +95,7 @@ export function evaluate(
     response = errorResponse(ctx, policy, error, type);
   }
   ctx.now = ctx.clock.monotonic();
+  if (ctx.now > ctx.deadline && response.rules.some((r) => r.status === "error")) ctx.stopped = true;
   return { policy, response, elapsedMs: ctx.now - start };
 }
 

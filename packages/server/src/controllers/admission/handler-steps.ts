@@ -15,7 +15,7 @@ import { backgroundIntents, backgroundPolicies } from "./background.js";
 import type { StepContext } from "./evaluation.js";
 import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
 import type { AdmissionHandlerOptions, WebhookRoute } from "./handler-types.js";
-import type { SlowPolicies } from "./inline-attempt.js";
+import type { InlineBudget } from "./inline-budget.js";
 import { EvaluationMessages } from "./messages.js";
 import { type MutationOutcome, runMutation } from "./mutate.js";
 import { engineRequest, type RequesterRoles, type RequestSubject } from "./request.js";
@@ -52,10 +52,8 @@ export interface HandlerDeps {
   readonly config: () => KyvernoConfig;
   /** The per-request evaluation budget in milliseconds. */
   readonly deadlineMs: number;
-  /** How long a request is first evaluated on the serving thread (ms). */
-  readonly inlineMs: number;
-  /** Policies whose inline evaluation overran lately: their requests go to the evaluator at once. */
-  readonly slow: SlowPolicies;
+  /** The inline attempt's budget and the policies found slow in it (see inline-budget.ts). */
+  readonly inline: InlineBudget;
 }
 
 /** The policies selected for a request and the requester's roles. */

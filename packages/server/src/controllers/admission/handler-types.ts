@@ -66,6 +66,8 @@ export interface AdmissionHandlerOptions {
    * 0 sends every request to the evaluator).
    */
   inlineMs?: number;
+  /** CPU time (ms) of the serving thread, for telling a slow policy from a busy machine (see inline-budget.ts). */
+  threadCpuMs?: () => number;
   /**
    * Receives the generate / mutate-existing work of admitted requests (UpdateRequests), computed off
    * the request path; without it such rules do nothing at admission.

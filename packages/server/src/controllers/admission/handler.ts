@@ -22,7 +22,8 @@ import type {
   HandleOptions,
   WebhookRoute,
 } from "./handler-types.js";
-import { createSlowPolicies, inlineAttempt } from "./inline-attempt.js";
+import { inlineAttempt } from "./inline-attempt.js";
+import { createInlineBudget } from "./inline-budget.js";
 import { ReviewMessages } from "./messages.js";
 import { requestSubject } from "./request.js";
 import { type AdmissionReviewResponse, type ParsedReview, parseAdmissionReview, sniffUid } from "./review.js";
@@ -45,7 +46,7 @@ export function deadlineFor(webhookTimeoutSeconds: number): number {
 
 /**
  * Creates the handler. It holds no per-request state; besides the injected cache it only remembers
- * which policies overran their inline attempt lately (see inline-attempt.ts).
+ * which policies overran their inline attempt lately (see inline-budget.ts).
  */
 export function createAdmissionHandler(options: AdmissionHandlerOptions): AdmissionHandler {
   const configOption = options.config;
@@ -59,8 +60,11 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     sink: options.sink,
     config: typeof configOption === "function" ? configOption : () => configOption,
     deadlineMs: options.deadlineMs ?? deadlineFor(options.webhookTimeoutSeconds ?? 10),
-    inlineMs: options.inlineMs ?? DEFAULT_INLINE_MS,
-    slow: createSlowPolicies(options.clock),
+    inline: createInlineBudget({
+      clock: options.clock,
+      inlineMs: options.inlineMs ?? DEFAULT_INLINE_MS,
+      ...(options.threadCpuMs ? { threadCpuMs: options.threadCpuMs } : {}),
+    }),
   };
   const { clock } = d;
 

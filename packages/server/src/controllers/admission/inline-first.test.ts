@@ -48,7 +48,7 @@ const nested = policy({
  * The system clock, shifted by `held` milliseconds: a test moves it forward to stand for a thread that
  * was held up (preempted, not running) for that long.
  */
-function heldClock(): ServerClock & { hold(ms: number): void } {
+function heldClock(): ServerClock & { hold(ms: number): void; threadCpuMs(): number } {
   const real = systemClock();
   let held = 0;
   return {
@@ -58,6 +58,8 @@ function heldClock(): ServerClock & { hold(ms: number): void } {
     hold: (ms) => {
       held += ms;
     },
+    // The thread's CPU time: it ran all the time it was not held up (deterministic on a loaded machine).
+    threadCpuMs: () => real.monotonic(),
   };
 }
 
@@ -87,6 +89,7 @@ function setup(wrap: (engine: Engine, clock: ReturnType<typeof heldClock>) => En
     config: defaultKyvernoConfig(),
     evaluator,
     inlineMs: 1000,
+    threadCpuMs: clock.threadCpuMs,
   });
   return { handler, jobs };
 }
@@ -140,6 +143,45 @@ describe("inline first, then the evaluator", { timeout: 60_000 }, () => {
     expect(calls).toBe(2);
     expect(reply.statusCode).toBe(200);
     expect(JSON.stringify(reply.body)).toContain("privileged containers are not allowed");
+  });
+
+  it("uses an evaluation that finished past inlineMs on the clock: evaluated once, not handed over", async () => {
+    // The thread is held up 2 s after the policy was evaluated (before the clock was read again).
+    let calls = 0;
+    const { handler, jobs } = setup((engine, clock) => ({
+      ...engine,
+      validate: (compiled, request) => {
+        calls++;
+        const response = engine.validate(compiled, request);
+        clock.hold(2000);
+        return response;
+      },
+    }));
+    const reply = await handler.handleBody(
+      { type: "validate", failurePolicy: "Fail" },
+      JSON.stringify(review({ object: pod({ privileged: true }) })),
+    );
+    expect(calls).toBe(1);
+    expect(jobs).toEqual([]);
+    expect(JSON.stringify(reply.body)).toContain("privileged containers are not allowed");
+  });
+
+  it("never marks a policy slow when its requests were held up (descheduled) in every attempt", async () => {
+    let calls = 0;
+    const { handler, jobs } = setup((engine, clock) => ({
+      ...engine,
+      validate: (compiled, request) => {
+        calls++;
+        clock.hold(2000);
+        return engine.validate(compiled, request);
+      },
+    }));
+    const route = { type: "validate", failurePolicy: "Fail" } as const;
+    const body = JSON.stringify(review({ object: pod({ privileged: true }) }));
+    for (let i = 0; i < 4; i++) await handler.handleBody(route, body);
+    // Each request: two inline attempts (both stopped by the deadline), then the evaluator.
+    expect(jobs).toHaveLength(4);
+    expect(calls).toBe(8);
   });
 
   it("sends the requests of a policy that overran inline in three requests straight to the evaluator", async () => {

@@ -46,6 +46,7 @@ export function runMutation(
     const policy = policies[i] as CachedPolicy;
     if (pastDeadline(ctx)) {
       skipped = policies.slice(i);
+      ctx.stopped = true;
       break;
     }
     const request = requestFor(policy, current);

@@ -123,13 +123,14 @@ function runStep(
 /**
  * Runs a job against a policy cache of its own (an evaluation worker's): the policies the job names
  * that the cache holds, under a deadline `remainingMs` from now on `clock`, collecting rule results.
+ * `stopped` tells whether the deadline stopped it (see `StepContext.stopped`).
  */
 export function runJob(
   engine: Engine,
   cache: Pick<PolicyCache, "exceptionsFor" | "get">,
   clock: ServerClock,
   job: StepJob,
-): StepResult {
+): StepResult & { stopped: boolean } {
   const now = clock.monotonic();
   const rules: RuleRecord[] = [];
   const ctx: StepContext = {
@@ -151,7 +152,8 @@ export function runJob(
     cache: createRequestCache(),
     deadline: clock.now() + job.remainingMs,
   };
-  return { outcome: runStep(engine, cache, job.step, ctx, policies, base), rules };
+  const outcome = runStep(engine, cache, job.step, ctx, policies, base);
+  return { outcome, rules, stopped: ctx.stopped === true };
 }
 
 /**

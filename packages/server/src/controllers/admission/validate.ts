@@ -87,6 +87,7 @@ export function runValidation(
     const policy = policies[i] as CachedPolicy;
     if (pastDeadline(ctx)) {
       skipped = policies.slice(i);
+      ctx.stopped = true;
       break;
     }
     const request = requestFor(policy);

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { fakeClock } from "../../testing/fixtures.js";
+import { createInlineBudget, type InlineAttempt } from "./inline-budget.js";
+
+/**
+ * A budget of 5 ms on a fake clock, with a thread CPU clock the test moves: `busy(ms)` stands for
+ * this thread computing (clock and CPU time advance), `held(ms)` for the thread descheduled (only the
+ * clock advances).
+ */
+function setup() {
+  const clock = fakeClock();
+  let cpu = 0;
+  let cpuReads = 0;
+  const budget = createInlineBudget({
+    clock,
+    inlineMs: 5,
+    threadCpuMs: () => {
+      cpuReads++;
+      return cpu;
+    },
+  });
+  const busy = (ms: number) => {
+    clock.advance(ms);
+    cpu += ms;
+  };
+  const held = (ms: number) => clock.advance(ms);
+  let runs = 0;
+  /** A run of policy `key` that takes `ms` on the clock (via `spend`) and is cut or finishes. */
+  const run =
+    (key: string, ms: number, cut: boolean, spend: (ms: number) => void) => (): InlineAttempt<string> => {
+      runs++;
+      spend(ms);
+      return { result: `${key} done`, cut, policyMs: new Map([[key, ms]]) };
+    };
+  return { budget, busy, held, run, runs: () => runs, cpuReads: () => cpuReads };
+}
+
+describe("createInlineBudget", () => {
+  it("uses an evaluation that finished, however long it took on the clock: never evaluated twice", () => {
+    const t = setup();
+    expect(t.budget.attempt(["p"], 10_000, t.run("p", 40, false, t.held))).toBe("p done");
+    expect(t.budget.attempt(["p"], 10_000, t.run("p", 40, false, t.busy))).toBe("p done");
+    expect(t.runs()).toBe(2);
+  });
+
+  it("tries a cut attempt again, and never marks a policy slow when the thread was descheduled", () => {
+    const t = setup();
+    for (let i = 0; i < 10; i++)
+      expect(t.budget.attempt(["p"], 10_000, t.run("p", 30, true, t.held))).toBe(undefined);
+    expect(t.runs()).toBe(20);
+    expect(t.budget.isSlow(["p"])).toBe(false);
+  });
+
+  it("marks a policy slow after three requests in a row overran on this thread's CPU; a finished one resets the count", () => {
+    const t = setup();
+    const hostile = t.run("hostile", 6, true, t.busy);
+    for (let i = 0; i < 2; i++) expect(t.budget.attempt(["hostile"], 10_000, hostile)).toBe(undefined);
+    // The policy finished inline in between (it was only slow while code was compiled): count restarts.
+    expect(t.budget.attempt(["hostile"], 10_000, t.run("hostile", 1, false, t.busy))).toBe("hostile done");
+    for (let i = 0; i < 2; i++) t.budget.attempt(["hostile"], 10_000, hostile);
+    expect(t.budget.isSlow(["hostile"])).toBe(false);
+    t.budget.attempt(["hostile"], 10_000, hostile);
+    expect(t.budget.isSlow(["hostile", "other"])).toBe(true);
+    expect(t.budget.isSlow(["other"])).toBe(false);
+    const runs = t.runs();
+    expect(t.budget.attempt(["hostile"], 10_000, hostile)).toBe(undefined);
+    expect(t.runs()).toBe(runs);
+  });
+
+  it("marks a policy slow at once when its cut evaluation used four budgets of this thread's CPU", () => {
+    const t = setup();
+    expect(t.budget.attempt(["loop"], 10_000, t.run("loop", 25, true, t.busy))).toBe(undefined);
+    expect(t.runs()).toBe(1);
+    expect(t.budget.isSlow(["loop"])).toBe(true);
+  });
+
+  it("reads the thread's CPU time at most once per inline budget", () => {
+    const t = setup();
+    for (let i = 0; i < 100; i++) t.budget.attempt(["p"], 10_000, t.run("p", 0.01, false, t.busy));
+    expect(t.cpuReads()).toBe(1);
+  });
+
+  it("leaves a request with too little time left to the evaluator", () => {
+    const t = setup();
+    expect(t.budget.attempt(["p"], 5, t.run("p", 1, false, t.busy))).toBe(undefined);
+    expect(t.runs()).toBe(0);
+  });
+});
