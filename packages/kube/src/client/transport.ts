@@ -43,18 +43,36 @@ interface Connection {
   auth?: string;
 }
 
+/** How long the credentials of one `applyToHTTPSOptions` call are reused (see `createConnections`). */
+export const CREDENTIALS_TTL_MS = 1000;
+
+/** Options of `createTransport`. */
+export interface TransportOptions {
+  /** How long credentials are reused before the kubeconfig is asked again (default `CREDENTIALS_TTL_MS`). */
+  credentialsTtlMs?: number;
+  /** Monotonic milliseconds, for the credentials' age (default `performance.now`). */
+  now?: () => number;
+}
+
 /**
  * The credentials of the current context and one keep-alive agent for all requests (a proxy's agent
- * when the kubeconfig names a proxy), created on the first request.
+ * when the kubeconfig names a proxy), created on the first request. `applyToHTTPSOptions` re-reads CA
+ * and key files and builds an agent on every call, so its headers are reused for `credentialsTtlMs`:
+ * a rotated token file (client-node re-reads it every 60 s, exec plugins when their credential
+ * expires) is picked up at most that much later, and a 401 answer (`invalidate`) asks again at once.
  */
 function createConnections(
   kc: KubeConfig,
   userAgent: string,
   secure: boolean,
-): { connect(): Promise<Connection | ApiFailure>; close(): void } {
+  options: TransportOptions,
+): { connect(): Promise<Connection | ApiFailure>; invalidate(): void; close(): void } {
+  const ttlMs = options.credentialsTtlMs ?? CREDENTIALS_TTL_MS;
+  const now = options.now ?? (() => performance.now());
   let agent: Agent | undefined;
+  let cached: { at: number; connection: Promise<Connection | ApiFailure> } | undefined;
 
-  const connect = async (): Promise<Connection | ApiFailure> => {
+  const load = async (): Promise<Connection | ApiFailure> => {
     const options: https.RequestOptions = { headers: {} };
     try {
       await kc.applyToHTTPSOptions(options);
@@ -88,17 +106,38 @@ function createConnections(
     return result;
   };
 
+  const connect = (): Promise<Connection | ApiFailure> => {
+    const at = now();
+    if (cached !== undefined && at - cached.at < ttlMs) return cached.connection;
+    const connection = load();
+    const entry = { at, connection };
+    cached = entry;
+    // A failure is not reused: the next request asks the kubeconfig again.
+    void connection.then((c) => {
+      if ("ok" in c && cached === entry) cached = undefined;
+    });
+    return connection;
+  };
+
   return {
     connect,
+    invalidate() {
+      cached = undefined;
+    },
     close() {
       agent?.destroy();
       agent = undefined;
+      cached = undefined;
     },
   };
 }
 
 /** Creates the transport for the current context of `kc`; nothing is sent until the first request. */
-export function createTransport(kc: KubeConfig, userAgent: string): Transport {
+export function createTransport(
+  kc: KubeConfig,
+  userAgent: string,
+  options: TransportOptions = {},
+): Transport {
   const server = kc.getCurrentCluster()?.server;
   if (server === undefined || server === "")
     throw new Error("kubeconfig: the current context has no cluster");
@@ -106,7 +145,7 @@ export function createTransport(kc: KubeConfig, userAgent: string): Transport {
   const basePath = base.pathname.replace(/\/+$/, "");
   const secure = base.protocol === "https:";
   const send = secure ? https.request : http.request;
-  const connections = createConnections(kc, userAgent, secure);
+  const connections = createConnections(kc, userAgent, secure, options);
 
   /** Starts a request; `onResponse` gets the response, `onError` any failure before it. */
   const start = async (
@@ -151,6 +190,8 @@ export function createTransport(kc: KubeConfig, userAgent: string): Transport {
     request.on("response", (res) => {
       settled = true;
       cleanup();
+      // Rejected credentials (a rotated token): the next request loads them anew.
+      if (res.statusCode === 401) connections.invalidate();
       onResponse(res, () => request.destroy());
     });
     request.end(req.body);
