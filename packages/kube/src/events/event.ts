@@ -122,6 +122,37 @@ export function seriesKey(record: EventRecord): string {
   ].join("\u0000");
 }
 
+/**
+ * The key under which similar occurrences are counted (client-go's EventAggregator): everything but
+ * the note, the related object and the time.
+ */
+export function similarKey(record: EventRecord): string {
+  return [
+    record.reportingController,
+    record.type,
+    record.reason,
+    record.action,
+    refKey(record.regarding),
+  ].join("\u0000");
+}
+
+/** Prefix of the note of a series of similar occurrences (client-go's EventAggregator message). */
+export const COMBINED_NOTE_PREFIX = "(combined from similar events): ";
+
+/**
+ * The occurrence standing for similar ones past the `similarEvents` limit: the first of them, its
+ * note prefixed, without a related object (client-go's aggregate event carries none either).
+ */
+export function combinedRecord(record: EventRecord): EventRecord {
+  const { related: _related, ...rest } = record;
+  return { ...rest, note: `${COMBINED_NOTE_PREFIX}${record.note}` };
+}
+
+/** The series key of the combined occurrence of similar ones (constant whatever their notes). */
+export function combinedSeriesKey(record: EventRecord): string {
+  return `${similarKey(record)}\u0000\u0002combined`;
+}
+
 /** The spam filter's key: the source and the pair of objects (client-go: source + involved object). */
 export function sourceObjectKey(record: EventRecord): string {
   return [

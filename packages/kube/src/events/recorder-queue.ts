@@ -28,6 +28,12 @@ export interface SpamBucket {
   lastMs: number;
 }
 
+/** Distinct notes of similar occurrences seen recently (client-go's aggregate record). */
+export interface SimilarRecord {
+  notes: Set<string>;
+  lastMs: number;
+}
+
 /** Counters since creation (`EventRecorderStats` without `pending`). */
 export type RecorderCounters = Omit<EventRecorderStats, "pending">;
 
@@ -45,11 +51,16 @@ export interface RecorderState {
   readonly maxTries: number;
   readonly retryDelayMs: number;
   readonly maxSeries: number;
+  /** Distinct notes before similar occurrences combine (0: never), and their window. */
+  readonly maxSimilar: number;
+  readonly similarWindowMs: number;
   readonly bucket: TokenBucket;
   /** Running series by `seriesKey`, oldest first. */
   readonly series: Map<string, Entry>;
   /** Spam-filter buckets by `sourceObjectKey`, oldest first. */
   readonly spam: Map<string, SpamBucket>;
+  /** Similar-occurrence records by `similarKey`, oldest first. */
+  readonly similar: Map<string, SimilarRecord>;
   /** Series waiting to be written, from `head` on. */
   readonly queue: Entry[];
   head: number;

@@ -1,11 +1,20 @@
 /**
- * The event recorder's record path: an occurrence is omitted, folded into a running series, or
- * becomes a new series past the spam filter and the queue bound; the periodic refresh writes running
+ * The event recorder's record path: an occurrence is omitted, folded into a running series, combined
+ * with similar ones past `similarEvents` distinct notes, or becomes a new series past the spam filter
+ * and the queue bound; the periodic refresh writes running
  * series' counts and forgets ended series and refilled spam buckets. Functions over one
  * `RecorderState` (see `recorder-queue.ts` for the write path).
  */
-import { type EventRecord, eventName, seriesKey, sourceObjectKey } from "./event.js";
-import { type Entry, enqueue, type RecorderState, waiting } from "./recorder-queue.js";
+import {
+  combinedRecord,
+  combinedSeriesKey,
+  type EventRecord,
+  eventName,
+  seriesKey,
+  similarKey,
+  sourceObjectKey,
+} from "./event.js";
+import { type Entry, enqueue, type RecorderState, type SimilarRecord, waiting } from "./recorder-queue.js";
 import type { EventDropReason } from "./recorder-types.js";
 
 /** Takes a spam-filter token for a new Event; false when the source has created too many about the object. */
@@ -15,13 +24,7 @@ function admit(s: RecorderState, record: EventRecord, now: number): boolean {
   let b = spam.get(key);
   if (b === undefined) {
     // client-go keeps 4096 buckets (an LRU); forgetting one gives that pair a full bucket again.
-    if (spam.size >= maxSeries) {
-      let n = Math.max(1, Math.floor(maxSeries / 8));
-      for (const k of spam.keys()) {
-        if (n-- === 0) break;
-        spam.delete(k);
-      }
-    }
+    bound(spam, maxSeries);
     b = { tokens: spamBurst, lastMs: now };
     spam.set(key, b);
   } else {
@@ -76,17 +79,56 @@ function aggregate(s: RecorderState, key: string, now: number): boolean {
   return false;
 }
 
+/** Forgets the oldest eighth of a bounded map once it holds `max` entries. */
+function bound<V>(map: Map<string, V>, max: number): void {
+  if (map.size < max) return;
+  let n = Math.max(1, Math.floor(max / 8));
+  for (const k of map.keys()) {
+    if (n-- === 0) break;
+    map.delete(k);
+  }
+}
+
+/**
+ * Counts the occurrence's note among the similar ones of the window (client-go's EventAggregator):
+ * true once `maxSimilar` distinct notes were seen, when it is to be combined. The set stays below the
+ * limit (client-go pops one), so the count goes on while similar occurrences keep coming.
+ */
+function similarPastLimit(s: RecorderState, event: EventRecord, now: number): boolean {
+  if (s.maxSimilar === 0) return false;
+  const key = similarKey(event);
+  let record: SimilarRecord | undefined = s.similar.get(key);
+  if (record === undefined || now - record.lastMs > s.similarWindowMs) {
+    if (record !== undefined) s.similar.delete(key);
+    bound(s.similar, s.maxSeries);
+    record = { notes: new Set(), lastMs: now };
+    s.similar.set(key, record);
+  }
+  record.lastMs = now;
+  record.notes.add(event.note);
+  if (record.notes.size < s.maxSimilar) return false;
+  record.notes.delete(event.note);
+  return true;
+}
+
 /** Records one occurrence (`EventRecorder.record`); never blocks, never throws. */
-export function recordOccurrence(s: RecorderState, event: EventRecord): void {
+export function recordOccurrence(s: RecorderState, occurrence: EventRecord): void {
   s.stats.recorded++;
   if (s.stopped) return;
-  if (s.omit.has(event.reason)) {
+  if (s.omit.has(occurrence.reason)) {
     s.stats.omitted++;
     return;
   }
   const now = s.clock.now();
-  const key = seriesKey(event);
+  let event = occurrence;
+  let key = seriesKey(event);
   if (aggregate(s, key, now)) return;
+  if (similarPastLimit(s, event, now)) {
+    s.stats.combined++;
+    key = combinedSeriesKey(event);
+    if (aggregate(s, key, now)) return;
+    event = combinedRecord(event);
+  }
   if (!admit(s, event, now)) {
     s.stats.spamFiltered++;
     drop(s, "spam", event);
@@ -126,6 +168,7 @@ export function refresh(s: RecorderState): void {
   }
   for (const [key, b] of s.spam)
     if (now - b.lastMs >= (s.spamBurst - b.tokens) * s.spamRefillMs) s.spam.delete(key);
+  for (const [key, record] of s.similar) if (now - record.lastMs > s.similarWindowMs) s.similar.delete(key);
 }
 
 /** The periodic refresh: refreshes, then schedules the next one unless stopped. */

@@ -38,6 +38,15 @@ export interface EventRecorderOptions {
    * repetition at once, the last when the series ends.
    */
   refreshMs?: number;
+  /**
+   * Distinct notes of similar occurrences (same source, object, type, reason and action) after which
+   * the next ones fold into one `(combined from similar events): …` series instead of an Event each
+   * (default 10, client-go's EventAggregator `maxEvents`; 0: never combine). Thousands of resources
+   * failing one policy then cost the policy a handful of Events and a count, not one Event each.
+   */
+  similarEvents?: number;
+  /** Similar occurrences further apart than this start counting anew (default 10 min, client-go's). */
+  similarWindowMs?: number;
   /** Tries per write for failures the server may recover from (default 12, client-go's). */
   maxTries?: number;
   /** Wait between tries (default 10 s, client-go's, ±25 %). */
@@ -59,6 +68,8 @@ export interface EventRecorderStats {
   omitted: number;
   /** Folded into a running series. */
   aggregated: number;
+  /** Turned into a `(combined from similar events)` occurrence (see `similarEvents`). */
+  combined: number;
   /** Dropped by the spam filter. */
   spamFiltered: number;
   /** Dropped because the queue was full. */

@@ -158,7 +158,7 @@ describe("event recorder", () => {
   });
 
   it("lets one source create 25 Events about one object, then one per 5 minutes (spam filter)", async () => {
-    const { api, recorder, clock, drops } = setup();
+    const { api, recorder, clock, drops } = setup({ similarEvents: 0 });
     for (let i = 0; i < 40; i++) recorder.record(violation("noisy", `message ${i}`));
     recorder.record(violation("quiet"));
     await recorder.flush();
@@ -176,6 +176,55 @@ describe("event recorder", () => {
     await recorder.flush();
     expect(creates(api.calls)).toHaveLength(27);
     expect(recorder.stats().spamFiltered).toBe(16);
+  });
+
+  it("combines similar occurrences past ten distinct notes into one series (client-go's EventAggregator)", async () => {
+    const { api, recorder, clock } = setup();
+    // One policy failing on 100 Pods: an occurrence regarding the policy for each, notes naming the Pod.
+    const onPolicy = (pod: string): EventRecord => ({
+      ...violation(pod, `Pod team-a/${pod}: [check-team] fail; label team is required`),
+      regarding: { apiVersion: "kyverno.io/v1", kind: "ClusterPolicy", name: "require-labels", uid: "p-1" },
+      related: { apiVersion: "v1", kind: "Pod", name: pod, namespace: "team-a", uid: `uid-${pod}` },
+    });
+    for (let i = 0; i < 100; i++) recorder.record(onPolicy(`web-${i}`));
+    await recorder.flush();
+    const created = creates(api.calls);
+    expect(created).toHaveLength(10);
+    expect(created.slice(0, 9).map((e) => (e.related as { name: string }).name)).toEqual(
+      Array.from({ length: 9 }, (_, i) => `web-${i}`),
+    );
+    const combined = created[9];
+    expect(combined?.note).toBe(
+      "(combined from similar events): Pod team-a/web-9: [check-team] fail; label team is required",
+    );
+    expect(combined?.related).toBeUndefined();
+    expect(combined?.regarding).toMatchObject({ kind: "ClusterPolicy", name: "require-labels" });
+    // All 91 came before the create was written: it carries their count.
+    expect(combined?.series).toMatchObject({ count: 91 });
+    expect(recorder.stats()).toMatchObject({ recorded: 100, combined: 91, created: 10 });
+    await clock.settle(1000);
+    recorder.record(onPolicy("web-100"));
+    await clock.settle(30_000);
+    expect(patches(api.calls).at(-1)?.patch.patch).toMatchObject({ series: { count: 92 } });
+    // An identical occurrence still folds into its own series, not the combined one.
+    recorder.record(onPolicy("web-0"));
+    await recorder.flush();
+    expect(creates(api.calls)).toHaveLength(10);
+    expect(patches(api.calls).at(-1)?.ref.name).toBe(created[0]?.metadata?.name);
+  });
+
+  it("counts similar occurrences anew after ten quiet minutes, and never combines with similarEvents 0", async () => {
+    const { api, recorder, clock } = setup({ spamBurst: 1000 });
+    for (let i = 0; i < 9; i++) recorder.record(violation("web", `message ${i}`));
+    await clock.settle(10 * 60_000 + 1);
+    for (let i = 9; i < 18; i++) recorder.record(violation("web", `message ${i}`));
+    await recorder.flush();
+    expect(creates(api.calls)).toHaveLength(18);
+    expect(recorder.stats().combined).toBe(0);
+    const off = setup({ similarEvents: 0, spamBurst: 1000 });
+    for (let i = 0; i < 30; i++) off.recorder.record(violation("web", `message ${i}`));
+    await off.recorder.flush();
+    expect(creates(off.api.calls)).toHaveLength(30);
   });
 
   it("drops new Events past maxQueued while the API server does not answer, without blocking the caller", async () => {

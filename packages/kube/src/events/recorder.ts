@@ -2,7 +2,9 @@
  * `createEventRecorder`: client-go's event recorder for controllers that must never wait on it. `record`
  * is synchronous and O(1): it drops omitted reasons, folds an occurrence identical to a recent one into
  * that Event's series (`series.count`, `series.lastObservedTime`; client-go's isomorphic-event cache and
- * EventCorrelator dedup), passes new Events through a per-source-and-object spam filter (client-go's
+ * EventCorrelator dedup), combines similar occurrences (same object, reason and action) past ten
+ * distinct notes in ten minutes into one `(combined from similar events)` series (client-go's
+ * EventAggregator), passes new Events through a per-source-and-object spam filter (client-go's
  * token bucket: 25, then one per 5 minutes) and a bounded queue (Kyverno's `--maxQueuedEvents`,
  * dropping and counting past it). Workers write the queue under a token bucket (Kyverno's
  * `--eventsRateLimitQPS` / `--eventsRateLimitBurst`), retrying failures the API server may recover from.
@@ -37,9 +39,12 @@ function initialState(options: EventRecorderOptions): RecorderState {
     maxTries: Math.max(1, options.maxTries ?? 12),
     retryDelayMs: options.retryDelayMs ?? 10_000,
     maxSeries: Math.max(1, options.maxSeries ?? 4096),
+    maxSimilar: Math.max(0, options.similarEvents ?? 10),
+    similarWindowMs: options.similarWindowMs ?? 600_000,
     bucket: createTokenBucket({ qps: options.qps ?? 1000, burst: options.burst ?? 2000, clock }),
     series: new Map(),
     spam: new Map(),
+    similar: new Map(),
     queue: [],
     head: 0,
     active: 0,
@@ -55,6 +60,7 @@ function initialState(options: EventRecorderOptions): RecorderState {
       recorded: 0,
       omitted: 0,
       aggregated: 0,
+      combined: 0,
       spamFiltered: 0,
       queueFull: 0,
       created: 0,
