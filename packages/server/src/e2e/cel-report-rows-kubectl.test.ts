@@ -8,20 +8,11 @@
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
-import { createEngine } from "@kyverno-ts/engine";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../clock.js";
-import {
-  type ClusterAdmission,
-  startClusterAdmission,
-} from "../controllers/admission/cluster/cluster-admission.js";
-import { createReportsController } from "../controllers/reports/reports-controller.js";
-import type { ReportsController } from "../controllers/reports/types.js";
-import { KYVERNO_CRDS, until } from "../testing/cluster.js";
-import { recordingLogger } from "../testing/fixtures.js";
+import { until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the CEL report rows e2e suite: kubectl is not installed");
@@ -66,11 +57,9 @@ ${configMapsIn("mpol")}
 `;
 
 describe.skipIf(!hasKubectl)("CEL policies' report rows, through kubectl", { timeout: 60_000 }, () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let admission: ClusterAdmission;
-  let reports: ReportsController;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
 
   /** The report of one resource, once `ready` holds for its results. */
   const reportOf = async (
@@ -99,34 +88,12 @@ describe.skipIf(!hasKubectl)("CEL policies' report rows, through kubectl", { tim
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      crds: [...KYVERNO_CRDS, ...CRDS],
-      resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+    cluster = await startE2eCluster({
+      crds: CRDS,
+      namespaces: ["kyverno", "scored", "mpol"],
+      inProcess: { admission: { publishEphemeralReports: true }, reports: true },
     });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "scored", "mpol"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    admission = await startClusterAdmission({
-      kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
-      namespace: "kyverno",
-      serviceName: "kyverno-svc",
-      identity: "kyverno-admission-controller-0",
-      leaderElection: false,
-      host: "127.0.0.1",
-      port: 0,
-      publishEphemeralReports: true,
-      clock: systemClock(),
-      logger: recordingLogger(),
-    });
-    reports = createReportsController({
-      client,
-      engine: (contextLoader) => createEngine({ contextLoader }),
-      leaderElection: false,
-      ephemeralReports: true,
-      informerDelay: () => 100,
-    });
-    await reports.start();
+    ({ client, kubectl } = cluster);
     const applied = await kubectl(["apply", "-f", "-"], POLICIES);
     expect(applied.stderr).toBe("");
     for (const name of [
@@ -143,10 +110,7 @@ describe.skipIf(!hasKubectl)("CEL policies' report rows, through kubectl", { tim
       );
   }, 90_000);
   afterAll(async () => {
-    await reports?.stop();
-    await admission?.close();
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
   });
 
   it("reports an unscored ValidatingPolicy's failure as warn, scored false; a scored one's as fail", async () => {

@@ -4,18 +4,12 @@
  * (`kubectl get events`, `kubectl describe pod`) and why one was blocked (the policy's Event).
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../clock.js";
-import {
-  type ClusterAdmission,
-  startClusterAdmission,
-} from "../controllers/admission/cluster/cluster-admission.js";
 import { DEFAULT_EVENT_SETTINGS } from "../events/cluster-events.js";
-import { KYVERNO_CRDS, policyReady, until } from "../testing/cluster.js";
-import { recordingLogger } from "../testing/fixtures.js";
+import { policyReady, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the events e2e suite: kubectl is not installed");
@@ -56,10 +50,9 @@ spec:
 `;
 
 describe.skipIf(!hasKubectl)("Kubernetes Events, through kubectl", { timeout: 30_000 }, () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let admission: ClusterAdmission;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
 
   const events = async (namespace: string): Promise<KubeObject[]> => {
     const listed = await client.list({ apiVersion: "v1", kind: "Event", namespace });
@@ -68,35 +61,18 @@ describe.skipIf(!hasKubectl)("Kubernetes Events, through kubectl", { timeout: 30
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      crds: KYVERNO_CRDS,
-      resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+    cluster = await startE2eCluster({
+      namespaces: ["kyverno", "team-a"],
+      inProcess: { admission: { events: DEFAULT_EVENT_SETTINGS } },
     });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "team-a"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    admission = await startClusterAdmission({
-      kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
-      namespace: "kyverno",
-      serviceName: "kyverno-svc",
-      identity: "kyverno-admission-controller-0",
-      leaderElection: false,
-      host: "127.0.0.1",
-      port: 0,
-      events: DEFAULT_EVENT_SETTINGS,
-      clock: systemClock(),
-      logger: recordingLogger(),
-    });
+    ({ client, kubectl } = cluster);
     const applied = await kubectl(["apply", "-f", "-"], POLICIES);
     expect(applied.stderr).toBe("");
     await policyReady(client, "require-team-label");
     await policyReady(client, "disallow-privileged");
   }, 60_000);
   afterAll(async () => {
-    await admission?.close();
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
   });
 
   it("an audited violation: a PolicyViolation Event on the Pod that kubectl get events and describe pod show", async () => {

@@ -13,17 +13,11 @@ import type { KubeClient } from "@kyverno-ts/kube";
 import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../clock.js";
-import {
-  type ClusterAdmission,
-  startClusterAdmission,
-} from "../controllers/admission/cluster/cluster-admission.js";
 import { createBoundedResultQueue } from "../controllers/admission/results.js";
 import {
   type BackgroundController,
   createBackgroundController,
 } from "../controllers/background/background-controller.js";
-import { createReportsController } from "../controllers/reports/reports-controller.js";
-import type { ReportsController } from "../controllers/reports/types.js";
 import {
   createEphemeralReportPublisher,
   type EphemeralReportPublisher,
@@ -264,8 +258,6 @@ const PSS_MESSAGE = `Validation rule 'restricted' failed. It violates PodSecurit
 describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 60_000 }, () => {
   let cluster: E2eCluster;
   let client: KubeClient;
-  let admission: ClusterAdmission;
-  let reports: ReportsController;
   let kubectl: E2eCluster["kubectl"];
   let background: BackgroundController;
   let backgroundPublisher: EphemeralReportPublisher;
@@ -302,7 +294,6 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
   beforeAll(async () => {
     cluster = await startE2eCluster({
       crds: [...REPORT_CRDS, UR_CRD],
-      sandbox: { resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}` },
       namespaces: ["kyverno", "lazy", "mut", "pss", "pss-audit", "ops", "scan", "gen", "fp", "idx"],
       objects: [
         {
@@ -312,30 +303,10 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
           data: { max: "2" },
         },
       ],
-      // The controllers run in this process (below).
-      admission: false,
+      // The admission and reports controllers run in this process (the background controller below).
+      inProcess: { admission: { publishEphemeralReports: true }, reports: true },
     });
     ({ client, kubectl } = cluster);
-    admission = await startClusterAdmission({
-      kube: { kubeconfigPath: cluster.sandbox.kubeconfigPath, qps: 0 },
-      namespace: "kyverno",
-      serviceName: "kyverno-svc",
-      identity: "kyverno-admission-controller-0",
-      leaderElection: false,
-      host: "127.0.0.1",
-      port: 0,
-      publishEphemeralReports: true,
-      clock: systemClock(),
-      logger: recordingLogger(),
-    });
-    reports = createReportsController({
-      client,
-      engine: (contextLoader) => createEngine({ contextLoader }),
-      leaderElection: false,
-      ephemeralReports: true,
-      informerDelay: () => 100,
-    });
-    await reports.start();
     await client.create({
       apiVersion: "v1",
       kind: "Secret",
@@ -378,8 +349,6 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
   afterAll(async () => {
     await background?.stop();
     await backgroundPublisher?.stop();
-    await reports?.stop();
-    await admission?.close();
     await cluster?.stop();
   });
 

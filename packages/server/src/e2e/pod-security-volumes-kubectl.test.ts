@@ -4,17 +4,11 @@
  * level), excluded whole by `controlName`, per volume by `restrictedField: spec.volumes[*].<type>` and
  * `values`, and by a PolicyException's `podSecurity`; a volume left out of the exclusion still denies.
  */
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../clock.js";
-import {
-  type ClusterAdmission,
-  startClusterAdmission,
-} from "../controllers/admission/cluster/cluster-admission.js";
-import { KYVERNO_CRDS, policyReady, until } from "../testing/cluster.js";
-import { recordingLogger } from "../testing/fixtures.js";
+import { policyReady, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl)
@@ -80,42 +74,24 @@ describe.skipIf(!hasKubectl)(
     timeout: 60_000,
   },
   () => {
-    let sandbox: Sandbox;
+    let cluster: E2eCluster;
     let client: KubeClient;
-    let admission: ClusterAdmission;
-    let kubectl: ReturnType<typeof kubectlFor>;
+    let kubectl: E2eCluster["kubectl"];
     const apply = (yaml: string) => kubectl(["apply", "-f", "-"], yaml);
 
     beforeAll(async () => {
-      sandbox = await startSandbox({
-        crds: KYVERNO_CRDS,
-        resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+      cluster = await startE2eCluster({
+        namespaces: ["kyverno", "vt-whole", "vt-flex", "vt-none", "vt-exception"],
+        inProcess: { admission: { policyExceptions: { enabled: true } } },
       });
-      client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-      kubectl = kubectlFor(sandbox.kubeconfigPath);
-      for (const name of ["kyverno", "vt-whole", "vt-flex", "vt-none", "vt-exception"])
-        await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-      admission = await startClusterAdmission({
-        kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
-        namespace: "kyverno",
-        serviceName: "kyverno-svc",
-        identity: "kyverno-admission-controller-0",
-        leaderElection: false,
-        host: "127.0.0.1",
-        port: 0,
-        policyExceptions: { enabled: true },
-        clock: systemClock(),
-        logger: recordingLogger(),
-      });
+      ({ client, kubectl } = cluster);
       const applied = await apply(POLICY);
       expect(applied.stderr).toBe("");
       await policyReady(client, "psa-volumes");
       expect((await apply(EXCEPTION)).code).toBe(0);
     }, 90_000);
     afterAll(async () => {
-      await admission?.close();
-      client?.close();
-      await sandbox?.stop();
+      await cluster?.stop();
     });
 
     it("denies a flexVolume without an exclusion, naming the volume's field", async () => {

@@ -8,20 +8,11 @@
  */
 import { fileURLToPath } from "node:url";
 import type { KubeObject, PolicyReportResult } from "@kyverno-ts/api";
-import { createEngine } from "@kyverno-ts/engine";
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../clock.js";
-import {
-  type ClusterAdmission,
-  startClusterAdmission,
-} from "../controllers/admission/cluster/cluster-admission.js";
-import { createReportsController } from "../controllers/reports/reports-controller.js";
-import type { ReportsController } from "../controllers/reports/types.js";
-import { KYVERNO_CRDS, policyReady, read, until } from "../testing/cluster.js";
-import { recordingLogger } from "../testing/fixtures.js";
+import { policyReady, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the policy checks e2e suite: kubectl is not installed");
@@ -82,62 +73,31 @@ ${init}  containers:
 ${containers}`;
 
 describe.skipIf(!hasKubectl)("policy checks and anchors, through kubectl", { timeout: 60_000 }, () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let admission: ClusterAdmission;
-  let reports: ReportsController;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      crds: [...KYVERNO_CRDS, ...REPORT_CRDS],
-      resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+    cluster = await startE2eCluster({
+      crds: REPORT_CRDS,
+      namespaces: ["kyverno", "team", "anchors"],
+      inProcess: {
+        admission: {
+          policyExceptions: { enabled: true, namespace: "kyverno" },
+          publishEphemeralReports: true,
+        },
+        reports: true,
+      },
     });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "team", "anchors"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    admission = await startClusterAdmission({
-      kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
-      namespace: "kyverno",
-      serviceName: "kyverno-svc",
-      identity: "kyverno-admission-controller-0",
-      leaderElection: false,
-      host: "127.0.0.1",
-      port: 0,
-      policyExceptions: { enabled: true, namespace: "kyverno" },
-      publishEphemeralReports: true,
-      clock: systemClock(),
-      logger: recordingLogger(),
-    });
-    await until(
-      async () =>
-        (await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-exception-validating-webhook-cfg",
-        })) !== undefined,
-      20_000,
-      "the exception validation webhook",
-    );
-    reports = createReportsController({
-      client,
-      engine: (contextLoader) => createEngine({ contextLoader }),
-      leaderElection: false,
-      ephemeralReports: true,
-      informerDelay: () => 100,
-    });
-    await reports.start();
+    ({ client, kubectl } = cluster);
+    await cluster.webhooks("ValidatingWebhookConfiguration", "kyverno-exception-validating-webhook-cfg");
     const applied = await kubectl(["apply", "-f", "-"], `${PRIVILEGED_INIT}---\n${SKIPPING}`);
     expect(applied.stderr).toBe("");
     await policyReady(client, "no-privileged-app");
     await policyReady(client, "skips");
   }, 90_000);
   afterAll(async () => {
-    await reports?.stop();
-    await admission?.close();
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
   });
 
   const rejected = async (doc: string, webhook: string, ...expected: string[]): Promise<void> => {

@@ -4,17 +4,11 @@
  * upstream builds them from RoleBindings and ClusterRoleBindings; a policy that reads them must not
  * run in background mode (rejected at apply, naming the field).
  */
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
+import type { KubeClient } from "@kyverno-ts/kube";
 import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../clock.js";
-import {
-  type ClusterAdmission,
-  startClusterAdmission,
-} from "../controllers/admission/cluster/cluster-admission.js";
-import { KYVERNO_CRDS, policyReady } from "../testing/cluster.js";
-import { recordingLogger } from "../testing/fixtures.js";
+import { policyReady } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the role variables e2e suite: kubectl is not installed");
@@ -64,10 +58,9 @@ spec:
 `;
 
 describe.skipIf(!hasKubectl)("role variables at admission, through kubectl", { timeout: 60_000 }, () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let admission: ClusterAdmission;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
   let jane: ReturnType<typeof kubectlFor>;
   const configMap = (name: string) => `apiVersion: v1
 kind: ConfigMap
@@ -76,36 +69,21 @@ data: {a: "1"}
 `;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      crds: KYVERNO_CRDS,
-      users: [{ username: "jane", groups: ["devs"] }],
-      resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+    cluster = await startE2eCluster({
+      sandbox: { users: [{ username: "jane", groups: ["devs"] }] },
+      namespaces: ["kyverno", "team"],
+      // The requesters' bindings exist before the admission controller starts.
+      manifests: [RBAC],
+      inProcess: {},
     });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    jane = kubectlFor(sandbox.kubeconfigPath, "jane");
-    for (const name of ["kyverno", "team"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    expect((await kubectl(["apply", "-f", "-"], RBAC)).code).toBe(0);
-    admission = await startClusterAdmission({
-      kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
-      namespace: "kyverno",
-      serviceName: "kyverno-svc",
-      identity: "kyverno-admission-controller-0",
-      leaderElection: false,
-      host: "127.0.0.1",
-      port: 0,
-      clock: systemClock(),
-      logger: recordingLogger(),
-    });
+    ({ client, kubectl } = cluster);
+    jane = kubectlFor(cluster.sandbox.kubeconfigPath, "jane");
     const applied = await kubectl(["apply", "-f", "-"], POLICY);
     expect(applied.stderr).toBe("");
     await policyReady(client, "who-may");
   }, 90_000);
   afterAll(async () => {
-    await admission?.close();
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
   });
 
   it("admits a requester bound to the Role the rule names (request.roles is namespace:name)", async () => {

@@ -6,17 +6,11 @@
  * `kubectl exec`; the webhooks register the subresources and the objects they see are the
  * subresources' kinds (Scale, Eviction, PodExecOptions), as kube-apiserver sends them.
  */
-import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
-import { type Sandbox, startSandbox } from "@kyverno-ts/sandbox";
-import { kubectlAvailable, kubectlFor } from "@kyverno-ts/testing";
+import type { KubeClient } from "@kyverno-ts/kube";
+import { kubectlAvailable } from "@kyverno-ts/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../clock.js";
-import {
-  type ClusterAdmission,
-  startClusterAdmission,
-} from "../controllers/admission/cluster/cluster-admission.js";
-import { KYVERNO_CRDS, policyReady, read, until } from "../testing/cluster.js";
-import { recordingLogger } from "../testing/fixtures.js";
+import { policyReady, read, until } from "../testing/cluster.js";
+import { type E2eCluster, startE2eCluster } from "../testing/e2e-cluster.js";
 
 const hasKubectl = kubectlAvailable();
 if (!hasKubectl) console.warn("skipping the subresource policies e2e suite: kubectl is not installed");
@@ -95,55 +89,30 @@ const eviction = (namespace: string) =>
   JSON.stringify({ apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "worker", namespace } });
 
 describe.skipIf(!hasKubectl)("subresource policies, through kubectl", { timeout: 60_000 }, () => {
-  let sandbox: Sandbox;
+  let cluster: E2eCluster;
   let client: KubeClient;
-  let admission: ClusterAdmission;
-  let kubectl: ReturnType<typeof kubectlFor>;
+  let kubectl: E2eCluster["kubectl"];
 
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      crds: KYVERNO_CRDS,
-      resolveService: () => `https://127.0.0.1:${admission?.port ?? 1}`,
+    cluster = await startE2eCluster({
+      namespaces: ["kyverno", "sub", "free"],
+      inProcess: {},
     });
-    client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
-    kubectl = kubectlFor(sandbox.kubeconfigPath);
-    for (const name of ["kyverno", "sub", "free"])
-      await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    admission = await startClusterAdmission({
-      kube: { kubeconfigPath: sandbox.kubeconfigPath, qps: 0 },
-      namespace: "kyverno",
-      serviceName: "kyverno-svc",
-      identity: "kyverno-admission-controller-0",
-      leaderElection: false,
-      host: "127.0.0.1",
-      port: 0,
-      clock: systemClock(),
-      logger: recordingLogger(),
-    });
+    ({ client, kubectl } = cluster);
     const applied = await kubectl(["apply", "-f", "-"], POLICIES);
     expect(applied.stderr).toBe("");
     for (const name of ["limit-statefulset-scale", "no-eviction", "no-exec"]) await policyReady(client, name);
     // The webhooks carry the subresources the policies name.
-    await until(
-      async () => {
-        const config = await read(client, {
-          apiVersion: "admissionregistration.k8s.io/v1",
-          kind: "ValidatingWebhookConfiguration",
-          name: "kyverno-resource-validating-webhook-cfg",
-        });
-        const hooks = JSON.stringify(config?.webhooks ?? []);
-        return ["statefulsets/scale", "pods/eviction", "pods/exec"].every((r) => hooks.includes(r));
-      },
-      20_000,
-      "webhooks with the subresources",
-    );
+    await cluster.webhooks("ValidatingWebhookConfiguration", "kyverno-resource-validating-webhook-cfg", [
+      "statefulsets/scale",
+      "pods/eviction",
+      "pods/exec",
+    ]);
     for (const doc of [STATEFULSET, pod("sub"), pod("free")])
       expect((await kubectl(["apply", "-f", "-"], doc)).stderr).toBe("");
   }, 90_000);
   afterAll(async () => {
-    await admission?.close();
-    client?.close();
-    await sandbox?.stop();
+    await cluster?.stop();
   });
 
   it("answers kubectl scale of a StatefulSet with the StatefulSet/scale policy", async () => {

@@ -3,7 +3,9 @@
  * (and the suite's own), a client and the real kubectl on its kubeconfig, the admission controller as a
  * replica process and, when asked, the background controller (and its restarts or standbys) and the
  * cleanup controller; waiting for the webhook configurations the admission controller registers; and
- * stopping it all in the right order.
+ * stopping it all in the right order. With `inProcess`, the admission controller (and the reports
+ * controller) run in the test's own process instead (`in-process-controllers.ts`), behind the same
+ * interface.
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { createKubeClient, type KubeClient } from "@kyverno-ts/kube";
@@ -13,6 +15,12 @@ import { type Logger, silentLogger } from "../logger.js";
 import { type BackgroundProcess, startBackground } from "./background.js";
 import { type CleanupCommand, startCleanupCommand } from "./cleanup-command.js";
 import { KYVERNO_CRDS, read, until } from "./cluster.js";
+import {
+  type InProcessControllers,
+  inProcessWebhookRoute,
+  type RunningInProcess,
+  startInProcessControllers,
+} from "./in-process-controllers.js";
 import { type Replica, startReplica } from "./replicas.js";
 
 /** Leader election timings that let a standby take over within seconds. */
@@ -42,8 +50,16 @@ export interface E2eClusterOptions {
   namespaces?: readonly string[];
   /** Objects created before the controllers start (after the namespaces). */
   objects?: readonly KubeObject[];
+  /** YAML documents applied with kubectl before the controllers start (after the objects). */
+  manifests?: readonly string[];
   /** The admission controller's extra flags (it always gets `--serverIP 127.0.0.1`); `false`: none. */
   admission?: { args?: string[] } | false;
+  /**
+   * Run the admission controller (and the reports controller, when asked) in this process instead of
+   * as a replica process: the sandbox calls its webhooks through the Service resolver. Not together
+   * with `admission`.
+   */
+  inProcess?: InProcessControllers;
   /** Start the background controller (fast leader election unless said otherwise). */
   background?: E2eBackgroundOptions | boolean;
   /** Run the cleanup controller in this process (after the admission and background controllers). */
@@ -55,8 +71,10 @@ export interface E2eCluster {
   readonly sandbox: Sandbox;
   readonly client: KubeClient;
   readonly kubectl: ReturnType<typeof kubectlFor>;
-  /** The admission controller (undefined with `admission: false`). */
+  /** The admission controller process (undefined with `admission: false` or `inProcess`). */
   readonly replica: Replica | undefined;
+  /** The admission and reports controllers running in this process, with `inProcess`. */
+  readonly inProcess: RunningInProcess | undefined;
   /** The background controller started with the cluster, when asked for. */
   readonly background: BackgroundProcess | undefined;
   /** The in-process cleanup controller, when asked for. */
@@ -91,15 +109,29 @@ export interface E2eCluster {
 
 /** Starts the sandbox and the controllers a suite needs; resolves once they serve. */
 export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<E2eCluster> {
+  if (options.inProcess !== undefined && options.admission !== undefined)
+    throw new Error("startE2eCluster: `admission` (a replica process) and `inProcess` exclude each other");
+  const route = options.inProcess === undefined ? undefined : inProcessWebhookRoute();
   const sandbox = await startSandbox({
+    ...(route ? { resolveService: route.resolveService } : {}),
     ...options.sandbox,
     crds: [...(options.kyvernoCrds === false ? [] : KYVERNO_CRDS), ...(options.crds ?? [])],
   });
   const client = createKubeClient({ kubeconfigPath: sandbox.kubeconfigPath, qps: 0 });
+  const kubectl = kubectlFor(sandbox.kubeconfigPath);
   for (const name of options.namespaces ?? [])
     await client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
   for (const object of options.objects ?? []) await client.create(object);
-  const admission = options.admission === false ? undefined : (options.admission ?? {});
+  for (const manifest of options.manifests ?? []) {
+    const applied = await kubectl(["apply", "-f", "-"], manifest);
+    if (applied.code !== 0) throw new Error(`kubectl apply of a manifest failed: ${applied.stderr}`);
+  }
+  const inProcess =
+    options.inProcess === undefined || route === undefined
+      ? undefined
+      : await startInProcessControllers(sandbox.kubeconfigPath, client, route, options.inProcess);
+  const admission =
+    options.admission === false || inProcess !== undefined ? undefined : (options.admission ?? {});
   const replica =
     admission === undefined
       ? undefined
@@ -131,12 +163,12 @@ export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<
           kubeconfig: sandbox.kubeconfigPath,
           logger: cleanupOptions.logger ?? silentLogger(),
         });
-  const kubectl = kubectlFor(sandbox.kubeconfigPath);
   return {
     sandbox,
     client,
     kubectl,
     replica,
+    inProcess,
     background,
     cleanup,
     startBackground: startAnotherBackground,
@@ -157,6 +189,7 @@ export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<
     logs: () =>
       [
         replica ? `\n--- admission ---\n${replica.output().slice(-3000)}` : "",
+        inProcess ? `\n--- admission (in process) ---\n${inProcess.logs()}` : "",
         backgrounds.length > 0
           ? `\n--- background ---\n${backgrounds[backgrounds.length - 1]?.output().slice(-3000)}`
           : "",
@@ -165,6 +198,7 @@ export async function startE2eCluster(options: E2eClusterOptions = {}): Promise<
       await cleanup?.stop();
       for (const started of [...backgrounds].reverse()) await started.stop();
       await replica?.stop();
+      await inProcess?.stop();
       client.close();
       await sandbox.stop();
     },
