@@ -28,6 +28,9 @@ export const CEL_POLICY_KINDS = [
   "NamespacedImageValidatingPolicy",
 ] as const;
 
+/** One of `CEL_POLICY_KINDS`. */
+export type CelPolicyKind = (typeof CEL_POLICY_KINDS)[number];
+
 /** The key of a CEL policy object (see `celPolicyKey`). */
 export function celPolicyObjectKey(object: KubeObject): string {
   return celPolicyKey({

@@ -1,14 +1,17 @@
 /**
  * The cluster state every controller reads besides the resources it works on, kept by informers in
- * one place: ClusterPolicies and Policies (compiled once into the policy cache), PolicyExceptions
- * (only when they are enabled, from the accepted namespaces), Namespace labels (for
- * `namespaceSelector`, never a request per evaluation), and optionally Kyverno's ConfigMap and the
- * ConfigMaps labelled `cache.kyverno.io/enabled` (context data). Changes reach subscribers as typed
- * `ClusterChange`s once the cache reflects them; kinds are resolved by the one `KindResolver`.
+ * one place: ClusterPolicies and Policies (compiled once into the policy cache, when the controller
+ * has one), PolicyExceptions (only when they are enabled, from the accepted namespaces), the
+ * `policies.kyverno.io` kinds the controller asks for (compiled into its CEL policy store),
+ * Namespace labels (for `namespaceSelector`, never a request per evaluation), and optionally
+ * Kyverno's ConfigMap and the ConfigMaps labelled `cache.kyverno.io/enabled` (context data). Changes
+ * reach subscribers as typed `ClusterChange`s once the caches reflect them; kinds are resolved by the
+ * one `KindResolver`. A controller opts into what it needs: the cleanup controller watches only
+ * Namespaces, the background controller only its four CEL kinds.
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { matchWildcard } from "@kyverno-ts/engine";
-import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
+import { type Clock, createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import {
   defaultKyvernoConfig,
   type KyvernoConfig,
@@ -17,17 +20,20 @@ import {
 import type { Logger } from "../logger.js";
 import type { CelPolicyStore } from "../policycache/cel-policy-store.js";
 import type { PolicyCache } from "../policycache/policy-cache.js";
-import { CEL_POLICY_API_VERSION, CEL_POLICY_KINDS, celPolicyObjectKey, createCelFeed } from "./cel-feed.js";
-import { type ClusterListener, createChangeFanout } from "./changes.js";
+import { CEL_POLICY_KINDS, type CelPolicyKind, createCelFeed } from "./cel-feed.js";
+import { type CelWatch, createCelWatch, type WatchFactory } from "./cel-watch.js";
+import { type ChangeFanout, type ClusterListener, createChangeFanout } from "./changes.js";
 import { createKindResolver, type KindResolver } from "./kinds.js";
-import { createPolicyFeed } from "./policy-feed.js";
-import { createServedKinds } from "./served-kinds.js";
+import { createPolicyFeed, type PolicyFeed } from "./policy-feed.js";
 
 /** Options of `createClusterState`. */
 export interface ClusterStateOptions {
   client: KubeClient;
-  /** The cache policies and exceptions are loaded into (its engine compiles them). */
-  cache: PolicyCache;
+  /**
+   * The cache ClusterPolicies, Policies and PolicyExceptions are loaded into (its engine compiles
+   * them); none: they are not watched (a controller that evaluates no classic policy: cleanup).
+   */
+  cache?: PolicyCache;
   logger: Logger;
   /**
    * Namespaces PolicyExceptions are accepted from, with wildcards (`acceptedExceptionNamespaces` of
@@ -41,16 +47,24 @@ export interface ClusterStateOptions {
   /** Informer retry delays (default: the kube package's exponential backoff). */
   informerDelay?: (attempt: number) => number;
   /**
-   * Where the `policies.kyverno.io` kinds are compiled; when given, each kind whose CRD the server
-   * serves is watched (and `start` waits for it), with the CEL PolicyExceptions when exceptions are on;
-   * a kind whose CRD is installed later is watched from then on (`synced` does not wait for it).
+   * Where the `policies.kyverno.io` kinds are compiled; when given, each of `celKinds` whose CRD the
+   * server serves is watched (and `start` waits for it), with the CEL PolicyExceptions when
+   * exceptions are on; a kind whose CRD is installed later is watched from then on (`synced` does not
+   * wait for it). Their changes come as `celPolicy` and `celException` changes.
    */
   celPolicies?: CelPolicyStore;
+  /**
+   * The `policies.kyverno.io` policy kinds to watch (default: all of `CEL_POLICY_KINDS`): a controller
+   * names its share, so it watches, and needs a grant for, no other.
+   */
+  celKinds?: readonly CelPolicyKind[];
   /**
    * Delays between looks at `policies.kyverno.io` kinds whose CRD is not installed yet (default
    * `SERVED_KINDS_BACKOFF`: within about 15 s of the CRD they are watched, without a restart).
    */
   crdDelay?: (attempt: number) => number;
+  /** The clock of the informers' retries and of the wait for CRDs (default: the system's). */
+  clock?: Clock;
 }
 
 /** The shared cluster state; see `createClusterState`. */
@@ -62,7 +76,7 @@ export interface ClusterState {
   synced(): boolean;
   /** Called with each change once it has reached the cache; returns an unsubscribe function. */
   subscribe(listener: ClusterListener): () => void;
-  /** Kinds: webhook rules, informers and admission requests ask here. */
+  /** Kinds: webhook rules, informers, admission requests and cleanup policies ask here. */
   readonly kinds: KindResolver;
   /** Kyverno's ConfigMap settings (the Helm chart defaults while there is none). */
   config(): KyvernoConfig;
@@ -118,190 +132,194 @@ function reportInformerErrors(informer: Informer<KubeObject>, kind: string, logg
   });
 }
 
-/** Creates the state (nothing is read until `start`). */
-export function createClusterState(options: ClusterStateOptions): ClusterState {
-  const { client, cache, logger } = options;
-  const informer = (
-    apiVersion: string,
-    kind: string,
-    scope: { namespace?: string; fieldSelector?: string; labelSelector?: string } = {},
-  ): Informer<KubeObject> => {
+/** Informers of the state: its retry delays and clock, their failures logged. */
+function watchFactory(options: ClusterStateOptions): WatchFactory {
+  return (apiVersion, kind, scope = {}) => {
     const created = createInformer<KubeObject>({
-      client,
+      client: options.client,
       apiVersion,
       kind,
       ...scope,
       ...(options.informerDelay === undefined ? {} : { delay: options.informerDelay }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
-    reportInformerErrors(created, kind, logger);
+    reportInformerErrors(created, kind, options.logger);
     return created;
   };
+}
+
+/** Registers a feed's handlers on an informer. */
+function feed(
+  informer: Informer<KubeObject>,
+  upsert: (o: KubeObject) => void,
+  remove: (o: KubeObject) => void,
+) {
+  informer.on("add", upsert);
+  informer.on("update", upsert);
+  informer.on("delete", remove);
+}
+
+/** ClusterPolicies, Policies and (when enabled) PolicyExceptions into the policy feed. */
+function watchClassicPolicies(
+  watch: WatchFactory,
+  policyFeed: PolicyFeed,
+  exceptionNamespaces: readonly string[],
+) {
+  const clusterPolicies = watch("kyverno.io/v1", "ClusterPolicy");
+  const policies = watch("kyverno.io/v1", "Policy");
+  for (const watched of [clusterPolicies, policies])
+    feed(watched, policyFeed.upsertPolicy, policyFeed.removePolicy);
+  const informers = [clusterPolicies, policies];
+  // With PolicyExceptions disabled (upstream's default) they are not even watched.
+  if (exceptionNamespaces.length > 0) {
+    const namespace = exceptionWatchNamespace(exceptionNamespaces);
+    const exceptions = watch("kyverno.io/v2", "PolicyException", namespace ? { namespace } : {});
+    feed(exceptions, policyFeed.upsertException, policyFeed.removeException);
+    informers.push(exceptions);
+  }
+  return {
+    informers,
+    /** The stored object of a classic policy key (`name` or `namespace/name`). */
+    policyObject(key: string): KubeObject | undefined {
+      const slash = key.indexOf("/");
+      return slash < 0
+        ? clusterPolicies.get(undefined, key)
+        : policies.get(key.slice(0, slash), key.slice(slash + 1));
+    },
+  };
+}
+
+/** Namespaces, announced when they come, go or their labels change. */
+function watchNamespaces(watch: WatchFactory, fanout: ChangeFanout): Informer<KubeObject> {
+  const namespaces = watch("v1", "Namespace");
+  const changed = (o: KubeObject): void =>
+    fanout.emit({ type: "namespace", namespace: o.metadata?.name ?? "" });
+  namespaces.on("add", changed);
+  namespaces.on("update", (o, old) => {
+    if (!sameLabels(o, old)) changed(o);
+  });
+  namespaces.on("delete", changed);
+  return namespaces;
+}
+
+/** Kyverno's ConfigMap, parsed on each change (its problems logged); the chart's defaults while absent. */
+function watchKyvernoConfig(
+  watch: WatchFactory,
+  ref: { namespace: string; name: string },
+  logger: Logger,
+  changed: () => void,
+) {
+  let config = defaultKyvernoConfig();
+  const informer = watch("v1", "ConfigMap", {
+    namespace: ref.namespace,
+    fieldSelector: `metadata.name=${ref.name}`,
+  });
+  const read = (): void => {
+    const data = stringData(informer.get(ref.namespace, ref.name));
+    if (data === undefined) config = defaultKyvernoConfig();
+    else {
+      const parsed = parseKyvernoConfig(data);
+      for (const problem of parsed.problems) logger.warn({ configMap: ref.name }, problem);
+      config = parsed.config;
+    }
+    changed();
+  };
+  feed(informer, read, read);
+  return { informer, config: () => config };
+}
+
+/** The CEL feed and informers, when the controller has a CEL policy store. */
+function watchCelPolicies(
+  options: ClusterStateOptions,
+  watch: WatchFactory,
+  shared: { accepts: (namespace: string) => boolean; nextRevision: () => number; fanout: ChangeFanout },
+) {
+  if (options.celPolicies === undefined) return undefined;
+  const celFeed = createCelFeed({
+    store: options.celPolicies,
+    logger: options.logger,
+    acceptsExceptionsFrom: shared.accepts,
+    nextRevision: shared.nextRevision,
+    emit: shared.fanout.emit,
+  });
+  const informers: CelWatch = createCelWatch({
+    client: options.client,
+    logger: options.logger,
+    feed: celFeed,
+    watch,
+    kinds: options.celKinds ?? CEL_POLICY_KINDS,
+    exceptions:
+      options.exceptionNamespaces.length > 0
+        ? { namespace: exceptionWatchNamespace(options.exceptionNamespaces) }
+        : false,
+    ...(options.crdDelay === undefined ? {} : { crdDelay: options.crdDelay }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  return { feed: celFeed, informers };
+}
+
+/** Creates the state (nothing is read until `start`). */
+export function createClusterState(options: ClusterStateOptions): ClusterState {
+  const { client, cache, logger } = options;
+  const watch = watchFactory(options);
   const fanout = createChangeFanout(logger);
   let revision = 0;
-  let config = defaultKyvernoConfig();
-  const feed = createPolicyFeed({
-    cache,
-    logger,
-    acceptsExceptionsFrom: (ns) => options.exceptionNamespaces.some((p) => matchWildcard(p, ns)),
-    nextRevision: () => ++revision,
-    emit: fanout.emit,
-  });
+  const nextRevision = (): number => ++revision;
+  const accepts = (ns: string): boolean => options.exceptionNamespaces.some((p) => matchWildcard(p, ns));
 
-  const celStore = options.celPolicies;
-  const celFeed = celStore
-    ? createCelFeed({
-        store: celStore,
-        logger,
-        acceptsExceptionsFrom: (ns) => options.exceptionNamespaces.some((p) => matchWildcard(p, ns)),
-        nextRevision: () => ++revision,
-        emit: fanout.emit,
-      })
-    : undefined;
-  /** The CEL informers by kind, created for the kinds the server serves (at `start` or when their CRD comes). */
-  const celInformers = new Map<string, Informer<KubeObject>>();
-  /** Those created at `start`, which `start` and `synced` wait for. */
-  const celAtStart: Informer<KubeObject>[] = [];
-  let stopping = false;
-  const watchCelKind = (kind: string, later: boolean): void => {
-    if (celFeed === undefined || stopping || celInformers.has(kind)) return;
-    const watched = informer(CEL_POLICY_API_VERSION, kind);
-    if (kind === "PolicyException") {
-      watched.on("add", celFeed.upsertException);
-      watched.on("update", celFeed.upsertException);
-      watched.on("delete", celFeed.removeException);
-    } else {
-      watched.on("add", celFeed.upsertPolicy);
-      watched.on("update", celFeed.upsertPolicy);
-      watched.on("delete", celFeed.removePolicy);
-    }
-    celInformers.set(kind, watched);
-    if (!later) {
-      celAtStart.push(watched);
-      return;
-    }
-    // A CRD installed after start: its policies come in as the informer lists them, each a change.
-    logger.info({ kind, apiVersion: CEL_POLICY_API_VERSION }, "CRD installed: watching the kind");
-    void watched.start();
-  };
-  const celKinds =
-    celFeed === undefined
+  const policyFeed =
+    cache === undefined
       ? undefined
-      : createServedKinds({
-          client,
-          apiVersion: CEL_POLICY_API_VERSION,
-          kinds: [
-            ...CEL_POLICY_KINDS,
-            ...(options.exceptionNamespaces.length > 0 ? ["PolicyException"] : []),
-          ],
-          logger,
-          onServed: watchCelKind,
-          ...(options.crdDelay === undefined ? {} : { delay: options.crdDelay }),
+      : createPolicyFeed({ cache, logger, acceptsExceptionsFrom: accepts, nextRevision, emit: fanout.emit });
+  const classic =
+    policyFeed === undefined
+      ? undefined
+      : watchClassicPolicies(watch, policyFeed, options.exceptionNamespaces);
+  const cel = watchCelPolicies(options, watch, { accepts, nextRevision, fanout });
+  const namespaces = watchNamespaces(watch, fanout);
+  const kyvernoConfig =
+    options.kyvernoConfigMap === undefined
+      ? undefined
+      : watchKyvernoConfig(watch, options.kyvernoConfigMap, logger, () => {
+          revision++;
+          fanout.emit({ type: "config" });
         });
-  const startCelInformers = async (): Promise<void> => {
-    if (celKinds === undefined) return;
-    await celKinds.start();
-    await Promise.all(celAtStart.map((i) => i.start()));
-  };
-
-  const clusterPolicies = informer("kyverno.io/v1", "ClusterPolicy");
-  const policies = informer("kyverno.io/v1", "Policy");
-  for (const watched of [clusterPolicies, policies]) {
-    watched.on("add", feed.upsertPolicy);
-    watched.on("update", feed.upsertPolicy);
-    watched.on("delete", feed.removePolicy);
-  }
-  const waitedFor = [clusterPolicies, policies];
-
-  // With PolicyExceptions disabled (upstream's default) they are not even watched.
-  if (options.exceptionNamespaces.length > 0) {
-    const namespace = exceptionWatchNamespace(options.exceptionNamespaces);
-    const exceptions = informer("kyverno.io/v2", "PolicyException", namespace ? { namespace } : {});
-    exceptions.on("add", feed.upsertException);
-    exceptions.on("update", feed.upsertException);
-    exceptions.on("delete", feed.removeException);
-    waitedFor.push(exceptions);
-  }
-
-  const namespaces = informer("v1", "Namespace");
-  const namespaceChanged = (o: KubeObject): void =>
-    fanout.emit({ type: "namespace", namespace: o.metadata?.name ?? "" });
-  namespaces.on("add", namespaceChanged);
-  namespaces.on("update", (o, old) => {
-    if (!sameLabels(o, old)) namespaceChanged(o);
-  });
-  namespaces.on("delete", namespaceChanged);
-  waitedFor.push(namespaces);
-
-  const configMap = options.kyvernoConfigMap;
-  if (configMap !== undefined) {
-    const configMaps = informer("v1", "ConfigMap", {
-      namespace: configMap.namespace,
-      fieldSelector: `metadata.name=${configMap.name}`,
-    });
-    const readConfig = (): void => {
-      const data = stringData(configMaps.get(configMap.namespace, configMap.name));
-      if (data === undefined) config = defaultKyvernoConfig();
-      else {
-        const parsed = parseKyvernoConfig(data);
-        for (const problem of parsed.problems) logger.warn({ configMap: configMap.name }, problem);
-        config = parsed.config;
-      }
-      revision++;
-      fanout.emit({ type: "config" });
-    };
-    configMaps.on("add", readConfig);
-    configMaps.on("update", readConfig);
-    configMaps.on("delete", readConfig);
-    waitedFor.push(configMaps);
-  }
-
   const contextConfigMaps = options.cachedConfigMaps
-    ? informer("v1", "ConfigMap", { labelSelector: `${CACHE_LABEL}=true` })
+    ? watch("v1", "ConfigMap", { labelSelector: `${CACHE_LABEL}=true` })
     : undefined;
-
-  /** The stored object of a CEL policy key; null when the key is not a CEL policy's. */
-  const celPolicyObject = (key: string): KubeObject | undefined | null => {
-    const [kind, ...rest] = key.split("/");
-    const watched = kind === undefined ? undefined : celInformers.get(kind);
-    if (watched === undefined || kind === "PolicyException") return null;
-    const object =
-      rest.length === 2 ? watched.get(rest[0], rest[1] ?? "") : watched.get(undefined, rest[0] ?? "");
-    return object !== undefined && celPolicyObjectKey(object) === key ? object : undefined;
-  };
+  const waitedFor = [
+    ...(classic?.informers ?? []),
+    namespaces,
+    ...(kyvernoConfig ? [kyvernoConfig.informer] : []),
+  ];
+  const defaults = defaultKyvernoConfig();
 
   return {
     async start() {
       // Readiness does not wait for the cached ConfigMaps: until they are listed, policies read
       // them from the API server.
       void contextConfigMaps?.start();
-      await Promise.all([...waitedFor.map((i) => i.start()), startCelInformers()]);
+      await Promise.all([...waitedFor.map((i) => i.start()), cel?.informers.start()]);
     },
     async stop() {
-      stopping = true;
-      celKinds?.stop();
-      await Promise.all(
-        [...waitedFor, ...celInformers.values(), ...(contextConfigMaps ? [contextConfigMaps] : [])].map((i) =>
-          i.stop(),
-        ),
-      );
+      await Promise.all([
+        ...[...waitedFor, ...(contextConfigMaps ? [contextConfigMaps] : [])].map((i) => i.stop()),
+        cel?.informers.stop(),
+      ]);
     },
-    synced: () => waitedFor.every((i) => i.hasSynced()) && celAtStart.every((i) => i.hasSynced()),
+    synced: () => waitedFor.every((i) => i.hasSynced()) && (cel?.informers.synced() ?? true),
     subscribe: fanout.subscribe,
     kinds: createKindResolver({ client }),
-    config: () => config,
+    config: () => kyvernoConfig?.config() ?? defaults,
     namespaceLabels: (name) => namespaces.get(undefined, name)?.metadata?.labels,
     cachedConfigMap: (namespace, name) => contextConfigMaps?.get(namespace, name),
     revision: () => revision,
-    policyRevision: (key) => feed.policyRevision(key) ?? celFeed?.policyRevision(key),
-    policyKeys: () => [...feed.policyKeys(), ...(celFeed?.policyKeys() ?? [])],
+    policyRevision: (key) => policyFeed?.policyRevision(key) ?? cel?.feed.policyRevision(key),
+    policyKeys: () => [...(policyFeed?.policyKeys() ?? []), ...(cel?.feed.policyKeys() ?? [])],
     policyObject(key) {
-      const cel = celPolicyObject(key);
-      if (cel !== null) return cel;
-      const slash = key.indexOf("/");
-      return slash < 0
-        ? clusterPolicies.get(undefined, key)
-        : policies.get(key.slice(0, slash), key.slice(slash + 1));
+      const celObject = cel === undefined ? null : cel.informers.policyObject(key);
+      return celObject !== null ? celObject : classic?.policyObject(key);
     },
-    loadFailure: (key) => feed.loadFailure(key) ?? celFeed?.loadFailure(key),
+    loadFailure: (key) => policyFeed?.loadFailure(key) ?? cel?.feed.loadFailure(key),
   };
 }

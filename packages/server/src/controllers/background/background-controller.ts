@@ -11,29 +11,30 @@
  * and writes are idempotent (a generated object that exists is compared, not created twice).
  */
 import type { KubeObject } from "@kyverno-ts/api";
-import { createCelEngine, type Engine, type PolicyResponse } from "@kyverno-ts/engine";
+import { createCelEngine, type Engine } from "@kyverno-ts/engine";
 import {
   createInformer,
   createLeaderElector,
   createWorkQueue,
   exponentialRateLimiter,
+  type Informer,
   type KubeClient,
   type LeaderElector,
   type WorkQueue,
 } from "@kyverno-ts/kube";
 import type { ServerClock } from "../../clock.js";
+import type { CelPolicyKind } from "../../cluster-state/cel-feed.js";
 import { type ClusterState, createClusterState } from "../../cluster-state/cluster-state.js";
 import type { BackgroundEvents } from "../../events/background-events.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { createPolicyCache, type PolicyCache } from "../../policycache/policy-cache.js";
-import { type AdmissionResultSink, backgroundResultOf } from "../admission/results.js";
+import type { AdmissionResultSink } from "../admission/results.js";
 import { processCelGenerate } from "./cel-generate.js";
 import { createCelGenerating } from "./cel-generating.js";
 import { processCelMutate } from "./cel-mutate.js";
 import { createCelMutating } from "./cel-mutating.js";
-import { createCelPolicyWatch } from "./cel-policy-watch.js";
 import { createDownstreamWatch } from "./downstream-watch.js";
 import { BACKGROUND_CONTROLLER_NAME, type BackgroundMetrics } from "./metrics.js";
 import { createPolicyEvents } from "./policy-events.js";
@@ -41,19 +42,26 @@ import { type ProcessOutcome, processUpdateRequest } from "./process.js";
 import {
   asUpdateRequest,
   celRequestPolicyKey,
-  isCelRequestType,
-  rulesOf,
   type UpdateRequest,
   UR_API_VERSION,
   UR_KIND,
 } from "./update-request.js";
-import { createUpdateRequestIntake, type UpdateRequestIntake } from "./ur-intake.js";
-import { finishUpdateRequest, removeUpdateRequest } from "./ur-outcome.js";
+import { createUpdateRequestIntake } from "./ur-intake.js";
+import { MAX_RETRIES, reconcileUpdateRequest } from "./ur-reconcile.js";
 
 /** The Lease replicas elect a leader on. */
 export const BACKGROUND_LEASE_NAME = "kyverno-background-controller";
-/** Failures after which an UpdateRequest is given up and deleted (upstream: 3). */
-export const MAX_RETRIES = 3;
+
+/**
+ * The `policies.kyverno.io` kinds the background controller processes (GeneratingPolicies and
+ * mutate-existing MutatingPolicies): the only CEL kinds its cluster state watches.
+ */
+export const BACKGROUND_CEL_KINDS: readonly CelPolicyKind[] = [
+  "GeneratingPolicy",
+  "NamespacedGeneratingPolicy",
+  "MutatingPolicy",
+  "NamespacedMutatingPolicy",
+];
 
 /** Options of `createBackgroundController`. */
 export interface BackgroundControllerOptions {
@@ -102,55 +110,49 @@ export interface BackgroundController {
   readonly state: ClusterState;
 }
 
-/** Creates the controller; nothing runs before `start()`. */
-export function createBackgroundController(options: BackgroundControllerOptions): BackgroundController {
-  const { client, engine, namespace, logger, clock, metrics } = options;
+/**
+ * What the controller evaluates with: the policy cache, a CEL engine and policy store of its own
+ * (GeneratingPolicies and mutate-existing MutatingPolicies, for `cel-generate` and `cel-mutate`
+ * UpdateRequests), all fed by the shared cluster state, and the context loader.
+ */
+function createEvaluation(options: BackgroundControllerOptions) {
+  const { client, engine, logger, clock } = options;
   const cache = createPolicyCache({ engine });
-  // GeneratingPolicies and mutate-existing MutatingPolicies (`cel-generate` and `cel-mutate`
-  // UpdateRequests): compiled by a CEL engine of their own.
-  const celEngine = createCelEngine({
-    clock: clock,
-    namespaceLabels: (ns) => state.namespaceLabels(ns),
-  });
+  const celEngine = createCelEngine({ clock, namespaceLabels: (ns) => state.namespaceLabels(ns) });
   const celPolicies = createCelPolicyStore({ engine: celEngine });
   const state = createClusterState({
     client,
     cache,
     logger,
+    clock,
     exceptionNamespaces: options.exceptionNamespaces,
     cachedConfigMaps: true,
+    celPolicies,
+    celKinds: BACKGROUND_CEL_KINDS,
     ...(options.kyvernoConfigMap ? { kyvernoConfigMap: options.kyvernoConfigMap } : {}),
-  });
-  const events = options.events?.({
-    config: () => state.config(),
-    policyObject: ({ requestType, policy }) =>
-      (requestType === "cel-generate" || requestType === "cel-mutate"
-        ? celPolicies.get(celRequestPolicyKey(requestType, policy))?.policy
-        : cache.get(policy)?.policy) as KubeObject | undefined,
   });
   const scan = createScanContext({
     client,
     monotonic: () => clock.monotonic(),
     cachedConfigMap: (ns, name) => state.cachedConfigMap(ns, name),
   });
-  const requests = createInformer<KubeObject>({
-    client,
-    apiVersion: UR_API_VERSION,
-    kind: UR_KIND,
-    namespace,
-  });
-  const intake: UpdateRequestIntake = createUpdateRequestIntake({ client, namespace, logger });
-  let queue: WorkQueue<string> | undefined;
-  let leading = false;
+  const namespaceLabels = (ns: string) => state.namespaceLabels(ns);
+  return { engine, cache, celEngine, celPolicies, state, scan, namespaceLabels };
+}
+type Evaluation = ReturnType<typeof createEvaluation>;
 
-  const waiting = (ur: UpdateRequest | undefined): boolean =>
-    ur !== undefined && (ur.status?.state === undefined || ur.status.state === "Pending");
-  const enqueueIfPending = (object: KubeObject): void => {
-    if (waiting(asUpdateRequest(object))) queue?.add(object.metadata?.name ?? "");
-  };
-  requests.on("add", enqueueIfPending);
-  requests.on("update", enqueueIfPending);
-
+/**
+ * What policy changes ask of the leader (see `policy-events.ts`, `cel-generating.ts`,
+ * `cel-mutating.ts`) and the downstream watch, subscribed to the cluster state's changes.
+ */
+function createReactions(
+  options: BackgroundControllerOptions,
+  evaluation: Evaluation,
+  intake: ReturnType<typeof createUpdateRequestIntake>,
+  isLeader: () => boolean,
+) {
+  const { client, logger } = options;
+  const { cache, engine, state } = evaluation;
   const downstream = createDownstreamWatch({ client, cache, logger, intents: intake });
   const policyEvents = createPolicyEvents({
     client,
@@ -158,59 +160,65 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     engine,
     logger,
     intents: intake,
-    isLeader: () => leading,
+    isLeader,
     resync: (key) => downstream.resync(key),
     exists: (key) => state.policyObject(key) !== undefined,
   });
   // GeneratingPolicies and mutate-existing MutatingPolicies turn existing triggers into intents alike.
   const celIntentDeps = {
     client,
-    store: celPolicies,
-    engine: celEngine,
+    store: evaluation.celPolicies,
+    engine: evaluation.celEngine,
     logger,
     intents: intake,
-    isLeader: () => leading,
-    namespaceLabels: (ns: string) => state.namespaceLabels(ns),
+    isLeader,
+    namespaceLabels: evaluation.namespaceLabels,
   };
   const celGenerating = createCelGenerating(celIntentDeps);
   const celMutating = createCelMutating(celIntentDeps);
-  const celWatch = createCelPolicyWatch({
-    client,
-    store: celPolicies,
-    logger,
-    clock,
-    exceptionNamespaces: options.exceptionNamespaces,
-    onChange: (key) => {
-      void celGenerating.changed(key);
-      void celMutating.changed(key);
-    },
-  });
   state.subscribe((change) => {
-    if (change.type !== "policy") return;
-    downstream.policyChanged();
-    void policyEvents.changed(change.key, change.before, change.after);
+    if (change.type === "policy") {
+      downstream.policyChanged();
+      void policyEvents.changed(change.key, change.before, change.after);
+    } else if (change.type === "celPolicy") {
+      void celGenerating.changed(change.key);
+      void celMutating.changed(change.key);
+    }
   });
+  return {
+    downstream,
+    celGenerating,
+    leaderStarted() {
+      void policyEvents.leaderStarted();
+      void celGenerating.leaderStarted();
+      void celMutating.leaderStarted();
+    },
+    stop: () => Promise.all([downstream.stop(), celGenerating.stop()]),
+  };
+}
+type Reactions = ReturnType<typeof createReactions>;
 
+/** One processor per request type: classic generate / mutate-existing, `cel-generate`, `cel-mutate`. */
+function createProcessor(options: BackgroundControllerOptions, evaluation: Evaluation, reactions: Reactions) {
   const deps = {
-    client,
-    cache,
-    engine,
-    scan,
-    logger,
-    namespaceLabels: (ns: string) => state.namespaceLabels(ns),
+    client: options.client,
+    cache: evaluation.cache,
+    engine: evaluation.engine,
+    scan: evaluation.scan,
+    logger: options.logger,
+    namespaceLabels: evaluation.namespaceLabels,
     user: options.user,
-    downstreamPresence: (object: KubeObject) => downstream.presence(object),
+    downstreamPresence: (object: KubeObject) => reactions.downstream.presence(object),
   };
   const celDeps = {
     ...deps,
-    celEngine,
-    celPolicies,
-    generatedKinds: celGenerating.kinds,
-    monotonic: () => clock.monotonic(),
-    ...(metrics ? { onEvaluated: metrics.generatingPolicyExecution } : {}),
+    celEngine: evaluation.celEngine,
+    celPolicies: evaluation.celPolicies,
+    generatedKinds: reactions.celGenerating.kinds,
+    monotonic: () => options.clock.monotonic(),
+    ...(options.metrics ? { onEvaluated: options.metrics.generatingPolicyExecution } : {}),
   };
-  /** One processor per request type. */
-  const processByType = (ur: UpdateRequest, signal: AbortSignal): Promise<ProcessOutcome> => {
+  return (ur: UpdateRequest, signal: AbortSignal): Promise<ProcessOutcome> => {
     switch (ur.spec.requestType) {
       case "cel-generate":
         return processCelGenerate(celDeps, ur, signal);
@@ -220,110 +228,121 @@ export function createBackgroundController(options: BackgroundControllerOptions)
         return processUpdateRequest(deps, ur, signal);
     }
   };
-  const ref = (name: string) => ({ apiVersion: UR_API_VERSION, kind: UR_KIND, namespace, name });
+}
 
-  /** Hands the results of a generate or mutate-existing rule to the reports, as upstream's background controller. */
-  const offerResults = (ur: UpdateRequest, trigger: KubeObject, response: PolicyResponse): void => {
-    const type = ur.spec.requestType;
-    const phase = type === "generate" || type === "cel-generate" ? "generate" : "mutateExisting";
-    // A CEL policy's response is the policy's one result; classic responses carry every rule.
-    const rules = new Set(isCelRequestType(type) ? [] : rulesOf(ur).map((r) => r.rule));
-    const answered = {
-      ...response,
-      rules: response.rules.filter((r) => rules.size === 0 || rules.has(r.name)),
-    };
-    const result = backgroundResultOf(trigger, answered, phase, clock.now());
-    if (result !== undefined) options.results?.offer(result);
+/** The Kubernetes Events of processed UpdateRequests, over the state's config and policies. */
+function createEvents(
+  options: BackgroundControllerOptions,
+  evaluation: Evaluation,
+): BackgroundEvents | undefined {
+  const { state, cache, celPolicies } = evaluation;
+  return options.events?.({
+    config: () => state.config(),
+    policyObject: ({ requestType, policy }) =>
+      (requestType === "cel-generate" || requestType === "cel-mutate"
+        ? celPolicies.get(celRequestPolicyKey(requestType, policy))?.policy
+        : cache.get(policy)?.policy) as KubeObject | undefined,
+  });
+}
+
+/** Whether an UpdateRequest waits to be processed (no state yet, or Pending). */
+const waiting = (ur: UpdateRequest | undefined): boolean =>
+  ur !== undefined && (ur.status?.state === undefined || ur.status.state === "Pending");
+
+/** The UpdateRequests of Kyverno's namespace; those waiting (no state or Pending) go to `enqueue`. */
+function watchUpdateRequests(client: KubeClient, namespace: string, enqueue: (name: string) => void) {
+  const informer = createInformer<KubeObject>({
+    client,
+    apiVersion: UR_API_VERSION,
+    kind: UR_KIND,
+    namespace,
+  });
+  const enqueueIfPending = (object: KubeObject): void => {
+    if (waiting(asUpdateRequest(object))) enqueue(object.metadata?.name ?? "");
   };
+  informer.on("add", enqueueIfPending);
+  informer.on("update", enqueueIfPending);
+  return informer;
+}
 
-  const finished = { client, namespace, logger };
-  const remove = (ur: UpdateRequest) => removeUpdateRequest(finished, ur);
-  const finish = (ur: UpdateRequest, outcome: Exclude<ProcessOutcome, { state: "Failed" }>) =>
-    finishUpdateRequest(finished, ur, outcome);
+/** The work queue of one leadership term: `workers` reconciles at a time, failures retried with backoff. */
+function createTermQueue(options: BackgroundControllerOptions): WorkQueue<string> {
+  const { metrics } = options;
+  return createWorkQueue<string>({
+    name: BACKGROUND_CONTROLLER_NAME,
+    rateLimiter: exponentialRateLimiter<string>({ baseMs: options.retryBaseMs ?? 1000, maxMs: 60_000 }),
+    maxRetries: MAX_RETRIES + 1,
+    clock: options.clock,
+    onReconcile: (e) => metrics?.reconcile(e.controller),
+    onRequeue: (e) => metrics?.requeue(e.controller, e.retries),
+    onDrop: (e) => metrics?.drop(e.controller),
+  });
+}
 
-  const reconcile = async (name: string, signal: AbortSignal): Promise<{ error: unknown } | undefined> => {
-    const ur = asUpdateRequest(requests.get(namespace, name));
-    if (ur === undefined) return undefined;
-    const state = ur.status?.state;
-    if (state === "Completed") {
-      // Finished (its status written) by a previous leader that did not delete it.
-      await remove(ur);
-      return undefined;
-    }
-    // Kept as upstream keeps it, until a new request on its trigger sets it Pending again.
-    if (state === "Skip") return undefined;
-    if (state === undefined) {
-      // As upstream: one without a state is set Pending first (the admission controller does it after
-      // creating; this covers a writer that did not), and processed on the update that follows, so
-      // the admission controller's own Pending write cannot land mid-processing and re-run it.
-      const pending = await client.update({ ...ur, status: { state: "Pending" } } as unknown as KubeObject, {
-        subresource: "status",
-        signal,
-      });
-      if (!pending.ok && pending.status !== 404 && pending.status !== 409)
-        return { error: new Error(`cannot set UpdateRequest ${name} Pending: ${pending.message}`) };
-      return undefined;
-    }
-    const started = clock.monotonic();
-    const outcome = await processByType(ur, signal);
-    metrics?.processed(ur.spec.requestType, outcome.state, (clock.monotonic() - started) / 1000);
-    events?.processed(ur.spec, outcome);
-    if (outcome.state !== "Failed" && outcome.evaluated !== undefined)
-      offerResults(ur, outcome.evaluated.trigger, outcome.evaluated.response);
-    if (outcome.state !== "Failed") {
-      await finish(ur, outcome);
-      return undefined;
-    }
-    const retryCount = (ur.status?.retryCount ?? 0) + 1;
-    const level = outcome.forbidden ? "error" : "warn";
-    logger[level](
-      {
-        updateRequest: name,
-        policy: ur.spec.policy,
-        trigger: ur.spec.resource,
-        retryCount,
-        message: outcome.message,
-      },
-      "UpdateRequest failed",
-    );
-    if (retryCount > MAX_RETRIES) {
-      logger.error(
-        { updateRequest: name, policy: ur.spec.policy, message: outcome.message },
-        "UpdateRequest given up after retries",
-      );
-      await client.delete(ref(name));
-      return undefined;
-    }
-    await client.update(
-      { ...ur, status: { state: "Failed", message: outcome.message, retryCount } } as unknown as KubeObject,
-      {
-        subresource: "status",
-      },
-    );
-    return { error: new Error(outcome.message) };
+/** Campaigns for the Lease (or leads at once without election). */
+function lead(
+  options: BackgroundControllerOptions,
+  onStartedLeading: (signal: AbortSignal) => void,
+  onStoppedLeading: () => Promise<void>,
+): LeaderElector | undefined {
+  if (options.leaderElection === false) {
+    onStartedLeading(new AbortController().signal);
+    return undefined;
+  }
+  const { logger } = options;
+  const le = options.leaderElection;
+  const elector = createLeaderElector({
+    client: options.client,
+    namespace: options.namespace,
+    name: BACKGROUND_LEASE_NAME,
+    identity: le.identity,
+    clock: options.clock,
+    ...(le.leaseDurationMs !== undefined ? { leaseDurationMs: le.leaseDurationMs } : {}),
+    ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
+    ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
+    onStartedLeading,
+    onStoppedLeading,
+    onNewLeader: (leader) => logger.info({ leader }, "leader observed"),
+    onError: (failure) =>
+      logger.warn({ reason: failure.reason, message: failure.message }, "leader election"),
+  });
+  elector.start();
+  return elector;
+}
+
+/** Creates the controller; nothing runs before `start()`. */
+export function createBackgroundController(options: BackgroundControllerOptions): BackgroundController {
+  const { client, namespace, logger, clock, metrics } = options;
+  let queue: WorkQueue<string> | undefined;
+  let leading = false;
+  const evaluation = createEvaluation(options);
+  const { cache, state } = evaluation;
+  const intake = createUpdateRequestIntake({ client, namespace, logger });
+  const requests: Informer<KubeObject> = watchUpdateRequests(client, namespace, (name) => queue?.add(name));
+  const reactions = createReactions(options, evaluation, intake, () => leading);
+  const reconcileDeps = {
+    client,
+    namespace,
+    logger,
+    clock,
+    metrics,
+    events: createEvents(options, evaluation),
+    results: options.results,
+    get: (name: string) => asUpdateRequest(requests.get(namespace, name)),
+    process: createProcessor(options, evaluation, reactions),
   };
 
   const startLeading = (signal: AbortSignal): void => {
     leading = true;
-    const q = createWorkQueue<string>({
-      name: BACKGROUND_CONTROLLER_NAME,
-      rateLimiter: exponentialRateLimiter<string>({ baseMs: options.retryBaseMs ?? 1000, maxMs: 60_000 }),
-      maxRetries: MAX_RETRIES + 1,
-      clock,
-      onReconcile: (e) => metrics?.reconcile(e.controller),
-      onRequeue: (e) => metrics?.requeue(e.controller, e.retries),
-      onDrop: (e) => metrics?.drop(e.controller),
-    });
+    const q = createTermQueue(options);
     queue = q;
-    void q.process(options.workers, (name, ctx) => reconcile(name, ctx.signal));
+    void q.process(options.workers, (name, ctx) => reconcileUpdateRequest(reconcileDeps, name, ctx.signal));
     // Everything not finished: new ones, and those a previous leader left (crash, handover).
     for (const o of requests.list(namespace)) {
       const ur = asUpdateRequest(o);
       if (ur !== undefined) q.add(ur.metadata.name);
     }
-    void policyEvents.leaderStarted();
-    void celGenerating.leaderStarted();
-    void celMutating.leaderStarted();
+    void reactions.leaderStarted();
     signal.addEventListener("abort", () => void stopLeading(), { once: true });
   };
   const stopLeading = async (): Promise<void> => {
@@ -343,43 +362,17 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     cache,
     state,
     async start() {
-      await Promise.all([state.start(), requests.start(), celWatch.start()]);
-      downstream.policyChanged();
-      if (options.leaderElection === false) {
-        startLeading(new AbortController().signal);
-        return;
-      }
-      const le = options.leaderElection;
-      elector = createLeaderElector({
-        client,
-        namespace,
-        name: BACKGROUND_LEASE_NAME,
-        identity: le.identity,
-        clock,
-        ...(le.leaseDurationMs !== undefined ? { leaseDurationMs: le.leaseDurationMs } : {}),
-        ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
-        ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
-        onStartedLeading: startLeading,
-        onStoppedLeading: stopLeading,
-        onNewLeader: (leader) => logger.info({ leader }, "leader observed"),
-        onError: (failure) =>
-          logger.warn({ reason: failure.reason, message: failure.message }, "leader election"),
-      });
-      elector.start();
+      await Promise.all([state.start(), requests.start()]);
+      reactions.downstream.policyChanged();
+      elector = lead(options, startLeading, stopLeading);
     },
     async stop() {
       if (elector) await elector.release();
       else await stopLeading();
       await intake.stop();
-      await Promise.all([
-        downstream.stop(),
-        celGenerating.stop(),
-        celWatch.stop(),
-        state.stop(),
-        requests.stop(),
-      ]);
+      await Promise.all([reactions.stop(), state.stop(), requests.stop()]);
     },
     isLeader: () => leading,
-    synced: () => state.synced() && requests.hasSynced() && celWatch.synced(),
+    synced: () => state.synced() && requests.hasSynced(),
   };
 }

@@ -36,6 +36,54 @@ function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
   return strip(a) === strip(b);
 }
 
+/** The synchronized copies of a clone source among the objects a downstream informer holds. */
+function synchronizedCopies(
+  informer: Informer<KubeObject> | undefined,
+  store: CelPolicyStore,
+  source: KubeObject,
+): KubeObject[] {
+  return (informer?.list() ?? []).filter((o) => {
+    const labels = o.metadata?.labels ?? {};
+    const key = policyKeyOfLabels(labels);
+    const policy = key === undefined ? undefined : store.get(key);
+    return (
+      policy !== undefined &&
+      generatingSettings(policy.policy).synchronize &&
+      labels[GenerateLabels.sourceKind] === source.kind &&
+      labels[GenerateLabels.sourceNamespace] === (source.metadata?.namespace ?? "") &&
+      labels[GenerateLabels.sourceName] === source.metadata?.name
+    );
+  });
+}
+
+/** Deletes the copies of a deleted clone source (their lifecycle follows their source). */
+async function deleteCopies(
+  client: KubeClient,
+  logger: Logger,
+  copies: KubeObject[],
+  source: KubeObject,
+): Promise<void> {
+  for (const copy of copies) {
+    const ref = {
+      apiVersion: copy.apiVersion ?? "",
+      kind: copy.kind ?? "",
+      name: copy.metadata?.name ?? "",
+      ...(copy.metadata?.namespace ? { namespace: copy.metadata.namespace } : {}),
+    };
+    const gone = await client.delete(ref);
+    if (gone.ok || gone.status === 404)
+      logger.info(
+        { object: describeObject(copy), source: describeObject(source) },
+        "clone deleted with its source",
+      );
+    else
+      logger.error(
+        { object: describeObject(copy), message: gone.message },
+        "cannot delete a clone of a deleted source",
+      );
+  }
+}
+
 /** Options of `createCelDownstream`. */
 export interface CelDownstreamOptions {
   client: KubeClient;
@@ -93,44 +141,8 @@ export function createCelDownstream(options: CelDownstreamOptions): CelDownstrea
     });
   };
 
-  /** The synchronized copies of a clone source (from the downstream informers). */
-  const copiesOf = (source: KubeObject): KubeObject[] => {
-    const informer = informers.get(`${source.apiVersion}/${source.kind}`);
-    return (informer?.list() ?? []).filter((o) => {
-      const labels = o.metadata?.labels ?? {};
-      const key = policyKeyOfLabels(labels);
-      const policy = key === undefined ? undefined : store.get(key);
-      return (
-        policy !== undefined &&
-        generatingSettings(policy.policy).synchronize &&
-        labels[GenerateLabels.sourceKind] === source.kind &&
-        labels[GenerateLabels.sourceNamespace] === (source.metadata?.namespace ?? "") &&
-        labels[GenerateLabels.sourceName] === source.metadata?.name
-      );
-    });
-  };
-
-  const onSourceDeleted = async (source: KubeObject): Promise<void> => {
-    for (const copy of copiesOf(source)) {
-      const ref = {
-        apiVersion: copy.apiVersion ?? "",
-        kind: copy.kind ?? "",
-        name: copy.metadata?.name ?? "",
-        ...(copy.metadata?.namespace ? { namespace: copy.metadata.namespace } : {}),
-      };
-      const gone = await client.delete(ref);
-      if (gone.ok || gone.status === 404)
-        logger.info(
-          { object: describeObject(copy), source: describeObject(source) },
-          "clone deleted with its source",
-        );
-      else
-        logger.error(
-          { object: describeObject(copy), message: gone.message },
-          "cannot delete a clone of a deleted source",
-        );
-    }
-  };
+  const copiesOf = (source: KubeObject): KubeObject[] =>
+    synchronizedCopies(informers.get(`${source.apiVersion}/${source.kind}`), store, source);
 
   return {
     watch(kind) {
@@ -162,7 +174,7 @@ export function createCelDownstream(options: CelDownstreamOptions): CelDownstrea
         for (const copy of copiesOf(o)) regenerate(copy.metadata?.labels ?? {});
       });
       informer.on("delete", (o) => {
-        if (options.isLeader()) void onSourceDeleted(o);
+        if (options.isLeader()) void deleteCopies(client, logger, copiesOf(o), o);
       });
       sources.set(id, informer);
       void informer.start();

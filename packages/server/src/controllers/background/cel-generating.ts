@@ -21,9 +21,9 @@ import type { Logger } from "../../logger.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { createCelDownstream, policyKeyOfLabels } from "./cel-downstream.js";
 import { celPolicySelector, createGeneratedKinds, type GeneratedKinds } from "./cel-generate.js";
-import { existingTriggers } from "./cel-policy-watch.js";
 import { deleteDownstream, GenerateLabels } from "./downstream.js";
 import type { IntentSink } from "./downstream-watch.js";
+import { existingTriggers } from "./existing-triggers.js";
 import type { KindRef } from "./rule-kinds.js";
 import { celPolicyRef, generatingSettings } from "./update-request.js";
 

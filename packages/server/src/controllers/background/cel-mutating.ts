@@ -9,8 +9,8 @@ import type { KubeClient } from "@kyverno-ts/kube";
 import type { Logger } from "../../logger.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { celMutateIntent } from "./cel-mutate.js";
-import { existingTriggers } from "./cel-policy-watch.js";
 import type { IntentSink } from "./downstream-watch.js";
+import { existingTriggers } from "./existing-triggers.js";
 
 /** Options of `createCelMutating`. */
 export interface CelMutatingOptions {
