@@ -5,21 +5,19 @@
  * webhook configurations, runs cleanup policies on their schedules and deletes objects whose TTL
  * label has expired. Leadership changes hand all of it over; shutdown steps down first.
  */
-import type { KubeObject } from "@kyverno-ts/api";
 import { createCelEngine, createEngine } from "@kyverno-ts/engine";
 import {
   createEventRecorder,
-  createInformer,
   createLeaderElector,
   type KubeClient,
   type LeaderElector,
 } from "@kyverno-ts/kube";
 import type { ServerClock } from "../../clock.js";
-import { createKindResolver } from "../../cluster-state/kinds.js";
+import { createClusterState } from "../../cluster-state/cluster-state.js";
 import { createScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import { createAccessCheck, selfAccess, ttlDeletable } from "./cleanup-access.js";
-import { createWebhookDuty } from "./cleanup-webhook-duty.js";
+import { createWebhookDuty, type WebhookDuty } from "./cleanup-webhook-duty.js";
 import { createDeletingPolicies } from "./deleting-policies.js";
 import { createCleanupEvents } from "./events.js";
 import type { CleanupMetrics } from "./metrics.js";
@@ -71,10 +69,12 @@ export interface CleanupController {
 /** The controllers the leader runs and what the policy validation webhook uses, created idle. */
 function createCleanupParts(options: CleanupControllerOptions) {
   const { client, clock, logger, metrics } = options;
-  const kinds = createKindResolver({ client });
+  // The shared cluster state, for Namespace labels and kinds only: cleanup evaluates no policy of
+  // the caches (its own policies are the resources it works on), so nothing else is watched.
+  const state = createClusterState({ client, logger, clock, exceptionNamespaces: [] });
+  const { kinds } = state;
   const context = createScanContext({ client, monotonic: () => clock.monotonic(), maxEntries: 200 });
-  const namespaces = createInformer<KubeObject>({ client, apiVersion: "v1", kind: "Namespace", clock });
-  const namespaceLabels = (name: string) => namespaces.get(undefined, name)?.metadata?.labels;
+  const namespaceLabels = (name: string) => state.namespaceLabels(name);
   const engine = createEngine({ clock: clock, contextLoader: context.loader, namespaceLabels });
   const recorder = createEventRecorder({
     client,
@@ -107,21 +107,71 @@ function createCleanupParts(options: CleanupControllerOptions) {
       (await selfAccess(client, { group, resource, verb }, s)) === true,
   });
   const can = createAccessCheck(client, kinds);
-  return { namespaces, engine, recorder, policies, deleting, ttl, can };
+  return { state, engine, recorder, policies, deleting, ttl, can };
+}
+
+type CleanupParts = ReturnType<typeof createCleanupParts>;
+
+/** Rejects once `signal` aborts (a start in progress is given up). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(new Error("start aborted"));
+    signal.addEventListener("abort", () => reject(new Error("start aborted")), { once: true });
+  });
+}
+
+/** Campaigns for the cleanup Lease; `lead` runs for each term. */
+function electLeader(options: CleanupControllerOptions, lead: (term: AbortSignal) => void): LeaderElector {
+  const { logger } = options;
+  const elector = createLeaderElector({
+    client: options.client,
+    namespace: options.namespace,
+    name: CLEANUP_LEASE_NAME,
+    identity: options.identity,
+    clock: options.clock,
+    ...options.leaderTimings,
+    onStartedLeading: lead,
+    onNewLeader: (leader) => logger.info({ leader }, "leader observed"),
+    onError: (failure) =>
+      logger.warn({ reason: failure.reason, message: failure.message }, "leader election"),
+  });
+  elector.start();
+  return elector;
+}
+
+/** The webhook server with the serving certificate once the TLS Secrets hold one (undefined: aborted). */
+async function createServer(
+  options: CleanupControllerOptions,
+  parts: CleanupParts,
+  tls: WebhookDuty["tls"],
+  signal: AbortSignal,
+): Promise<CleanupWebhookServer | undefined> {
+  const { engine, can, ttl } = parts;
+  const pair = await tls.whenServing(signal);
+  if (pair === undefined) return undefined;
+  const server = createCleanupWebhookServer({
+    tls: tls.serving() ?? pair,
+    ready: () => tls.serving() !== undefined,
+    deps: {
+      logger: options.logger,
+      validatePolicy: (policy) => validateCleanupPolicy(policy, { engine, can }),
+      deletable: ttlDeletable(() => ttl.kinds()),
+      now: () => options.clock.now(),
+    },
+  });
+  tls.onServingChange((next) => server.setCertificate(next));
+  return server;
 }
 
 /** Starts the controller; resolves once it serves webhooks. */
 export async function startCleanupController(options: CleanupControllerOptions): Promise<CleanupController> {
-  const { client, clock, logger, namespace } = options;
+  const { logger } = options;
   const signal = options.signal ?? new AbortController().signal;
-  const { namespaces, engine, recorder, policies, deleting, ttl, can } = createCleanupParts(options);
+  const parts = createCleanupParts(options);
+  const { state, recorder, policies, deleting, ttl } = parts;
   let server: CleanupWebhookServer | undefined;
   let port = options.port;
-  const webhooks = createWebhookDuty({
-    ...options,
-    serving: () => server !== undefined,
-    port: () => port,
-  });
+  const webhooks = createWebhookDuty({ ...options, serving: () => server !== undefined, port: () => port });
   const { tls } = webhooks;
 
   let term: AbortSignal | undefined;
@@ -142,7 +192,7 @@ export async function startCleanupController(options: CleanupControllerOptions):
     deleting.stopWatching();
     if (elector) await elector.release();
     await server?.close();
-    await Promise.allSettled([policies.stop(), deleting.stop(), ttl.stop(), namespaces.stop(), tls.stop()]);
+    await Promise.allSettled([policies.stop(), deleting.stop(), ttl.stop(), state.stop(), tls.stop()]);
     await recorder.stop();
   };
   const close = (): Promise<void> => {
@@ -153,39 +203,13 @@ export async function startCleanupController(options: CleanupControllerOptions):
   try {
     await deleting.watch();
     await Promise.race([
-      Promise.all([policies.start(), namespaces.start(), tls.start(), deleting.start()]),
-      new Promise((_, reject) => {
-        if (signal.aborted) reject(new Error("start aborted"));
-        signal.addEventListener("abort", () => reject(new Error("start aborted")), { once: true });
-      }),
+      Promise.all([policies.start(), state.start(), tls.start(), deleting.start()]),
+      aborted(signal),
     ]);
-    elector = createLeaderElector({
-      client,
-      namespace,
-      name: CLEANUP_LEASE_NAME,
-      identity: options.identity,
-      clock,
-      ...options.leaderTimings,
-      onStartedLeading: (s) => lead(s),
-      onNewLeader: (leader) => logger.info({ leader }, "leader observed"),
-      onError: (failure) =>
-        logger.warn({ reason: failure.reason, message: failure.message }, "leader election"),
-    });
-    elector.start();
+    elector = electLeader(options, lead);
     recorder.start();
-    const pair = await tls.whenServing(signal);
-    if (pair === undefined) throw new Error("start aborted");
-    server = createCleanupWebhookServer({
-      tls: tls.serving() ?? pair,
-      ready: () => tls.serving() !== undefined,
-      deps: {
-        logger,
-        validatePolicy: (policy) => validateCleanupPolicy(policy, { engine, can }),
-        deletable: ttlDeletable(() => ttl.kinds()),
-        now: () => clock.now(),
-      },
-    });
-    tls.onServingChange((next) => server?.setCertificate(next));
+    server = await createServer(options, parts, tls, signal);
+    if (server === undefined) throw new Error("start aborted");
     port = (await server.listen({ ...(options.host ? { host: options.host } : {}), port: options.port }))
       .port;
     logger.info({ port, identity: options.identity }, "serving the cleanup webhooks");
