@@ -189,7 +189,7 @@ export async function serveApi(
   ingest: Ingest,
   targets: TargetSet,
 ): Promise<ServedApi> {
-  const { options, config, logger, metrics, cleanups } = base;
+  const { options, config, clock, logger, metrics, cleanups } = base;
   const separateMetrics = options.metricsPort !== undefined;
   const auth = config.api.basicAuth;
   const basicAuth = auth.username ? { username: auth.username, password: auth.password } : undefined;
@@ -203,7 +203,13 @@ export async function serveApi(
     policies,
     targets: () => apiTargets,
     setup: (app) =>
-      registerUi(app, { ui: config.ui, logger, ...(basicAuth ? { apiBasicAuth: basicAuth } : {}) }),
+      registerUi(app, {
+        ui: config.ui,
+        logger,
+        // Session and login-transaction tokens expire on the reporter's clock.
+        now: () => clock.now(),
+        ...(basicAuth ? { apiBasicAuth: basicAuth } : {}),
+      }),
     ...(basicAuth && !login ? { basicAuth } : {}),
     notReady: () => {
       const behind = ingest.storeBehind();
