@@ -7,8 +7,7 @@ import type {
   LabelSelector,
 } from "@kyverno-ts/api";
 import type { ContextLoader } from "../engine-types.js";
-import { evaluateConditions } from "../evaluation/conditions.js";
-import { deferContext } from "../evaluation/context-entries.js";
+import { ended, prepare } from "../evaluation/prepare.js";
 import { evaluateExpression, type Scope, substitute } from "../evaluation/variables.js";
 import type { GeneratedResource, RuleStatus } from "../response/types.js";
 
@@ -156,10 +155,16 @@ function forEachTarget(
       ...scope,
       ctx: { ...scope.ctx, element, elementIndex: index, element0: element, elementIndex0: index },
     };
-    const s2 = deferContext(s, fe.context, loader, preset, `${path}/context`);
-    const pre = evaluateConditions(s2, fe.preconditions, `${path}/preconditions`, "lenient");
-    if (!pre.ok) return pre;
-    if (!pre.value) continue;
+    // The entry's context and preconditions through the step every rule and foreach entry takes, so
+    // its messages are theirs (`failed to evaluate preconditions: …`).
+    const s2 = prepare(s, fe, loader, preset, {
+      context: `${path}/context`,
+      preconditions: `${path}/preconditions`,
+    });
+    if (ended(s2)) {
+      if (s2.status === "skip") continue;
+      return { ok: false, error: s2.message };
+    }
     const { list: _l, context: _c, preconditions: _p, ...target } = fe;
     const t = substituted(s2, target, path);
     if (!t.ok) return t;
