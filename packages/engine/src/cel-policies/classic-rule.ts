@@ -19,10 +19,10 @@ import {
   evaluateAuditAnnotations,
   evaluateConditions,
   evaluateValidations,
-  policyBindings,
 } from "./block.js";
 import { requestBindings, requestTarget } from "./request.js";
 import { pluralOf } from "./resources.js";
+import { policyBindings } from "./variables.js";
 
 /** A compiled `validate.cel` rule. */
 export interface CompiledCelRule {

@@ -48,6 +48,8 @@ export interface CompiledException {
 
 /** The engine's view of a compiled CEL policy. */
 export interface CompiledCelPolicyImpl extends CompiledCelPolicy {
+  /** The policy's kind, as its responses name it. */
+  readonly kind: string;
   readonly variants: readonly CompiledVariant[];
   readonly exceptions: readonly CompiledException[];
   readonly failurePolicy: "Ignore" | "Fail";
@@ -219,6 +221,7 @@ export function compileCelPolicy(
   const compiled: CompiledCelPolicyImpl = {
     policy,
     type,
+    kind: policy.kind,
     name: policy.metadata.name,
     namespace: namespaced ? (policy.metadata.namespace ?? "default") : undefined,
     background: spec.evaluation?.background?.enabled ?? true,

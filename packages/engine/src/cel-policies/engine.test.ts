@@ -708,3 +708,27 @@ const labelled = {
   patchType: "ApplyConfiguration",
   applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'seen': 'yes'}}}" },
 };
+
+describe("the evaluation budget, as every rule's", () => {
+  const now = new Date("2025-01-01T00:00:00Z").getTime();
+
+  it("does not start a policy once the request's deadline has passed: an error, as a classic rule's", () => {
+    const p = compile(noPrivileged);
+    const late = engine.validate(p, { resource: pod("good"), deadline: now - 1 });
+    expect(late.rules).toEqual([
+      {
+        name: "",
+        type: "Validation",
+        status: "error",
+        message: "evaluation budget exceeded: the request's deadline passed during the rule",
+        failureAction: "Enforce",
+      },
+    ]);
+    expect(engine.validate(p, { resource: pod("good"), deadline: now }).rules[0]?.status).toBe("pass");
+  });
+
+  it("still gives no result for a request the policy does not match", () => {
+    const p = compile(vpol({ matchConditions: [{ name: "never", expression: "false" }], validations: [] }));
+    expect(engine.validate(p, { resource: pod("good"), deadline: now - 1 }).rules).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import type { CelPolicy, JsonValue, KubeObject } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import { createCelEngine } from "./engine.js";
-import { nestUnderTemplate } from "./kinds.js";
+import { nestUnderTemplate } from "./mutations.js";
 
 const podSpec = { containers: [{ name: "app", image: "nginx" }] };
 

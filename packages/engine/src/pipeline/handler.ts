@@ -1,9 +1,13 @@
 /**
  * The contract between the rule pipeline and the rule types (upstream's `handlers/`): the pipeline
- * runs the steps every rule shares, a handler only what its rule type does. Handlers never import
- * each other.
+ * runs the steps every rule shares, a handler only what its rule type does — a `RuleHandler` per
+ * kyverno.io rule type, a `CelRuleHandler` per CEL policy kind (a CEL policy is one rule). Handlers
+ * never import each other.
  */
-import type { JsonValue, PodSecurityExclude, PolicySpec } from "@kyverno-ts/api";
+import type { FailureAction, JsonValue, PodSecurityExclude, PolicySpec } from "@kyverno-ts/api";
+import type { CompiledCelPolicyImpl } from "../cel-policies/compile.js";
+import type { CelEvalEnv, Prepared } from "../cel-policies/prepare.js";
+import type { RequestTarget } from "../cel-policies/request.js";
 import type { CompiledPolicyImpl, CompiledRule } from "../compile/compiled.js";
 import type { EngineRequest } from "../engine-types.js";
 import type { Scope } from "../evaluation/variables.js";
@@ -68,4 +72,34 @@ export interface RuleHandler {
   extras?(rule: CompiledRule, spec: PolicySpec, outcome: HandlerOutcome): Partial<RuleResponse>;
   /** Completes the policy's response (mutate: the patched resource and the patch). */
   finish?(response: PolicyResponse, original: JsonValue, current: JsonValue): PolicyResponse;
+}
+
+/** What a CEL kind's handler gets: everything the pipeline established before it. */
+export interface CelRuleInput {
+  readonly policy: CompiledCelPolicyImpl;
+  /** The variant that matched, its bindings (request, variables, exception values) and session. */
+  readonly prepared: Prepared;
+  readonly req: EngineRequest;
+  readonly target: RequestTarget;
+  readonly env: CelEvalEnv;
+}
+
+/** A CEL kind's result: a rule outcome, with the failure action a binding chose (admission policies). */
+export interface CelOutcome extends HandlerOutcome {
+  readonly failureAction?: FailureAction;
+}
+
+/** One CEL policy kind's part of the pipeline. */
+export interface CelRuleHandler {
+  /** Type of its responses. */
+  readonly type: RuleType;
+  /**
+   * Evaluates a policy that matched, that no PolicyException exempts and that can be evaluated; its
+   * results in order (several for an admission policy's bindings), or none.
+   */
+  process(input: CelRuleInput): CelOutcome | readonly CelOutcome[] | undefined;
+  /** Fields the kind adds to each of its responses (GeneratingPolicy: the generated objects and flags). */
+  extras?(policy: CompiledCelPolicyImpl, outcome: CelOutcome): Partial<RuleResponse>;
+  /** Completes the response (MutatingPolicy: the patched resource and the patch), given the result's resource. */
+  finish?(response: PolicyResponse, original: JsonValue, patched: JsonValue | undefined): PolicyResponse;
 }

@@ -5,7 +5,7 @@
  * changes the resource (mutate) hands the changed resource to the rules after it.
  */
 import type { JsonValue, KubeObject, PodSecurityExclude } from "@kyverno-ts/api";
-import { BudgetExceeded, BudgetMessages, createBudget } from "../budget/budget.js";
+import { createBudget } from "../budget/budget.js";
 import type { CompiledPolicyImpl } from "../compile/compiled.js";
 import type { EngineRequest } from "../engine-types.js";
 import { effectiveFailureAction } from "../evaluation/failure-action.js";
@@ -26,7 +26,8 @@ import { matchesRule } from "../match/index.js";
 import type { PolicyResponse, RuleResponse } from "../response/types.js";
 import { acceptedExceptions, type PolicyEvalEnv, presetNames } from "./env.js";
 import type { HandlerOutcome, RuleHandler } from "./handler.js";
-import { exceptionSkip, newResponse, reportProperties } from "./responses.js";
+import { classicHeader, exceptionSkip, newResponse, reportProperties, ruleResponse } from "./responses.js";
+import { policyApplies, withinBudget } from "./steps.js";
 
 const NO_EXCLUDES: readonly PodSecurityExclude[] = Object.freeze([]);
 
@@ -38,6 +39,7 @@ export function runRules(
   handler: RuleHandler,
 ): PolicyResponse {
   const spec = policy.policy.spec;
+  const header = classicHeader(policy);
   let facts: RequestFacts = requestFactsOf(req, env.namespaceLabels);
   const resource = copyRef(facts.resource);
   const original = req.resource as unknown as JsonValue;
@@ -45,12 +47,11 @@ export function runRules(
   // Built on the first result: most policies have one rule, and a literal fits it exactly.
   let rules: RuleResponse[] | undefined;
   const finish = (): PolicyResponse => {
-    const response = newResponse(policy, resource, rules ?? [], env.now);
+    const response = newResponse(header, resource, rules ?? [], env.now);
     return handler.finish ? handler.finish(response, original, current) : response;
   };
-  if (req.background && !spec.background) return finish();
+  if (!policyApplies(req, header, resource.namespace)) return finish();
   if (handler.skips?.(req)) return finish();
-  if (policy.namespace !== undefined && resource.namespace !== policy.namespace) return finish();
 
   let request = req;
   let matchReq = matchRequestFor(facts, policy.namespace);
@@ -99,7 +100,7 @@ export function runRules(
         req.background ?? false,
       );
       if (found.skipping.length > 0) {
-        const skipped = exceptionSkip(rule, type, failureAction, found.skipping);
+        const skipped = exceptionSkip({ name: rule.name, type, failureAction }, found.skipping);
         if (rules === undefined) rules = [skipped];
         else rules.push(skipped);
         if (spec.applyRules === "One") break;
@@ -109,20 +110,18 @@ export function runRules(
       if (found.podSecurityFrom.length > 0 && rule.validate?.podSecurity !== undefined)
         podSecurityExceptions = found.podSecurityFrom.map((e) => e.name).join(",");
     }
-    let outcome: HandlerOutcome | undefined;
     const budget = createBudget({ limits: env.limits, deadline: env.deadline, now: env.readNow });
-    try {
-      // Rules left when the deadline has passed are not started; a running one stops at its next check.
-      if (budget.expired()) throw new BudgetExceeded(BudgetMessages.deadline);
+    const ruleScope: Scope = scope;
+    const outcome: HandlerOutcome | undefined = withinBudget(budget, () => {
       const prepared = prepare(
-        { ...scope, budget },
+        { ...ruleScope, budget },
         rule,
         env.loader,
         preset,
         env.memo.rulePaths,
         req.ruleValues?.(rule.name),
       );
-      outcome = ended(prepared)
+      return ended(prepared)
         ? prepared
         : handler.process({
             rule: compiled,
@@ -134,31 +133,19 @@ export function runRules(
             resource,
             podSecurityExcludes,
           });
-    } catch (thrown) {
-      // The budget's abort ends this rule only, as an error result (failurePolicy decides).
-      if (!(thrown instanceof BudgetExceeded)) throw thrown;
-      outcome = { status: "error", message: thrown.message };
-    }
+    });
     if (outcome === undefined) continue;
-    const r: RuleResponse = {
-      name: rule.name,
-      type,
-      status: outcome.status,
-      message: outcome.message,
-      failureAction,
-    };
     const props = reportProperties(rule, base, env);
-    const own = "properties" in outcome ? outcome.properties : undefined;
-    if (props || own) r.properties = { ...props, ...own };
+    const own = outcome.properties;
+    let properties = props || own ? { ...props, ...own } : undefined;
     // Exceptions that exempted Pod Security controls are named in the report, as upstream does.
     if (podSecurityExceptions !== undefined && outcome.status !== "error")
-      r.properties = { ...r.properties, exceptions: podSecurityExceptions };
-    if ("patchedTargets" in outcome && outcome.patchedTargets !== undefined)
-      r.patchedTargets = outcome.patchedTargets;
+      properties = { ...properties, exceptions: podSecurityExceptions };
+    const r = ruleResponse(rule.name, type, outcome, failureAction, properties);
     if (handler.extras) Object.assign(r, handler.extras(compiled, spec, outcome));
     if (rules === undefined) rules = [r];
     else rules.push(r);
-    if ("resource" in outcome && outcome.resource !== undefined && outcome.resource !== current) {
+    if (outcome.resource !== undefined && outcome.resource !== current) {
       // The rules after this one see the changed resource: its request, facts and context anew.
       current = outcome.resource;
       request = { ...req, resource: current as unknown as KubeObject };
