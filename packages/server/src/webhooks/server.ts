@@ -6,6 +6,7 @@
  * picked up by every replica without a restart. `close()` finishes the requests in flight and answers
  * those still arriving on open connections, closing each connection after its answer.
  */
+import { createServer } from "node:https";
 import { createSecureContext, type Server as TlsServer } from "node:tls";
 import { type FastifyReply, fastify } from "fastify";
 import type { ServerClock } from "../clock.js";
@@ -27,6 +28,7 @@ import {
 import type { Logger } from "../logger.js";
 import type { AdmissionMetrics } from "../metrics/metrics.js";
 import { type BoundedBody, DEFAULT_BODY_LIMIT, readBoundedBody } from "./body.js";
+import { createDirectReviews, type DirectRoute } from "./direct-reviews.js";
 import { type BatchAnswer, createReviewBatch } from "./review-batch.js";
 
 /** The resource webhook paths and the policies each evaluates. */
@@ -81,9 +83,48 @@ function isJson(contentType: string | undefined): boolean {
   return contentType?.split(";")[0]?.trim().toLowerCase() === JSON_TYPE;
 }
 
+/** The body of an answer: the AdmissionReview template for the common answer, else JSON. */
+function serializeReply(answer: HandlerReply): string {
+  return answer.statusCode === 200 ? serializeReview(answer.body) : JSON.stringify(answer.body);
+}
+
 function send(reply: FastifyReply, answer: HandlerReply): FastifyReply {
-  const text = answer.statusCode === 200 ? serializeReview(answer.body) : JSON.stringify(answer.body);
-  return reply.code(answer.statusCode).header("content-type", JSON_TYPE).send(text);
+  return reply.code(answer.statusCode).header("content-type", JSON_TYPE).send(serializeReply(answer));
+}
+
+/** The answer to an oversized body of an endpoint without a failure policy: a denial when it has a uid. */
+function tooLargeReview(head: string, limit: number): HandlerReply {
+  const uid = sniffUid(head);
+  const message = ReviewMessages.tooLarge(limit);
+  return uid ? { statusCode: 200, body: deny(uid, message, 413) } : statusBody(message);
+}
+
+/** The path prefixes of the CEL policies' webhooks. */
+const CEL_PREFIXES = ["/vpol", "/mpol", "/ivpol", "/gpol"] as const;
+
+/**
+ * The CEL webhooks' routes: the route of a path (`/vpol/fail`, ...), undefined for a path that is
+ * none. CEL reviews are batched as the resource reviews are (a queue of their own).
+ */
+function celRoutes(
+  celHandler: CelAdmissionHandler,
+  limit: number,
+): (path: string) => DirectRoute | undefined {
+  const celBatch = createReviewBatch<CelWebhookRoute>({
+    handler: { handleBody: (route, body, opts) => celHandler.serveBody(route, body, opts) },
+  });
+  return (path) => {
+    const prefix = CEL_PREFIXES.find((p) => path.startsWith(`${p}/`));
+    const route = prefix === undefined ? undefined : parseCelWebhookPath(path);
+    if (prefix === undefined || route === undefined) return undefined;
+    return {
+      url: `${prefix}/*`,
+      serve(body, receivedAt, done) {
+        if (!body.ok) done(tooLargeReview(body.head, limit));
+        else celBatch.submit(route, body.text, receivedAt, done);
+      },
+    };
+  };
 }
 
 /** A request body as the content-type parser hands it to the routes, with the time it started arriving. */
@@ -108,6 +149,17 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     // Requests that reach a closing server are still answered (a 503 would reject them under a Fail
     // webhook); the onSend hook below closes their connections.
     return503OnClosing: false,
+    // Fastify's own HTTPS server (lib/server.js: its timeouts), except that review bodies sent as
+    // JSON to a webhook path are served before fastify sees them (see direct-reviews.ts).
+    serverFactory: (fastifyHandler, opts) => {
+      const server = createServer(secure, (request, response) => {
+        if (!direct(request, response)) fastifyHandler(request, response);
+      });
+      server.keepAliveTimeout = opts.keepAliveTimeout as number;
+      server.requestTimeout = opts.requestTimeout as number;
+      server.setTimeout(opts.connectionTimeout as number);
+      return server;
+    },
   });
 
   app.removeAllContentTypeParsers();
@@ -157,7 +209,9 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
 
   // Resource reviews that arrive together are evaluated together (see review-batch.ts).
   const batch = createReviewBatch({ handler });
-  const answer = (reply: FastifyReply, result: BatchAnswer): void => {
+  /** Answers a review on fastify's reply (paths the direct dispatcher leaves, e.g. with a query string). */
+  const respond = (reply: FastifyReply, close: boolean) => (result: BatchAnswer) => {
+    if (close) reply.header("connection", "close");
     if (result instanceof Promise)
       result.then(
         (r) => send(reply, r),
@@ -165,14 +219,19 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       );
     else send(reply, result);
   };
+  const reviewRoutes = new Map<string, DirectRoute>();
   for (const [path, route] of WEBHOOK_ROUTES) {
+    const served: DirectRoute = {
+      url: path,
+      serve(body, receivedAt, done) {
+        if (!body.ok) done(handler.rejectBody(route, body.head, ReviewMessages.tooLarge(limit)));
+        else batch.submit(route, body.text, receivedAt, done);
+      },
+    };
+    reviewRoutes.set(path, served);
     app.post(path, (request, reply) => {
       const { body, receivedAt } = received(request.body);
-      if (!body.ok) {
-        reply.header("connection", "close");
-        return send(reply, handler.rejectBody(route, body.head, ReviewMessages.tooLarge(limit)));
-      }
-      batch.submit(route, body.text, receivedAt, (result) => answer(reply, result));
+      served.serve(body, receivedAt, respond(reply, !body.ok));
       return reply;
     });
   }
@@ -184,9 +243,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       const body = bodyOf(request.body);
       if (!body.ok) {
         reply.header("connection", "close");
-        const uid = sniffUid(body.head);
-        const message = ReviewMessages.tooLarge(limit);
-        return send(reply, uid ? { statusCode: 200, body: deny(uid, message, 413) } : statusBody(message));
+        return send(reply, tooLargeReview(body.head, limit));
       }
       validation.handleBody(endpoint, body.text).then(
         (r) => send(reply, r),
@@ -195,28 +252,28 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       return reply;
     });
   }
-  const celHandler = options.celHandler;
-  if (celHandler !== undefined) {
-    // CEL reviews are batched as the resource reviews are (a queue of their own).
-    const celBatch = createReviewBatch<CelWebhookRoute>({
-      handler: { handleBody: (route, body, opts) => celHandler.serveBody(route, body, opts) },
-    });
-    for (const prefix of ["/vpol", "/mpol", "/ivpol", "/gpol"]) {
+  const celRoute = options.celHandler && celRoutes(options.celHandler, limit);
+  if (celRoute !== undefined)
+    for (const prefix of CEL_PREFIXES) {
       app.post(`${prefix}/*`, (request, reply) => {
-        const route = parseCelWebhookPath(request.url.split("?")[0] ?? "");
-        if (route === undefined) return reply.code(404).send("not found");
+        const served = celRoute(request.url.split("?")[0] ?? "");
+        if (served === undefined) return reply.code(404).send("not found");
         const { body, receivedAt } = received(request.body);
-        if (!body.ok) {
-          reply.header("connection", "close");
-          const uid = sniffUid(body.head);
-          const message = ReviewMessages.tooLarge(limit);
-          return send(reply, uid ? { statusCode: 200, body: deny(uid, message, 413) } : statusBody(message));
-        }
-        celBatch.submit(route, body.text, receivedAt, (result) => answer(reply, result));
+        served.serve(body, receivedAt, respond(reply, !body.ok));
         return reply;
       });
     }
-  }
+  const direct = createDirectReviews({
+    routes: reviewRoutes,
+    ...(celRoute ? { prefixed: (path: string) => (path.includes("?") ? undefined : celRoute(path)) } : {}),
+    limit,
+    clock,
+    logger,
+    metrics,
+    closing: () => closing,
+    serialize: serializeReply,
+    isJson,
+  });
   app.get("/health/liveness", (_request, reply) => reply.code(200).send("ok"));
   app.get("/health/readiness", (_request, reply) => {
     const ready = !closing && (options.ready?.() ?? true);
