@@ -7,10 +7,15 @@
  */
 import { hostname } from "node:os";
 import { createEngine } from "@kyverno-ts/engine";
+import type { KubeClient } from "@kyverno-ts/kube";
 import { type ServerClock, systemClock } from "../clock.js";
 import { createBoundedResultQueue } from "../controllers/admission/results.js";
 import { createBackgroundController } from "../controllers/background/background-controller.js";
-import { backgroundConfigProblems, createBackgroundMetrics } from "../controllers/background/metrics.js";
+import {
+  type BackgroundMetrics,
+  backgroundConfigProblems,
+  createBackgroundMetrics,
+} from "../controllers/background/metrics.js";
 import { type EventSettings, eventSettings, startClusterEvents } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
 import type { Logger } from "../logger.js";
@@ -134,6 +139,52 @@ export interface BackgroundCommandOptions {
   usage?: string;
 }
 
+/**
+ * The controller and what it reports through: Kubernetes Events of processed UpdateRequests (through
+ * a client of their own: only the leader processes), and generate and mutate-existing results as
+ * ephemeral reports for the reports controller, as upstream.
+ */
+function createBackgroundParts(
+  args: BackgroundArgs,
+  connected: { client: KubeClient; metrics: BackgroundMetrics },
+  options: Pick<BackgroundCommandOptions, "leaderTimings"> & { clock: ServerClock; logger: Logger },
+) {
+  const { client, metrics } = connected;
+  const { clock, logger } = options;
+  const events = startClusterEvents({
+    kube: {
+      ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
+      onQuery: (e) => metrics.clientQuery(e),
+    },
+    identity: args.identity,
+    settings: args.events,
+    clock,
+    logger,
+  });
+  const results = createBoundedResultQueue({ accepts: reportedResults(args.reporting) });
+  const publisher = createEphemeralReportPublisher({ client, source: results, logger });
+  const controller = createBackgroundController({
+    results,
+    client,
+    engine: createEngine({ clock: clock, exceptionNamespaces: args.exceptionNamespaces }),
+    namespace: args.namespace,
+    workers: args.workers,
+    exceptionNamespaces: args.exceptionNamespaces,
+    leaderElection: { identity: args.identity, ...(options.leaderTimings ?? {}) },
+    user: args.serviceAccount,
+    clock,
+    logger,
+    metrics,
+    kyvernoConfigMap: { namespace: args.namespace, name: args.configMapName },
+    events: (state) =>
+      events.backgroundEvents({
+        generateSuccessEvents: () => state.config().generateSuccessEvents === true,
+        policyObject: state.policyObject,
+      }),
+  });
+  return { events, publisher, controller };
+}
+
 /** Runs the controller until stopped; resolves with the exit status (0 clean stop, 1 failure, 2 bad flags). */
 export async function runBackgroundCommand(options: BackgroundCommandOptions): Promise<number> {
   const { stdout, stderr } = options;
@@ -172,38 +223,10 @@ export async function runBackgroundCommand(options: BackgroundCommandOptions): P
   });
   if (connected === undefined) return 1;
   const { client, metrics } = connected;
-  // Events of processed UpdateRequests, through a client of their own (only the leader processes).
-  const events = startClusterEvents({
-    kube: {
-      ...(args.kubeconfig === undefined ? {} : { kubeconfigPath: args.kubeconfig }),
-      onQuery: (e) => metrics.clientQuery(e),
-    },
-    identity: args.identity,
-    settings: args.events,
+  const { events, publisher, controller } = createBackgroundParts(args, connected, {
+    ...options,
     clock,
     logger,
-  });
-  // Generate and mutate-existing results go to the reports controller as ephemeral reports, as upstream.
-  const results = createBoundedResultQueue({ accepts: reportedResults(args.reporting) });
-  const publisher = createEphemeralReportPublisher({ client, source: results, logger });
-  const controller = createBackgroundController({
-    results,
-    client,
-    engine: createEngine({ clock: clock, exceptionNamespaces: args.exceptionNamespaces }),
-    namespace: args.namespace,
-    workers: args.workers,
-    exceptionNamespaces: args.exceptionNamespaces,
-    leaderElection: { identity: args.identity, ...(options.leaderTimings ?? {}) },
-    user: args.serviceAccount,
-    clock,
-    logger,
-    metrics,
-    kyvernoConfigMap: { namespace: args.namespace, name: args.configMapName },
-    events: (state) =>
-      events.backgroundEvents({
-        generateSuccessEvents: () => state.config().generateSuccessEvents === true,
-        policyObject: state.policyObject,
-      }),
   });
   let started = false;
   const server = createMetricsServer({ metrics, ready: () => started && controller.synced() });

@@ -130,6 +130,50 @@ function withFailurePolicyIgnore(policy: CelPolicy): CelPolicy {
   return { ...policy, spec: { ...policy.spec, failurePolicy: "Ignore" } } as CelPolicy;
 }
 
+/** A compiled policy's entry: how its webhooks serve it. */
+function cachedEntry(
+  key: string,
+  policy: CelPolicy,
+  compiled: CompiledCelPolicy,
+  forced: boolean,
+): CachedCelPolicy {
+  const spec = policy.spec as SpecView;
+  const actions = compiled.type === "validate" || compiled.type === "imageValidate";
+  return {
+    key,
+    policy,
+    compiled,
+    failurePolicy: forced ? "Ignore" : (spec.failurePolicy ?? "Fail"),
+    actions: new Set(actions ? (spec.validationActions ?? ["Deny"]) : []),
+    timeoutSeconds: spec.webhookConfiguration?.timeoutSeconds,
+    fineGrained:
+      spec.webhookConfiguration?.timeoutSeconds !== undefined || (spec.matchConditions?.length ?? 0) > 0,
+    reinvocation: spec.reinvocationPolicy ?? "Never",
+  };
+}
+
+/**
+ * The status of a compiled policy. Every kind is processed (DeletingPolicies by the cleanup
+ * controller, GeneratingPolicies and mutate-existing MutatingPolicies by the background controller);
+ * image verification is not.
+ */
+function compiledStatus(compiled: CompiledCelPolicy): CelPolicyStatus {
+  const unsupported = compiled.unsupported;
+  return unsupported === undefined
+    ? { ready: true, message: "Ready", issues: [] }
+    : { ready: false, message: unsupported, issues: [] };
+}
+
+/** The status of a policy that does not compile. */
+function failedStatus(all: readonly CompileIssue[]): CelPolicyStatus {
+  const issues = distinctIssues(all);
+  return {
+    ready: false,
+    message: issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "),
+    issues,
+  };
+}
+
 /** Creates an empty store; `set` compiles with the engine once per change. */
 export function createCelPolicyStore(options: CelPolicyStoreOptions): CelPolicyStore {
   const { engine } = options;
@@ -149,38 +193,9 @@ export function createCelPolicyStore(options: CelPolicyStoreOptions): CelPolicyS
     const forced = options.forceFailurePolicyIgnore === true;
     const form = compilableForm(forced ? withFailurePolicyIgnore(policy) : policy);
     const result = engine.compile(form, { exceptions: [...exceptions.values()] });
-    let status: CelPolicyStatus;
-    if (result.ok) {
-      const spec = policy.spec as SpecView;
-      const compiled = result.policy;
-      const actions = compiled.type === "validate" || compiled.type === "imageValidate";
-      entries.set(key, {
-        key,
-        policy,
-        compiled,
-        failurePolicy: forced ? "Ignore" : (spec.failurePolicy ?? "Fail"),
-        actions: new Set(actions ? (spec.validationActions ?? ["Deny"]) : []),
-        timeoutSeconds: spec.webhookConfiguration?.timeoutSeconds,
-        fineGrained:
-          spec.webhookConfiguration?.timeoutSeconds !== undefined || (spec.matchConditions?.length ?? 0) > 0,
-        reinvocation: spec.reinvocationPolicy ?? "Never",
-      });
-      // Every kind is processed (DeletingPolicies by the cleanup controller, GeneratingPolicies and
-      // mutate-existing MutatingPolicies by the background controller); image verification is not.
-      const unsupported = compiled.unsupported;
-      status =
-        unsupported === undefined
-          ? { ready: true, message: "Ready", issues: [] }
-          : { ready: false, message: unsupported, issues: [] };
-    } else {
-      entries.delete(key);
-      const issues = distinctIssues(result.issues);
-      status = {
-        ready: false,
-        message: issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "),
-        issues,
-      };
-    }
+    if (result.ok) entries.set(key, cachedEntry(key, policy, result.policy, forced));
+    else entries.delete(key);
+    const status = result.ok ? compiledStatus(result.policy) : failedStatus(result.issues);
     statuses.set(key, status);
     sorted = undefined;
     options.onStatus?.(key, policy, status);

@@ -10,7 +10,7 @@ import type { Logger } from "../../logger.js";
 import type { CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import type { SourceRef } from "./cel-generate.js";
 import { describeObject, GenerateLabels } from "./downstream.js";
-import { type IntentSink, triggerOfLabels } from "./downstream-watch.js";
+import { type IntentSink, sameContent, triggerOfLabels } from "./downstream-watch.js";
 import type { KindRef } from "./rule-kinds.js";
 import { celPolicyRef, generatingSettings } from "./update-request.js";
 
@@ -20,20 +20,6 @@ export function policyKeyOfLabels(labels: Record<string, string>): string | unde
   if (!name || labels[GenerateLabels.ruleName] !== undefined) return undefined;
   const ns = labels[GenerateLabels.policyNamespace];
   return ns ? `NamespacedGeneratingPolicy/${ns}/${name}` : `GeneratingPolicy/${name}`;
-}
-
-/** Whether two versions of an object differ only in server-managed metadata and status. */
-function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
-  if (b === undefined) return false;
-  const strip = (o: KubeObject) => {
-    const { metadata, status: _s, ...rest } = o;
-    return JSON.stringify({
-      ...rest,
-      labels: metadata?.labels ?? {},
-      annotations: metadata?.annotations ?? {},
-    });
-  };
-  return strip(a) === strip(b);
 }
 
 /** The synchronized copies of a clone source among the objects a downstream informer holds. */

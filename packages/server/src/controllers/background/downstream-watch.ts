@@ -67,6 +67,88 @@ export function triggerOfLabels(labels: Record<string, string>): TriggerRef | un
   };
 }
 
+/** The synchronized generate rules of the cached policies, with what they write and read. */
+function syncRulesOf(cache: PolicyCache): SyncRule[] {
+  return cache
+    .policies()
+    .flatMap((policy) =>
+      policy.compiled.rules
+        .filter((r) => r.kind === "generate" && r.rule.generate?.synchronize === true)
+        .map((r) => ({
+          policy,
+          rule: r.name,
+          kinds: downstreamKinds(r.rule),
+          sources: cloneSources(r.rule),
+        })),
+    );
+}
+
+/** An intent for the trigger a downstream object of a synchronized rule names; false if none was added. */
+function regenerate(cache: PolicyCache, intents: IntentSink, labels: Record<string, string>): boolean {
+  const key = policyKeyOf(labels);
+  const rule = labels[GenerateLabels.ruleName];
+  const trigger = triggerOfLabels(labels);
+  if (key === undefined || rule === undefined || trigger === undefined) return false;
+  const policy = cache.get(key);
+  const info = policy?.compiled.rules.find((r) => r.name === rule);
+  if (policy === undefined || info?.rule.generate?.synchronize !== true) return false;
+  return intents.add({
+    requestType: "generate",
+    policy: key,
+    trigger,
+    rules: [rule],
+    deleteDownstream: false,
+  });
+}
+
+/** The downstream objects (from the informers) of the rules that read a changed clone source. */
+function readersOf(
+  rules: readonly SyncRule[],
+  downstream: ReadonlyMap<string, Informer<KubeObject>>,
+  source: KubeObject,
+): Array<Record<string, string>> {
+  const ns = source.metadata?.namespace ?? "";
+  const name = source.metadata?.name ?? "";
+  const out: Array<Record<string, string>> = [];
+  for (const r of rules) {
+    const reads = r.sources.some(
+      (s) => s.kind === source.kind && s.namespace === ns && (s.name === undefined || s.name === name),
+    );
+    if (!reads) continue;
+    for (const k of r.kinds)
+      for (const o of downstream.get(kindKey(k))?.list() ?? []) {
+        const labels = o.metadata?.labels ?? {};
+        if (policyKeyOf(labels) !== r.policy.key || labels[GenerateLabels.ruleName] !== r.rule) continue;
+        const copied = labels[GenerateLabels.sourceName];
+        if (copied === undefined || copied === name) out.push(labels);
+      }
+  }
+  return out;
+}
+
+/** The kinds the rules write and the sources they read, by informer key. */
+function wantedBy(rules: readonly SyncRule[]) {
+  const kinds = new Map<string, KindRef>();
+  const sources = new Map<string, CloneSource>();
+  for (const r of rules) {
+    for (const k of r.kinds) kinds.set(kindKey(k), k);
+    for (const s of r.sources) sources.set(sourceKey(s), s);
+  }
+  return { kinds, sources };
+}
+
+/** Stops and forgets the informers no rule wants any more. */
+function dropUnwanted(
+  informers: Map<string, Informer<KubeObject>>,
+  wanted: ReadonlyMap<string, unknown>,
+): void {
+  for (const [key, informer] of informers)
+    if (!wanted.has(key)) {
+      informers.delete(key);
+      void informer.stop();
+    }
+}
+
 /** Creates the watch (no informer runs before `policyChanged`). */
 export function createDownstreamWatch(options: {
   client: KubeClient;
@@ -78,58 +160,15 @@ export function createDownstreamWatch(options: {
   const downstream = new Map<string, Informer<KubeObject>>();
   const sources = new Map<string, Informer<KubeObject>>();
 
-  const syncRules = (): SyncRule[] =>
-    cache.policies().flatMap((policy) =>
-      policy.compiled.rules
-        .filter((r) => r.kind === "generate" && r.rule.generate?.synchronize === true)
-        .map((r) => ({
-          policy,
-          rule: r.name,
-          kinds: downstreamKinds(r.rule),
-          sources: cloneSources(r.rule),
-        })),
-    );
-
-  const regenerate = (labels: Record<string, string>): boolean => {
-    const key = policyKeyOf(labels);
-    const rule = labels[GenerateLabels.ruleName];
-    const trigger = triggerOfLabels(labels);
-    if (key === undefined || rule === undefined || trigger === undefined) return false;
-    const policy = cache.get(key);
-    const info = policy?.compiled.rules.find((r) => r.name === rule);
-    if (policy === undefined || info?.rule.generate?.synchronize !== true) return false;
-    return intents.add({
-      requestType: "generate",
-      policy: key,
-      trigger,
-      rules: [rule],
-      deleteDownstream: false,
-    });
-  };
-
+  const syncRules = (): SyncRule[] => syncRulesOf(cache);
+  const again = (labels: Record<string, string>): boolean => regenerate(cache, intents, labels);
   const onDownstream = (object: KubeObject, old?: KubeObject): void => {
     if (old !== undefined && sameContent(object, old)) return;
-    regenerate(object.metadata?.labels ?? {});
+    again(object.metadata?.labels ?? {});
   };
-
   /** The downstream of the rules reading a changed source. */
   const onSource = (object: KubeObject): void => {
-    const ns = object.metadata?.namespace ?? "";
-    const name = object.metadata?.name ?? "";
-    for (const r of syncRules()) {
-      const reads = r.sources.some(
-        (s) => s.kind === object.kind && s.namespace === ns && (s.name === undefined || s.name === name),
-      );
-      if (!reads) continue;
-      for (const k of r.kinds)
-        for (const o of downstream.get(kindKey(k))?.list() ?? []) {
-          const labels = o.metadata?.labels ?? {};
-          if (policyKeyOf(labels) !== r.policy.key || labels[GenerateLabels.ruleName] !== r.rule) continue;
-          const source = labels[GenerateLabels.sourceName];
-          if (source !== undefined && source !== name) continue;
-          regenerate(labels);
-        }
-    }
+    for (const labels of readersOf(syncRules(), downstream, object)) again(labels);
   };
 
   const watch = (
@@ -148,13 +187,7 @@ export function createDownstreamWatch(options: {
 
   return {
     policyChanged() {
-      const rules = syncRules();
-      const wantedKinds = new Map<string, KindRef>();
-      const wantedSources = new Map<string, CloneSource>();
-      for (const r of rules) {
-        for (const k of r.kinds) wantedKinds.set(kindKey(k), k);
-        for (const s of r.sources) wantedSources.set(sourceKey(s), s);
-      }
+      const { kinds: wantedKinds, sources: wantedSources } = wantedBy(syncRules());
       for (const [key, k] of wantedKinds)
         watch(downstream, key, () => {
           const i = createInformer<KubeObject>({ client, ...k, labelSelector: GenerateLabels.policyName });
@@ -176,22 +209,15 @@ export function createDownstreamWatch(options: {
           i.on("delete", onSource);
           return i;
         });
-      for (const [map, wanted] of [
-        [downstream, wantedKinds],
-        [sources, wantedSources],
-      ] as const)
-        for (const [key, informer] of map)
-          if (!wanted.has(key)) {
-            map.delete(key);
-            void informer.stop();
-          }
+      dropUnwanted(downstream, wantedKinds);
+      dropUnwanted(sources, wantedSources);
     },
     resync(policyKey) {
       let n = 0;
       for (const informer of downstream.values())
         for (const o of informer.list()) {
           const labels = o.metadata?.labels ?? {};
-          if (policyKeyOf(labels) === policyKey && regenerate(labels)) n++;
+          if (policyKeyOf(labels) === policyKey && again(labels)) n++;
         }
       return n;
     },
@@ -210,7 +236,7 @@ export function createDownstreamWatch(options: {
 }
 
 /** Whether two versions of an object differ only in server-managed metadata and status. */
-function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
+export function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
   if (b === undefined) return false;
   const strip = (o: KubeObject) => {
     const { metadata, status: _s, ...rest } = o;

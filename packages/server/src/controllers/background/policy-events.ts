@@ -38,8 +38,8 @@ function existingRule(policy: CachedPolicy, info: RuleInfo): RequestType | undef
   return undefined;
 }
 
-/** Creates the reactions. */
-export function createPolicyEvents(options: {
+/** Options of `createPolicyEvents`. */
+export interface PolicyEventsOptions {
   client: KubeClient;
   cache: PolicyCache;
   engine: Engine;
@@ -50,118 +50,140 @@ export function createPolicyEvents(options: {
   resync?: (policyKey: string) => number;
   /** Whether a policy object still exists (a policy that failed to load is not deleted). */
   exists?: (policyKey: string) => boolean;
-}): PolicyEvents {
-  const { client, engine, logger, intents } = options;
+}
 
-  /** Existing triggers of a policy's generateExisting / mutateExistingOnPolicyUpdate rules. */
-  const applyToExisting = async (policy: CachedPolicy): Promise<void> => {
-    const rules = policy.compiled.rules
-      .map((info) => ({ info, type: existingRule(policy, info) }))
-      .filter((r): r is { info: RuleInfo; type: RequestType } => r.type !== undefined);
-    if (rules.length === 0) return;
-    const kinds = new Set<string>();
-    for (const { info } of rules) for (const s of info.selections) for (const k of s.kinds) kinds.add(k);
-    let offered = 0;
-    for (const spelling of kinds) {
-      const k = splitKind(spelling);
-      if (k === undefined || spelling.includes("*")) {
-        logger.warn(
-          { policy: policy.key, kind: spelling },
-          "existing resources of this kind cannot be listed",
-        );
-        continue;
-      }
-      const listed = await client.list<KubeObject>({
-        ...k,
-        ...(policy.namespace ? { namespace: policy.namespace } : {}),
-      });
-      if (!listed.ok) {
-        logger.error(
-          { policy: policy.key, kind: spelling, message: listed.message },
-          "cannot list existing triggers",
-        );
-        continue;
-      }
-      for (const resource of listed.value.items) {
-        const generate = rules.some((r) => r.type === "generate")
-          ? engine.generate(policy.compiled, { resource, background: true })
-          : undefined;
-        const mutate = rules.some((r) => r.type === "mutate")
-          ? engine.mutateExisting(policy.compiled, { resource, background: true })
-          : undefined;
-        for (const [type, response] of [
-          ["generate", generate],
-          ["mutate", mutate],
-        ] as const) {
-          if (response === undefined) continue;
-          const names = response.rules
-            .filter(
-              (r) =>
-                (r.status === "pass" || r.status === "error") &&
-                rules.some((x) => x.type === type && x.info.name === r.name),
-            )
-            .map((r) => r.name);
-          if (names.length === 0) continue;
-          const added = intents.add({
-            requestType: type,
-            policy: policy.key,
-            rules: names,
-            deleteDownstream: false,
-            trigger: {
-              apiVersion: resource.apiVersion ?? k.apiVersion,
-              kind: resource.kind ?? k.kind,
-              namespace: resource.metadata?.namespace ?? "",
-              name: resource.metadata?.name ?? "",
-              uid: String(resource.metadata?.uid ?? ""),
-            },
-          });
-          if (added) offered++;
-        }
-      }
+/** A rule that applies to existing triggers, with its request type. */
+type ExistingRule = { info: RuleInfo; type: RequestType };
+
+/** Intents for one existing object from the rules that pass (or error) on it; how many were added. */
+function offerFor(
+  deps: PolicyEventsOptions,
+  policy: CachedPolicy,
+  rules: readonly ExistingRule[],
+  resource: KubeObject,
+  k: { apiVersion: string; kind: string },
+): number {
+  const { engine } = deps;
+  const responses = [
+    [
+      "generate",
+      rules.some((r) => r.type === "generate")
+        ? engine.generate(policy.compiled, { resource, background: true })
+        : undefined,
+    ],
+    [
+      "mutate",
+      rules.some((r) => r.type === "mutate")
+        ? engine.mutateExisting(policy.compiled, { resource, background: true })
+        : undefined,
+    ],
+  ] as const;
+  let offered = 0;
+  for (const [type, response] of responses) {
+    if (response === undefined) continue;
+    const names = response.rules
+      .filter(
+        (r) =>
+          (r.status === "pass" || r.status === "error") &&
+          rules.some((x) => x.type === type && x.info.name === r.name),
+      )
+      .map((r) => r.name);
+    if (names.length === 0) continue;
+    const added = deps.intents.add({
+      requestType: type,
+      policy: policy.key,
+      rules: names,
+      deleteDownstream: false,
+      trigger: {
+        apiVersion: resource.apiVersion ?? k.apiVersion,
+        kind: resource.kind ?? k.kind,
+        namespace: resource.metadata?.namespace ?? "",
+        name: resource.metadata?.name ?? "",
+        uid: String(resource.metadata?.uid ?? ""),
+      },
+    });
+    if (added) offered++;
+  }
+  return offered;
+}
+
+/** Existing triggers of a policy's generateExisting / mutateExistingOnPolicyUpdate rules. */
+async function applyToExisting(deps: PolicyEventsOptions, policy: CachedPolicy): Promise<void> {
+  const { client, logger } = deps;
+  const rules = policy.compiled.rules
+    .map((info) => ({ info, type: existingRule(policy, info) }))
+    .filter((r): r is ExistingRule => r.type !== undefined);
+  if (rules.length === 0) return;
+  const kinds = new Set<string>();
+  for (const { info } of rules) for (const s of info.selections) for (const k of s.kinds) kinds.add(k);
+  let offered = 0;
+  for (const spelling of kinds) {
+    const k = splitKind(spelling);
+    if (k === undefined || spelling.includes("*")) {
+      logger.warn({ policy: policy.key, kind: spelling }, "existing resources of this kind cannot be listed");
+      continue;
     }
-    logger.info({ policy: policy.key, updateRequests: offered }, "policy applied to existing resources");
-  };
-
-  /** Deletes the downstream of a deleted policy's synchronized rules (orphaning where asked). */
-  const deletePolicyDownstream = async (policy: CachedPolicy): Promise<void> => {
-    for (const info of policy.compiled.rules) {
-      const g = info.rule.generate;
-      if (info.kind !== "generate" || !g?.synchronize || g.orphanDownstreamOnPolicyDelete) continue;
-      const selector = [
-        `${GenerateLabels.policyName}=${policy.policy.metadata.name}`,
-        `${GenerateLabels.ruleName}=${info.name}`,
-      ].join(",");
-      // The policy's own downstream only: a ClusterPolicy and Policies in any namespace may share a name.
-      const namespace = policy.namespace ?? "";
-      const gone = await deleteDownstream(
-        client,
-        downstreamKinds(info.rule),
-        selector,
-        new AbortController().signal,
-        (o) => (o.metadata?.labels?.[GenerateLabels.policyNamespace] ?? "") === namespace,
+    const listed = await client.list<KubeObject>({
+      ...k,
+      ...(policy.namespace ? { namespace: policy.namespace } : {}),
+    });
+    if (!listed.ok) {
+      logger.error(
+        { policy: policy.key, kind: spelling, message: listed.message },
+        "cannot list existing triggers",
       );
-      if (gone.ok)
-        logger.info(
-          { policy: policy.key, rule: info.name, deleted: gone.deleted },
-          "downstream of a deleted policy deleted",
-        );
-      else
-        logger.error(
-          { policy: policy.key, object: gone.object, message: gone.failure.message },
-          "cannot delete the downstream of a deleted policy",
-        );
+      continue;
     }
-  };
+    for (const resource of listed.value.items) offered += offerFor(deps, policy, rules, resource, k);
+  }
+  logger.info({ policy: policy.key, updateRequests: offered }, "policy applied to existing resources");
+}
 
+/** Deletes the downstream of a deleted policy's synchronized rules (orphaning where asked). */
+async function deletePolicyDownstream(deps: PolicyEventsOptions, policy: CachedPolicy): Promise<void> {
+  const { logger } = deps;
+  for (const info of policy.compiled.rules) {
+    const g = info.rule.generate;
+    if (info.kind !== "generate" || !g?.synchronize || g.orphanDownstreamOnPolicyDelete) continue;
+    const selector = [
+      `${GenerateLabels.policyName}=${policy.policy.metadata.name}`,
+      `${GenerateLabels.ruleName}=${info.name}`,
+    ].join(",");
+    // The policy's own downstream only: a ClusterPolicy and Policies in any namespace may share a name.
+    const namespace = policy.namespace ?? "";
+    const gone = await deleteDownstream(
+      deps.client,
+      downstreamKinds(info.rule),
+      selector,
+      new AbortController().signal,
+      (o) => (o.metadata?.labels?.[GenerateLabels.policyNamespace] ?? "") === namespace,
+    );
+    if (gone.ok)
+      logger.info(
+        { policy: policy.key, rule: info.name, deleted: gone.deleted },
+        "downstream of a deleted policy deleted",
+      );
+    else
+      logger.error(
+        { policy: policy.key, object: gone.object, message: gone.failure.message },
+        "cannot delete the downstream of a deleted policy",
+      );
+  }
+}
+
+/** Creates the reactions. */
+export function createPolicyEvents(options: PolicyEventsOptions): PolicyEvents {
+  const { logger } = options;
   return {
     async changed(key, before, after) {
       if (!options.isLeader()) return;
       try {
         if (after === undefined) {
-          if (before !== undefined && !(options.exists?.(key) ?? false)) await deletePolicyDownstream(before);
+          if (before !== undefined && !(options.exists?.(key) ?? false))
+            await deletePolicyDownstream(options, before);
           return;
         }
-        await applyToExisting(after);
+        await applyToExisting(options, after);
         if (before !== undefined) options.resync?.(key);
       } catch (error) {
         logger.error({ policy: key, err: error }, "cannot apply a policy change");
@@ -170,7 +192,7 @@ export function createPolicyEvents(options: {
     async leaderStarted() {
       for (const policy of options.cache.policies()) {
         if (!options.isLeader()) return;
-        await applyToExisting(policy).catch((error: unknown) =>
+        await applyToExisting(options, policy).catch((error: unknown) =>
           logger.error({ policy: policy.key, err: error }, "cannot apply a policy to existing resources"),
         );
       }

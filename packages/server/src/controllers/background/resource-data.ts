@@ -78,6 +78,65 @@ export async function kindOfResource(
   return client.cachedKind(apiVersion, resource);
 }
 
+/** CEL's `resource.Get` / `resource.List`: the plural's kind, then a get or a list (as a `…List`). */
+async function fetchResource(
+  client: KubeClient,
+  read: Extract<Read, { type: "resource" }>,
+  signal: AbortSignal,
+): Promise<LoadResult> {
+  const kind = await kindOfResource(client, read.apiVersion, read.resource, signal);
+  if (kind === undefined)
+    return { ok: false, error: `the server does not serve ${read.resource} in ${read.apiVersion}` };
+  const { apiVersion, namespace } = read;
+  if (read.name !== undefined)
+    return fetchRead(client, { type: "get", apiVersion, kind, namespace, name: read.name }, signal);
+  const items = await fetchRead(
+    client,
+    { type: "list", apiVersion, kind, namespace, selector: read.selector },
+    signal,
+  );
+  if (!items.ok) return items;
+  return { ok: true, value: { apiVersion, kind: `${kind}List`, items: items.value } };
+}
+
+/** One read from the API server. */
+async function fetchRead(client: KubeClient, read: Read, signal: AbortSignal): Promise<LoadResult> {
+  if (read.type === "resource") return fetchResource(client, read, signal);
+  if (read.type === "get") {
+    const ref = { apiVersion: read.apiVersion, kind: read.kind, name: read.name };
+    const got = await client.get(read.namespace ? { ...ref, namespace: read.namespace } : ref, { signal });
+    if (got.ok) return { ok: true, value: got.value as unknown as JsonValue };
+    return { ok: false, error: `${read.kind} ${read.namespace}/${read.name}: ${got.message}` };
+  }
+  const listed = await client.list({
+    apiVersion: read.apiVersion,
+    kind: read.kind,
+    ...(read.namespace ? { namespace: read.namespace } : {}),
+    ...(read.selector ? { labelSelector: read.selector } : {}),
+    signal,
+  });
+  if (listed.ok) return { ok: true, value: listed.value.items as unknown as JsonValue };
+  return { ok: false, error: `list ${read.kind}: ${listed.message}` };
+}
+
+/** The namespace of the object with `uid` among the answers read so far. */
+function namespaceIn(answers: Iterable<LoadResult>, uid: string): string | undefined {
+  const match = (o: unknown): string | undefined => {
+    const meta = (o as { metadata?: { uid?: unknown; namespace?: unknown } } | null)?.metadata;
+    return meta?.uid === uid ? String(meta.namespace ?? "") : undefined;
+  };
+  for (const answer of answers) {
+    if (!answer.ok) continue;
+    const value = answer.value as unknown;
+    const items = Array.isArray(value) ? value : ((value as { items?: unknown[] } | null)?.items ?? [value]);
+    for (const item of items) {
+      const ns = match(item);
+      if (ns !== undefined) return ns;
+    }
+  }
+  return undefined;
+}
+
 /** Creates the data of one UpdateRequest over a scan context (which answers the context entries). */
 export function createResourceData(options: {
   client: KubeClient;
@@ -95,43 +154,7 @@ export function createResourceData(options: {
     missing.set(key, read);
     return { ok: false, error: "not loaded yet" };
   };
-  const fetchResource = async (
-    read: Extract<Read, { type: "resource" }>,
-    signal: AbortSignal,
-  ): Promise<LoadResult> => {
-    const kind = await kindOfResource(client, read.apiVersion, read.resource, signal);
-    if (kind === undefined)
-      return { ok: false, error: `the server does not serve ${read.resource} in ${read.apiVersion}` };
-    if (read.name !== undefined)
-      return fetch(
-        { type: "get", apiVersion: read.apiVersion, kind, namespace: read.namespace, name: read.name },
-        signal,
-      );
-    const items = await fetch(
-      { type: "list", apiVersion: read.apiVersion, kind, namespace: read.namespace, selector: read.selector },
-      signal,
-    );
-    if (!items.ok) return items;
-    return { ok: true, value: { apiVersion: read.apiVersion, kind: `${kind}List`, items: items.value } };
-  };
-  const fetch = async (read: Read, signal: AbortSignal): Promise<LoadResult> => {
-    if (read.type === "resource") return fetchResource(read, signal);
-    if (read.type === "get") {
-      const ref = { apiVersion: read.apiVersion, kind: read.kind, name: read.name };
-      const got = await client.get(read.namespace ? { ...ref, namespace: read.namespace } : ref, { signal });
-      if (got.ok) return { ok: true, value: got.value as unknown as JsonValue };
-      return { ok: false, error: `${read.kind} ${read.namespace}/${read.name}: ${got.message}` };
-    }
-    const listed = await client.list({
-      apiVersion: read.apiVersion,
-      kind: read.kind,
-      ...(read.namespace ? { namespace: read.namespace } : {}),
-      ...(read.selector ? { labelSelector: read.selector } : {}),
-      signal,
-    });
-    if (listed.ok) return { ok: true, value: listed.value.items as unknown as JsonValue };
-    return { ok: false, error: `list ${read.kind}: ${listed.message}` };
-  };
+  const fetch = (read: Read, signal: AbortSignal): Promise<LoadResult> => fetchRead(client, read, signal);
   const loader: ContextLoader = {
     ...scan.loader,
     kubeResource(call) {
@@ -171,24 +194,7 @@ export function createResourceData(options: {
   };
   return {
     loader,
-    namespaceOf(uid) {
-      const match = (o: unknown): string | undefined => {
-        const meta = (o as { metadata?: { uid?: unknown; namespace?: unknown } } | null)?.metadata;
-        return meta?.uid === uid ? String(meta.namespace ?? "") : undefined;
-      };
-      for (const answer of answers.values()) {
-        if (!answer.ok) continue;
-        const value = answer.value as unknown;
-        const items = Array.isArray(value)
-          ? value
-          : ((value as { items?: unknown[] } | null)?.items ?? [value]);
-        for (const item of items) {
-          const ns = match(item);
-          if (ns !== undefined) return ns;
-        }
-      }
-      return undefined;
-    },
+    namespaceOf: (uid) => namespaceIn(answers.values(), uid),
     async evaluate(evaluate, signal) {
       for (let round = 0; ; round++) {
         missing.clear();

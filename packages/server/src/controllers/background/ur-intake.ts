@@ -59,9 +59,83 @@ export interface UpdateRequestIntake {
   stop(): Promise<void>;
 }
 
+/**
+ * Creates one UpdateRequest and records its state `Pending` (the status subresource ignores a status
+ * sent with the create; upstream writes it the same way), so `kubectl get updaterequests` shows the
+ * backlog; an existing one that is not pending is set back to Pending.
+ */
+async function createUpdateRequest(
+  options: UpdateRequestIntakeOptions,
+  stats: IntakeStats,
+  intent: UpdateRequestIntent,
+): Promise<void> {
+  const { client, namespace, logger } = options;
+  const ur = updateRequestFor(intent, namespace);
+  const created = await client.create(ur);
+  if (created.ok) {
+    stats.created++;
+    // With the created resourceVersion: an UpdateRequest the controller already processed (deleted,
+    // or Failed) answers 404 / 409 and keeps its newer state.
+    await client.update({ ...created.value, status: { state: "Pending" } } as unknown as KubeObject, {
+      subresource: "status",
+    });
+    return;
+  }
+  if (created.reason !== "AlreadyExists") {
+    stats.failed++;
+    logger.error(
+      { policy: intent.policy, trigger: intent.trigger, reason: created.reason, message: created.message },
+      "cannot create an UpdateRequest",
+    );
+    return;
+  }
+  stats.deduplicated++;
+  await pendingAgain(client, { apiVersion: ur.apiVersion, kind: ur.kind, namespace, name: ur.metadata.name });
+}
+
+/** Sets an existing UpdateRequest that ran (or is running) for an older version of the trigger Pending again. */
+async function pendingAgain(
+  client: KubeClient,
+  ref: { apiVersion: string; kind: string; namespace: string; name: string },
+): Promise<void> {
+  const existing = await client.get<KubeObject>(ref);
+  if (!existing.ok) return;
+  const state = (existing.value as unknown as UpdateRequest).status?.state;
+  if (state === undefined || state === "Pending") return;
+  await client.update({ ...existing.value, status: { state: "Pending", retryCount: 0 } } as KubeObject, {
+    subresource: "status",
+  });
+}
+
+/** Computes the intents of a batch of admitted requests; a failing thunk is logged, the others go on. */
+function evaluateBatch(
+  batch: ReadonlyArray<() => readonly UpdateRequestIntent[]>,
+  add: (intent: UpdateRequestIntent) => boolean,
+  logger: Logger,
+): void {
+  for (const thunk of batch) {
+    try {
+      for (const intent of thunk()) add(intent);
+    } catch (error) {
+      logger.error({ err: error }, "cannot compute the background work of an admitted request");
+    }
+  }
+}
+
+/** Counts, reports and logs (the first, then every 1,000th) work dropped because the intake is full. */
+function countDrop(options: UpdateRequestIntakeOptions, stats: IntakeStats, capacity: number): void {
+  stats.dropped++;
+  options.onDrop?.(1);
+  if (stats.dropped === 1 || stats.dropped % 1000 === 0)
+    options.logger.warn(
+      { dropped: stats.dropped, capacity },
+      "UpdateRequest intake full: background work for admitted requests was dropped",
+    );
+}
+
 /** Creates an intake; it starts idle and does its work as offers arrive. */
 export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): UpdateRequestIntake {
-  const { client, namespace, logger } = options;
+  const { logger } = options;
   const capacity = options.capacity ?? 10_000;
   const concurrency = options.concurrency ?? 8;
   const thunks: Array<() => readonly UpdateRequestIntent[]> = [];
@@ -80,16 +154,12 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
     }
   };
 
-  /** Counts, reports and logs (the first, then every 1,000th) work dropped because the intake is full. */
-  const drop = (): void => {
-    stats.dropped++;
-    options.onDrop?.(1);
-    if (stats.dropped === 1 || stats.dropped % 1000 === 0)
-      logger.warn(
-        { dropped: stats.dropped, capacity },
-        "UpdateRequest intake full: background work for admitted requests was dropped",
-      );
-  };
+  const drop = (): void => countDrop(options, stats, capacity);
+  const whenIdle = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      idle.push(resolve);
+      settleIdle();
+    });
 
   const add = (intent: UpdateRequestIntent): boolean => {
     if (stopped) return false;
@@ -107,53 +177,12 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
     return true;
   };
 
-  /**
-   * Creates one UpdateRequest and records its state `Pending` (the status subresource ignores a status
-   * sent with the create; upstream writes it the same way), so `kubectl get updaterequests` shows the
-   * backlog; an existing one that is not pending is set back to Pending.
-   */
-  const create = async (intent: UpdateRequestIntent): Promise<void> => {
-    const ur = updateRequestFor(intent, namespace);
-    const created = await client.create(ur);
-    if (created.ok) {
-      stats.created++;
-      // With the created resourceVersion: an UpdateRequest the controller already processed (deleted,
-      // or Failed) answers 404 / 409 and keeps its newer state.
-      await client.update({ ...created.value, status: { state: "Pending" } } as unknown as KubeObject, {
-        subresource: "status",
-      });
-      return;
-    }
-    if (created.reason !== "AlreadyExists") {
-      stats.failed++;
-      logger.error(
-        { policy: intent.policy, trigger: intent.trigger, reason: created.reason, message: created.message },
-        "cannot create an UpdateRequest",
-      );
-      return;
-    }
-    stats.deduplicated++;
-    const existing = await client.get<KubeObject>({
-      apiVersion: ur.apiVersion,
-      kind: ur.kind,
-      namespace,
-      name: ur.metadata.name,
-    });
-    if (!existing.ok) return;
-    const state = (existing.value as unknown as UpdateRequest).status?.state;
-    if (state === undefined || state === "Pending") return;
-    // It ran (or is running) for an older version of the trigger: run it again.
-    await client.update({ ...existing.value, status: { state: "Pending", retryCount: 0 } } as KubeObject, {
-      subresource: "status",
-    });
-  };
-
   const pump = (): void => {
     while (running < concurrency && pending.size > 0) {
       const [key, intent] = pending.entries().next().value as [string, UpdateRequestIntent];
       pending.delete(key);
       running++;
-      create(intent)
+      createUpdateRequest(options, stats, intent)
         .catch((error: unknown) => {
           stats.failed++;
           logger.error({ err: error }, "cannot create an UpdateRequest");
@@ -169,14 +198,7 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
   const evaluate = (): void => {
     scheduled = false;
     // A bounded batch per turn, so admission requests keep being answered during a flood.
-    const batch = thunks.splice(0, 200);
-    for (const thunk of batch) {
-      try {
-        for (const intent of thunk()) add(intent);
-      } catch (error) {
-        logger.error({ err: error }, "cannot compute the background work of an admitted request");
-      }
-    }
+    evaluateBatch(thunks.splice(0, 200), add, logger);
     if (thunks.length > 0) schedule();
     settleIdle();
   };
@@ -199,17 +221,10 @@ export function createUpdateRequestIntake(options: UpdateRequestIntakeOptions): 
     },
     add,
     stats: () => ({ ...stats, pending: pending.size + thunks.length }),
-    flush: () =>
-      new Promise<void>((resolve) => {
-        idle.push(resolve);
-        settleIdle();
-      }),
+    flush: whenIdle,
     async stop() {
       stopped = true;
-      await new Promise<void>((resolve) => {
-        idle.push(resolve);
-        settleIdle();
-      });
+      await whenIdle();
     },
   };
 }

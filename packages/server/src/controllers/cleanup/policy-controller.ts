@@ -52,9 +52,47 @@ export interface PolicyController {
 
 type Key = string;
 
+/** Records a run as `status.lastExecutionTime` (a policy deleted meanwhile is left alone). */
+async function writeExecutionTime(
+  client: KubeClient,
+  apiVersion: string | undefined,
+  policy: KubeObject,
+  executionTime: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const ref = {
+    apiVersion: apiVersion ?? CLEANUP_API_VERSION,
+    kind: policy.kind ?? "",
+    name: policy.metadata?.name ?? "",
+    ...(policy.metadata?.namespace ? { namespace: policy.metadata.namespace } : {}),
+  };
+  const patched = await client.patch(
+    ref,
+    { type: "merge", patch: { status: { lastExecutionTime: executionTimeText(executionTime) } } },
+    { subresource: "status", signal },
+  );
+  if (!patched.ok && patched.status !== 404)
+    throw new Error(`writing the status of ${ref.kind} ${ref.name}: ${patched.message}`);
+}
+
+/** The work queue of one leadership term, its retries counted and logged. */
+function createTermQueue(options: PolicyControllerOptions): WorkQueue<Key> {
+  const { logger, metrics } = options;
+  return createWorkQueue<Key>({
+    name: options.name ?? CLEANUP_CONTROLLER_NAME,
+    clock: options.clock,
+    onReconcile: (e) => metrics.reconcile(e.controller),
+    onRequeue: (e) => {
+      metrics.requeue(e.controller, e.retries);
+      logger.warn({ policy: e.key, retries: e.retries, err: e.error }, "cleanup policy failed; retrying");
+    },
+    onDrop: (e) => metrics.drop(e.controller),
+  });
+}
+
 /** Creates the controller (no I/O until `start`). */
 export function createPolicyController(options: PolicyControllerOptions): PolicyController {
-  const { client, clock, logger, metrics } = options;
+  const { client, clock, logger } = options;
   const watched = options.kinds ?? CLEANUP_KINDS.map((kind) => ({ apiVersion: CLEANUP_API_VERSION, kind }));
   const informers = new Map<string, { apiVersion: string; informer: Informer<KubeObject> }>(
     watched.map(({ apiVersion, kind }) => [
@@ -80,21 +118,8 @@ export function createPolicyController(options: PolicyControllerOptions): Policy
     return rest.length === 2 ? informer.get(rest[0], rest[1] ?? "") : informer.get(undefined, rest[0] ?? "");
   };
 
-  const writeStatus = async (policy: KubeObject, executionTime: number, signal: AbortSignal) => {
-    const ref = {
-      apiVersion: informers.get(policy.kind ?? "")?.apiVersion ?? CLEANUP_API_VERSION,
-      kind: policy.kind ?? "",
-      name: policy.metadata?.name ?? "",
-      ...(policy.metadata?.namespace ? { namespace: policy.metadata.namespace } : {}),
-    };
-    const patched = await client.patch(
-      ref,
-      { type: "merge", patch: { status: { lastExecutionTime: executionTimeText(executionTime) } } },
-      { subresource: "status", signal },
-    );
-    if (!patched.ok && patched.status !== 404)
-      throw new Error(`writing the status of ${ref.kind} ${ref.name}: ${patched.message}`);
-  };
+  const writeStatus = (policy: KubeObject, executionTime: number, signal: AbortSignal) =>
+    writeExecutionTime(client, informers.get(policy.kind ?? "")?.apiVersion, policy, executionTime, signal);
 
   const reconcile = async (key: Key, signal: AbortSignal) => {
     const policy = lookup(key);
@@ -137,16 +162,7 @@ export function createPolicyController(options: PolicyControllerOptions): Policy
     },
     lead(signal) {
       if (term !== undefined || signal.aborted) return;
-      const queue = createWorkQueue<Key>({
-        name: options.name ?? CLEANUP_CONTROLLER_NAME,
-        clock,
-        onReconcile: (e) => metrics.reconcile(e.controller),
-        onRequeue: (e) => {
-          metrics.requeue(e.controller, e.retries);
-          logger.warn({ policy: e.key, retries: e.retries, err: e.error }, "cleanup policy failed; retrying");
-        },
-        onDrop: (e) => metrics.drop(e.controller),
-      });
+      const queue = createTermQueue(options);
       const done = queue.process(options.workers ?? 1, (key, ctx) => reconcile(key, ctx.signal));
       term = { queue, done };
       for (const { informer } of informers.values())
