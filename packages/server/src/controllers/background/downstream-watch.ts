@@ -69,18 +69,16 @@ export function triggerOfLabels(labels: Record<string, string>): TriggerRef | un
 
 /** The synchronized generate rules of the cached policies, with what they write and read. */
 function syncRulesOf(cache: PolicyCache): SyncRule[] {
-  return cache
-    .policies()
-    .flatMap((policy) =>
-      policy.compiled.rules
-        .filter((r) => r.kind === "generate" && r.rule.generate?.synchronize === true)
-        .map((r) => ({
-          policy,
-          rule: r.name,
-          kinds: downstreamKinds(r.rule),
-          sources: cloneSources(r.rule),
-        })),
-    );
+  return cache.policies().flatMap((policy) =>
+    policy.compiled.rules
+      .filter((r) => r.kind === "generate" && r.rule.generate?.synchronize === true)
+      .map((r) => ({
+        policy,
+        rule: r.name,
+        kinds: downstreamKinds(r.rule),
+        sources: cloneSources(r.rule),
+      })),
+  );
 }
 
 /** An intent for the trigger a downstream object of a synchronized rule names; false if none was added. */
