@@ -3,10 +3,10 @@
  * from the current sources through `ts-hooks.ts`): ready once its informers synced, stopped
  * gracefully or killed (SIGKILL: a crash).
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+// ".ts": scripts/bench-background.ts imports this file with plain node (no module hooks).
+import { forkController } from "./controller-process.ts";
 
-const HOOKS = fileURLToPath(new URL("./ts-hooks.ts", import.meta.url));
 const ENTRY = fileURLToPath(new URL("./background-main.ts", import.meta.url));
 
 /** A running background controller process. */
@@ -22,7 +22,7 @@ export interface BackgroundProcess {
 }
 
 /** Starts `kyverno-ts background` against a kubeconfig; resolves once it is ready. */
-export function startBackground(options: {
+export async function startBackground(options: {
   kubeconfig: string;
   identity: string;
   args?: string[];
@@ -36,11 +36,11 @@ export function startBackground(options: {
   /** How long to wait for it to be ready (default 120 s: a loaded machine starts slowly). */
   startTimeoutMs?: number;
 }): Promise<BackgroundProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  if (options.leaderTimings) env.KYVERNO_TS_LEADER_TIMINGS = JSON.stringify(options.leaderTimings);
-  const child: ChildProcess = fork(
-    options.entry ?? ENTRY,
-    [
+  const started = await forkController({
+    name: "background controller",
+    entry: options.entry ?? ENTRY,
+    typescript: options.entry === undefined,
+    args: [
       "--kubeconfig",
       options.kubeconfig,
       "--identity",
@@ -51,50 +51,16 @@ export function startBackground(options: {
       "debug",
       ...(options.args ?? []),
     ],
-    {
-      execArgv: [
-        ...(options.entry
-          ? ["--no-warnings"]
-          : ["--experimental-transform-types", "--no-warnings", "--import", HOOKS]),
-        ...(options.execArgv ?? []),
-      ],
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-      env,
-    },
-  );
-  let output = "";
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-262_144);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`background controller did not start:\n${output}`));
-    }, options.startTimeoutMs ?? 120_000);
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`background controller exited with ${code}:\n${output}`));
-    });
-    child.on("message", (m: unknown) => {
-      const ready = m as { type?: string; metricsPort?: number };
-      if (ready.type !== "ready") return;
-      clearTimeout(timer);
-      resolve({
-        pid: child.pid ?? 0,
-        metricsPort: ready.metricsPort ?? 0,
-        output: () => output,
-        async stop() {
-          if (child.connected) child.send({ type: "stop" });
-          return exited;
-        },
-        async kill() {
-          child.kill("SIGKILL");
-          await exited;
-        },
-      });
-    });
+    ...(options.leaderTimings ? { leaderTimings: options.leaderTimings } : {}),
+    ...(options.execArgv ? { execArgv: options.execArgv } : {}),
+    outputBytes: 262_144,
+    startTimeoutMs: options.startTimeoutMs ?? 120_000,
   });
+  return {
+    pid: started.child.pid ?? 0,
+    metricsPort: started.ready.metricsPort ?? 0,
+    output: started.output,
+    stop: started.stop,
+    kill: started.kill,
+  };
 }

@@ -3,10 +3,10 @@
  * from the current sources through `ts-hooks.ts`), a Service router playing the part of a Service's
  * endpoints for the sandbox (`resolveService`).
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+// ".ts": scripts/bench-background.ts imports this file with plain node (no module hooks).
+import { forkController } from "./controller-process.ts";
 
-const HOOKS = fileURLToPath(new URL("./ts-hooks.ts", import.meta.url));
 const ENTRY = fileURLToPath(new URL("./replica-main.ts", import.meta.url));
 
 /** What a replica's request returned (see `replica-main.ts`). */
@@ -52,36 +52,31 @@ interface Reply {
 }
 
 /** Starts `kyverno-ts admission` (cluster mode) in a child process; resolves once it serves. */
-export function startReplica(options: ReplicaOptions): Promise<Replica> {
-  const args = [
-    "--kubeconfig",
-    options.kubeconfig,
-    "--identity",
-    options.identity,
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--metrics-port",
-    "0",
-    "--log-level",
-    "debug",
-    ...(options.args ?? []),
-  ];
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  if (options.leaderTimings) env.KYVERNO_TS_LEADER_TIMINGS = JSON.stringify(options.leaderTimings);
-  const child: ChildProcess = fork(ENTRY, args, {
-    execArgv: ["--experimental-transform-types", "--no-warnings", "--import", HOOKS],
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-    env,
+export async function startReplica(options: ReplicaOptions): Promise<Replica> {
+  const started = await forkController({
+    name: `replica ${options.identity}`,
+    entry: ENTRY,
+    typescript: true,
+    args: [
+      "--kubeconfig",
+      options.kubeconfig,
+      "--identity",
+      options.identity,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--metrics-port",
+      "0",
+      "--log-level",
+      "debug",
+      ...(options.args ?? []),
+    ],
+    ...(options.leaderTimings ? { leaderTimings: options.leaderTimings } : {}),
+    outputBytes: 65_536,
+    startTimeoutMs: options.startTimeoutMs ?? 30_000,
   });
-  let output = "";
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-65536);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const { child } = started;
   let nextId = 0;
   const pending = new Map<number, (value: unknown) => void>();
   child.on("message", (m: unknown) => {
@@ -98,38 +93,16 @@ export function startReplica(options: ReplicaOptions): Promise<Replica> {
       if (!child.connected) reject(new Error(`replica ${options.identity} is not running`));
       else child.send({ type, id });
     });
-
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`replica ${options.identity} did not start:\n${output}`));
-    }, options.startTimeoutMs ?? 30_000);
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`replica ${options.identity} exited with ${code}:\n${output}`));
-    });
-    child.on("message", (m: unknown) => {
-      const ready = m as { type?: string; port?: number; metricsPort?: number };
-      if (ready.type !== "ready") return;
-      clearTimeout(timer);
-      resolve({
-        identity: options.identity,
-        port: ready.port ?? 0,
-        metricsPort: ready.metricsPort ?? 0,
-        output: () => output,
-        results: () => ask<OfferedResult[]>("results"),
-        isLeader: async () => (await ask<{ leader: boolean }>("state")).leader,
-        async stop() {
-          if (child.connected) child.send({ type: "stop" });
-          return exited;
-        },
-        async kill() {
-          child.kill("SIGKILL");
-          await exited;
-        },
-      });
-    });
-  });
+  return {
+    identity: options.identity,
+    port: started.ready.port ?? 0,
+    metricsPort: started.ready.metricsPort ?? 0,
+    output: started.output,
+    results: () => ask<OfferedResult[]>("results"),
+    isLeader: async () => (await ask<{ leader: boolean }>("state")).leader,
+    stop: started.stop,
+    kill: started.kill,
+  };
 }
 
 /**
