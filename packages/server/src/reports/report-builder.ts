@@ -29,6 +29,13 @@ export const DEFAULT_REPORT_LIMITS: ReportLimits = {
 /** Annotation on a report whose results were cut to its limits: "kept K of N results (…)". */
 export const TRUNCATED_ANNOTATION = "kyverno-ts.io/report-truncated";
 
+/**
+ * Annotation of a report: the digest of its scan's inputs bound to its content (`report-writer.ts`),
+ * so a later scan with the same inputs, also after a restart, knows the report already says what an
+ * evaluation would.
+ */
+export const SCAN_INPUTS_ANNOTATION = "kyverno-ts.io/scan-inputs";
+
 /** The identity of one result: a report never holds two results for the same policy and rule. */
 export function resultKey(r: PolicyReportResult): string {
   return `${r.source ?? ""}\u0000${r.policy}\u0000${r.rule ?? ""}`;

@@ -6,7 +6,7 @@
  */
 import type { AnyPolicyReport, ObjectReference } from "@kyverno-ts/api";
 import type { ApiResult, KubeClient } from "@kyverno-ts/kube";
-import { REPORT_LABELS } from "./report-builder.js";
+import { REPORT_LABELS, SCAN_INPUTS_ANNOTATION } from "./report-builder.js";
 import { reportDigest } from "./report-digest.js";
 
 /** One known report. */
@@ -20,6 +20,8 @@ export interface ReportEntry {
   scope: ObjectReference | undefined;
   /** Policy names of its results (`name` or `namespace/name`). */
   policies: readonly string[];
+  /** Its scan's inputs bound to its content (`SCAN_INPUTS_ANNOTATION`), when known. */
+  inputs: string | undefined;
 }
 
 /** The index; see `createReportIndex`. */
@@ -35,6 +37,10 @@ export interface ReportIndex {
    */
   set(report: AnyPolicyReport, digest?: string): ReportEntry;
   delete(namespace: string, name: string): void;
+  /** Records the scan inputs a known report answers (its content did not need a write). */
+  setInputs(namespace: string, name: string, inputs: string): void;
+  /** Forgets the scan inputs of every entry: the next scan of each resource evaluates it. */
+  forgetInputs(): void;
   entries(): IterableIterator<ReportEntry>;
   readonly size: number;
 }
@@ -100,6 +106,7 @@ export function entryOf(report: AnyPolicyReport, digest?: string, interner?: Int
           ...(s.uid === undefined ? {} : { uid: s.uid === name ? name : s.uid }),
         };
   const namespace = report.metadata.namespace;
+  const inputs = report.metadata.annotations?.[SCAN_INPUTS_ANNOTATION];
   return {
     // A literal, not the parsed response's copy of the string.
     kind: report.kind === "PolicyReport" ? "PolicyReport" : "ClusterPolicyReport",
@@ -109,6 +116,7 @@ export function entryOf(report: AnyPolicyReport, digest?: string, interner?: Int
     digest: digest ?? reportDigest(report),
     scope,
     policies,
+    inputs: typeof inputs === "string" ? inputs : undefined,
   };
 }
 
@@ -200,6 +208,16 @@ export function createReportIndex(options: { client: KubeClient; pageSize?: numb
       const k = key(namespace, name);
       entries.delete(k);
       touch(k);
+    },
+    setInputs(namespace, name, inputs) {
+      const k = key(namespace, name);
+      const entry = entries.get(k);
+      if (entry === undefined) return;
+      entry.inputs = inputs;
+      touch(k);
+    },
+    forgetInputs() {
+      for (const entry of entries.values()) entry.inputs = undefined;
     },
     entries: () => entries.values(),
     get size() {

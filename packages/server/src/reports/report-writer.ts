@@ -1,10 +1,15 @@
 /**
  * Writes per-resource reports only when their content changed: the index says what each report
- * holds, so an unchanged report costs no request. Stale knowledge is repaired on the way (a report
+ * holds, so an unchanged report costs no request. A report written for a scan carries the digest of
+ * the scan's inputs bound to its content (`SCAN_INPUTS_ANNOTATION`), so `answers` can tell, also after
+ * a restart, that a scan with the same inputs need not run. Stale knowledge is repaired on the way (a report
  * gone under the index is created again, a conflict or an existing name is re-read and compared).
  */
+
+import { createHash } from "node:crypto";
 import type { AnyPolicyReport } from "@kyverno-ts/api";
 import { type ApiResult, isConflict, isNotFound, type KubeClient, type ObjectRef } from "@kyverno-ts/kube";
+import { SCAN_INPUTS_ANNOTATION } from "./report-builder.js";
 import { reportDigest } from "./report-digest.js";
 import type { ReportIndex } from "./report-index.js";
 
@@ -21,8 +26,13 @@ export interface ReportLocation {
 
 /** The writer; see `createReportWriter`. */
 export interface ReportWriter {
-  /** Makes the report exist with this content. */
-  apply(report: AnyPolicyReport, signal?: AbortSignal): Promise<ApiResult<WriteOutcome>>;
+  /**
+   * Makes the report exist with this content; `inputs`: the digest of the scan that produced it
+   * (`ScanInputs`), recorded with it.
+   */
+  apply(report: AnyPolicyReport, signal?: AbortSignal, inputs?: string): Promise<ApiResult<WriteOutcome>>;
+  /** Whether the known report at `at` is what a scan with these inputs produced (and still says it). */
+  answers(at: ReportLocation, inputs: string): boolean;
   /**
    * Removes a resource's report. With `known: true`, only when the index has it (for resources that
    * simply have no results: no request per result-less resource); otherwise unconditionally.
@@ -59,6 +69,16 @@ const locate = (r: AnyPolicyReport): ReportLocation => ({
   name: r.metadata.name,
 });
 
+/** The scan inputs bound to the content digest of the report they produced. */
+const stampOf = (inputs: string, digest: string): string =>
+  createHash("sha1").update(`${inputs}\u0000${digest}`).digest("base64");
+
+/** The report with its stamp annotation. */
+function stamped(report: AnyPolicyReport, stamp: string): AnyPolicyReport {
+  const annotations = { ...report.metadata.annotations, [SCAN_INPUTS_ANNOTATION]: stamp };
+  return { ...report, metadata: { ...report.metadata, annotations } };
+}
+
 /** Creates a writer over the client and the index it keeps current. */
 export function createReportWriter(options: ReportWriterOptions): ReportWriter {
   const { client, index, canWrite } = options;
@@ -86,6 +106,8 @@ export function createReportWriter(options: ReportWriterOptions): ReportWriter {
     if (current.value === undefined) return create(report, digest, signal, false);
     if (reportDigest(current.value) === digest) {
       index.set(current.value);
+      const stamp = report.metadata.annotations?.[SCAN_INPUTS_ANNOTATION];
+      if (typeof stamp === "string") index.setInputs(at.namespace, at.name, stamp);
       return ok("unchanged");
     }
     return update(report, digest, current.value.metadata.resourceVersion, signal, false);
@@ -127,14 +149,24 @@ export function createReportWriter(options: ReportWriterOptions): ReportWriter {
   };
 
   return {
-    async apply(report, signal) {
-      const at = locate(report);
-      const digest = reportDigest(report);
+    async apply(unstamped, signal, inputs) {
+      const at = locate(unstamped);
+      const digest = reportDigest(unstamped);
+      const stamp = inputs === undefined ? undefined : stampOf(inputs, digest);
+      const report = stamp === undefined ? unstamped : stamped(unstamped, stamp);
       const known = index.get(at.namespace, at.name);
-      if (known !== undefined && known.digest === digest) return ok("unchanged");
+      if (known !== undefined && known.digest === digest) {
+        // Same content: only this process learns that the new inputs give it (no write for that).
+        if (stamp !== undefined) index.setInputs(at.namespace, at.name, stamp);
+        return ok("unchanged");
+      }
       if (known !== undefined) return update(report, digest, known.resourceVersion, signal, true);
       if (!index.loaded) return reconcileWith(report, digest, signal);
       return create(report, digest, signal, true);
+    },
+    answers(at, inputs) {
+      const known = index.get(at.namespace, at.name);
+      return known?.inputs !== undefined && known.inputs === stampOf(inputs, known.digest);
     },
     async remove(at, { known, signal }) {
       if (known && index.loaded && index.get(at.namespace, at.name) === undefined) return ok("unchanged");

@@ -32,6 +32,7 @@ import { createReconciler } from "./reconciler.js";
 import { enqueueAdmitted, enqueueObject, onClusterChange } from "./requeue.js";
 import { createResourceInformers, type ResourceInformers } from "./resource-informers.js";
 import type { ResourceRef } from "./resource-key.js";
+import { createScanInputs } from "./scan-inputs.js";
 import { createScanSlicer, type ScanSlicer } from "./scan-slicer.js";
 import { endTerm, startTerm } from "./scan-term.js";
 import { severableClient } from "./severable-client.js";
@@ -171,6 +172,7 @@ function scanParts({ options, clock, logger, client, self }: Base, inputs: ScanI
       if (outcome !== "skipped") self().counters[outcome]++;
     },
     ...(scanEvents ? { events: scanEvents } : {}),
+    inputs: createScanInputs({ cache, limits: options.limits ?? DEFAULT_REPORT_LIMITS }),
   });
   return { celReports, index, reconcile };
 }

@@ -26,6 +26,7 @@ import type { ReportsMetrics } from "./metrics.js";
 import { PROCESS_PROPERTY } from "./process-property.js";
 import type { ResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, type ResourceRef, scopeOf } from "./resource-key.js";
+import type { ScanInputs } from "./scan-inputs.js";
 import { createScanSlicer, type ScanSlicer } from "./scan-slicer.js";
 
 /** What a reconcile reads and writes through. */
@@ -54,6 +55,11 @@ export interface ReconcilerDeps {
   cel?: CelReports;
   /** Receives each scan's response for Kubernetes Events (only enqueues). */
   events?: PolicyEvents;
+  /**
+   * The digest of a scan's inputs: a resource whose report answers the same inputs is not evaluated
+   * again (no evaluation, no Events, no write). None: every scan evaluates.
+   */
+  inputs?: ScanInputs;
   /**
    * Evaluation runs on the event loop that answers probes and metrics: before each policy it pauses
    * here, which yields once the scan has held the loop for a slice (default: a slicer of
@@ -128,6 +134,9 @@ function hasAdmissionFedRules(p: CachedPolicy): boolean {
 export function scannedInBackground(p: CachedPolicy): boolean {
   return p.policy.spec.background === true && p.kinds[0] !== "*";
 }
+
+const ok = <T>(value: T): ApiResult<T> => ({ ok: true, status: 200, value });
+const stringOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
 /** How often, and how far apart, a resource with admission results is looked for before it counts as gone. */
 const NOT_STORED_RETRIES = 5;
@@ -334,6 +343,18 @@ export function createReconciler(
       admission.delete(ref.uid);
       return settle(await writer.remove(at, { known: false, signal }), key, retries);
     }
+    const inputs =
+      celApplicable.length + celAdmissionFed.length > 0 || admission.get(ref.uid) !== undefined
+        ? undefined
+        : deps.inputs?.digest({
+            uid: ref.uid,
+            resourceVersion: stringOf(found.object.metadata?.resourceVersion),
+            namespaceLabels: ref.namespace === "" ? undefined : deps.namespaceLabels(ref.namespace),
+            scanned: background,
+            reporting: [...applicable, ...admissionFedPolicies],
+          });
+    // Nothing the scan reads changed since the report was written for it: it still says the same.
+    if (inputs !== undefined && writer.answers(at, inputs)) return settle(ok("unchanged"), key, retries);
     const seeded = await seedFromReport(ref, admissionFedPolicies, celAdmissionFed, signal);
     if (seeded !== undefined) return settle(seeded, key, retries);
     const scanned = [
@@ -343,6 +364,6 @@ export function createReconciler(
     const results = mergeResults(admissionResults(ref.uid, scanned), scanned);
     if (results.length === 0) return settle(await writer.remove(at, { known: true, signal }), key, retries);
     const report = buildResourceReport(scopeOf(ref), results, deps.limits);
-    return settle(await writer.apply(report, signal), key, retries);
+    return settle(await writer.apply(report, signal, inputs), key, retries);
   };
 }

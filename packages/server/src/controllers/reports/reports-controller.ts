@@ -121,7 +121,7 @@ export function createReportsController(options: ReportsControllerOptions): Repo
       if (stopping()) await abort(s);
     },
     rescan() {
-      if (s.term !== undefined) void fullScan(s, s.term);
+      if (s.term !== undefined) void fullScan(s, s.term, true);
     },
     isLeader: () => canWrite(s),
     stats: () => stats(s),

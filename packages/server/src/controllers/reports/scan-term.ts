@@ -61,14 +61,21 @@ function scanProgress(s: ControllerState): void {
   );
 }
 
-/** Queues every watched resource and every known report (reports of deleted resources go too). */
-export async function fullScan(s: ControllerState, t: Term): Promise<void> {
+/**
+ * Queues every watched resource and every known report (reports of deleted resources go too). The
+ * first scan of a term (after a start or a restart) evaluates only resources whose scan inputs changed
+ * since their report was written, as upstream's background controller does; `force` (the periodic
+ * rescans, as upstream's forced rescan after `backgroundScanInterval`) evaluates every resource again,
+ * so results that depend on what no input covers are refreshed and their Events emitted again.
+ */
+export async function fullScan(s: ControllerState, t: Term, force: boolean): Promise<void> {
   const startedAt = s.clock.monotonic();
   await syncKinds(s, true);
   s.context.clear();
   const loaded = await s.index.load();
   if (s.term !== t) return;
   if (!loaded.ok) s.logger.warn({ reason: loaded.reason, message: loaded.message }, "cannot list reports");
+  if (force) s.index.forgetInputs();
   let resources = 0;
   const before = { ...s.counters, scans: s.counters.scans + 1 };
   // Tens of thousands of keys: queued in slices, so probes and watch events are answered meanwhile.
@@ -93,7 +100,7 @@ export async function fullScan(s: ControllerState, t: Term): Promise<void> {
 function scheduleRescan(s: ControllerState, t: Term): void {
   t.cancelRescan = s.clock.after(s.scanIntervalMs, () => {
     if (s.term !== t) return;
-    void fullScan(s, t);
+    void fullScan(s, t, true);
     scheduleRescan(s, t);
   });
 }
@@ -119,7 +126,7 @@ export function startTerm(s: ControllerState): void {
   for (const key of s.pendingKeys) queue.add(key);
   s.pendingKeys.clear();
   void queue.process(s.workers, (key, context) => handle(s, key, context));
-  void fullScan(s, t);
+  void fullScan(s, t, false);
   scheduleRescan(s, t);
 }
 

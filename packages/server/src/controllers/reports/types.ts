@@ -137,7 +137,7 @@ export interface ReportsController {
    * lease is not handed back (another replica takes over when it expires). For failure testing.
    */
   abort(): Promise<void>;
-  /** Queues a full scan now (leader only). */
+  /** Queues a full scan now that evaluates every resource, as the periodic one (leader only). */
   rescan(): void;
   isLeader(): boolean;
   stats(): ReportsControllerStats;

@@ -1,0 +1,53 @@
+import type { PolicyException } from "@kyverno-ts/api";
+import { describe, expect, it } from "vitest";
+import type { CachedPolicy } from "../../policycache/policy-cache.js";
+import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
+import { createScanInputs } from "./scan-inputs.js";
+
+/** The fields of a cached policy the digest reads. */
+const policy = (name: string, rv: string | undefined, rules: unknown[] = [{ name: "r" }]) =>
+  ({
+    key: name,
+    policy: { metadata: { name, ...(rv === undefined ? {} : { resourceVersion: rv }) }, spec: { rules } },
+  }) as unknown as CachedPolicy;
+
+const exception = (name: string, rv: string) =>
+  ({ metadata: { name, namespace: "ns", resourceVersion: rv } }) as unknown as PolicyException;
+
+describe("scan inputs", () => {
+  const input = { uid: "u1", resourceVersion: "7", namespaceLabels: { b: "2", a: "1" }, reporting: [] };
+
+  it("changes with the resource, a policy, an exception or the namespace's labels, not with label order", () => {
+    let exceptions = [exception("e", "1")];
+    const inputs = createScanInputs({
+      cache: { exceptionsFor: () => exceptions },
+      limits: DEFAULT_REPORT_LIMITS,
+    });
+    const p = policy("p", "10");
+    const base = inputs.digest({ ...input, scanned: [p] });
+    expect(base).toBeDefined();
+    expect(inputs.digest({ ...input, namespaceLabels: { a: "1", b: "2" }, scanned: [p] })).toBe(base);
+    expect(inputs.digest({ ...input, resourceVersion: "8", scanned: [p] })).not.toBe(base);
+    expect(inputs.digest({ ...input, scanned: [policy("p", "11")] })).not.toBe(base);
+    expect(inputs.digest({ ...input, namespaceLabels: { a: "1" }, scanned: [p] })).not.toBe(base);
+    expect(inputs.digest({ ...input, scanned: [p], reporting: [policy("m", "3")] })).not.toBe(base);
+    exceptions = [exception("e", "2")];
+    expect(inputs.digest({ ...input, scanned: [p] })).not.toBe(base);
+  });
+
+  it("has no digest (always evaluate) when a policy reads more than the resource, or a version is missing", () => {
+    const inputs = createScanInputs({ cache: { exceptionsFor: () => [] }, limits: DEFAULT_REPORT_LIMITS });
+    const withContext = policy("c", "1", [
+      { name: "r", context: [{ name: "cm", configMap: { name: "x" } }] },
+    ]);
+    const withTime = policy("t", "1", [
+      { name: "r", validate: { deny: { conditions: { any: [{ key: "{{ time_now_utc() }}" }] } } } },
+    ]);
+    expect(inputs.digest({ ...input, scanned: [withContext] })).toBeUndefined();
+    expect(inputs.digest({ ...input, scanned: [withTime] })).toBeUndefined();
+    expect(inputs.digest({ ...input, scanned: [policy("n", undefined)] })).toBeUndefined();
+    expect(
+      inputs.digest({ ...input, resourceVersion: undefined, scanned: [policy("p", "1")] }),
+    ).toBeUndefined();
+  });
+});

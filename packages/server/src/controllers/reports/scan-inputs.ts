@@ -1,0 +1,89 @@
+/**
+ * The inputs of a resource's background scan, as one digest: the resource (uid and resourceVersion),
+ * every policy that can report on it (key and resourceVersion), the exceptions of the scanned ones,
+ * the labels of its namespace and the report limits. The report carries the digest (bound to its
+ * content, see `report-writer.ts`), so a scan whose inputs did not change, also after a restart,
+ * needs no evaluation: upstream's background controller skips such resources the same way (its
+ * reports carry the resource hash and the policies' resourceVersions).
+ *
+ * A scan is only skipped when its results follow from these inputs alone: no digest (always evaluate)
+ * for a policy whose rules read context entries (ConfigMaps, API calls, global context, image data),
+ * the time, random numbers, CEL (which sees the namespace object) or verify images, nor for a resource or policy without a
+ * resourceVersion.
+ */
+import { createHash } from "node:crypto";
+import type { PolicyException } from "@kyverno-ts/api";
+import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
+import type { ReportLimits } from "../../reports/report-builder.js";
+
+/** What a rule reads beyond the resource, its namespace's labels and its exceptions. */
+const READS_MORE = /"context"|time_|random\(|"cel"|verifyImages/;
+
+/** The digest of one scan's inputs; see `createScanInputs`. */
+export interface ScanInputs {
+  /**
+   * The digest for a live resource, or undefined when a scan of it must always evaluate.
+   * `scanned`: the policies the scan evaluates; `reporting`: every other policy whose rows its report
+   * may hold (admission-fed rules), by key and version only.
+   */
+  digest(input: {
+    uid: string;
+    resourceVersion: string | undefined;
+    namespaceLabels: Record<string, string> | undefined;
+    scanned: readonly CachedPolicy[];
+    reporting: readonly CachedPolicy[];
+  }): string | undefined;
+}
+
+/** `namespace/name@resourceVersion` of a policy or exception, undefined without a resourceVersion. */
+function versionOf(metadata: { name?: string; namespace?: string; resourceVersion?: string }) {
+  const rv = metadata.resourceVersion;
+  return rv === undefined || rv === ""
+    ? undefined
+    : `${metadata.namespace ?? ""}/${metadata.name ?? ""}@${rv}`;
+}
+
+/** Creates the digest function over the policy cache (its exceptions) and the report limits. */
+export function createScanInputs(options: {
+  cache: Pick<PolicyCache, "exceptionsFor">;
+  limits: ReportLimits;
+}): ScanInputs {
+  const limits = JSON.stringify(options.limits);
+  // Computed once per cached policy (a changed policy is a new object).
+  const pure = new WeakMap<CachedPolicy, boolean>();
+  const isPure = (p: CachedPolicy): boolean => {
+    let known = pure.get(p);
+    if (known === undefined) {
+      known = !READS_MORE.test(JSON.stringify(p.policy.spec));
+      pure.set(p, known);
+    }
+    return known;
+  };
+  const exceptionVersion = (e: PolicyException) => versionOf(e.metadata);
+
+  return {
+    digest({ uid, resourceVersion, namespaceLabels, scanned, reporting }) {
+      if (resourceVersion === undefined || resourceVersion === "") return undefined;
+      const parts: string[] = [uid, resourceVersion, limits];
+      for (const p of scanned) {
+        const version = versionOf(p.policy.metadata);
+        if (version === undefined || !isPure(p)) return undefined;
+        parts.push(`s${version}`);
+        for (const e of options.cache.exceptionsFor(p)) {
+          const ev = exceptionVersion(e);
+          if (ev === undefined) return undefined;
+          parts.push(`e${ev}`);
+        }
+      }
+      for (const p of reporting) {
+        const version = versionOf(p.policy.metadata);
+        if (version === undefined) return undefined;
+        parts.push(`r${version}`);
+      }
+      if (namespaceLabels !== undefined)
+        for (const [k, v] of Object.entries(namespaceLabels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+          parts.push(`l${k}=${v}`);
+      return createHash("sha1").update(parts.join("\u0000")).digest("base64");
+    },
+  };
+}
