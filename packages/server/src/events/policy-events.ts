@@ -151,137 +151,148 @@ const failing = (rule: RuleResponse): boolean => rule.status === "fail" || rule.
 /** Classic policy kinds (upstream's `AsKyvernoPolicy`): only they say "is successfully mutated". */
 const CLASSIC_KINDS = new Set(["ClusterPolicy", "Policy"]);
 
+/** What the emitting functions share: the recorder, the policy references, the reasons not omitted. */
+interface Emitter {
+  recorder: PolicyEventsOptions["recorder"];
+  policyRef: PolicyRefOf;
+  emits(reason: EventReason): boolean;
+}
+
+/** The resource of a response as an Event's object reference. */
+function resourceRef(response: PolicyResponse): EventObjectRef {
+  const r = response.resource;
+  return {
+    apiVersion: r.apiVersion,
+    kind: r.kind,
+    name: r.name,
+    ...(r.namespace ? { namespace: r.namespace } : {}),
+    ...(r.uid ? { uid: r.uid } : {}),
+  };
+}
+
+/** A failing rule's Events: on the policy, and (unless the request was blocked) on the resource. */
+function ruleEvents(
+  e: Emitter,
+  source: string,
+  response: PolicyResponse,
+  rule: RuleResponse,
+  blocked: boolean,
+) {
+  const reason: EventReason = rule.status === "error" ? "PolicyError" : "PolicyViolation";
+  if (!e.emits(reason)) return;
+  const policy = e.policyRef(response.policy);
+  const resource = resourceRef(response);
+  e.recorder.record({
+    reportingController: source,
+    regarding: policy,
+    related: resource,
+    type: "Warning",
+    reason,
+    action: blocked ? EventActions.blocked : EventActions.passed,
+    note: EventMessages.policyRule(response, rule, blocked),
+  });
+  if (blocked) return;
+  e.recorder.record({
+    reportingController: source,
+    regarding: resource,
+    related: policy,
+    type: "Warning",
+    reason,
+    action: EventActions.passed,
+    note: EventMessages.resourceRule(response, rule),
+  });
+}
+
+/** The Events of rules a PolicyException exempted: on the policy and on the exception. */
+function skippedEvents(e: Emitter, source: string, response: PolicyResponse): void {
+  if (!e.emits("PolicySkipped")) return;
+  for (const rule of response.rules) {
+    if (rule.status !== "skip" || rule.exception === undefined) continue;
+    const { exception } = rule;
+    e.recorder.record({
+      reportingController: source,
+      regarding: e.policyRef(response.policy),
+      related: resourceRef(response),
+      type: "Normal",
+      reason: "PolicySkipped",
+      action: EventActions.passed,
+      note: EventMessages.skippedPolicy(response, rule, exception),
+    });
+    e.recorder.record({
+      reportingController: source,
+      regarding: {
+        apiVersion: EXCEPTION_API_VERSION,
+        kind: "PolicyException",
+        name: exception.name,
+        namespace: exception.namespace,
+      },
+      related: resourceRef(response),
+      type: "Normal",
+      reason: "PolicySkipped",
+      action: EventActions.passed,
+      note: EventMessages.skippedException(response, rule),
+    });
+  }
+}
+
+/** `PolicyApplied` on the policy (a classic policy that only mutates says "successfully mutated"). */
+function appliedEvent(e: Emitter, source: string, response: PolicyResponse): void {
+  const mutateOnly =
+    CLASSIC_KINDS.has(response.policy.kind) && response.rules.every((r) => r.type === "Mutation");
+  e.recorder.record({
+    reportingController: source,
+    regarding: e.policyRef(response.policy),
+    related: resourceRef(response),
+    type: "Normal",
+    reason: "PolicyApplied",
+    action: mutateOnly ? EventActions.mutated : EventActions.passed,
+    note: mutateOnly ? EventMessages.mutated(response) : EventMessages.applied(response),
+  });
+}
+
+/** The Events of one response that did not block: failures, exemptions, or applied. */
+function outcomeEvents(e: Emitter, source: string, response: PolicyResponse): void {
+  let failed = false;
+  for (const rule of response.rules)
+    if (failing(rule)) {
+      failed = true;
+      ruleEvents(e, source, response, rule, false);
+    }
+  skippedEvents(e, source, response);
+  if (failed || !e.emits("PolicyApplied")) return;
+  // A warn result is not a failure (upstream's IsSuccessful); rules all skipped apply nothing.
+  if (response.rules.some((r) => r.status === "pass" || r.status === "warn"))
+    appliedEvent(e, source, response);
+}
+
 /** Creates the emitter. Builds no Event of an omitted reason. */
 export function createPolicyEvents(options: PolicyEventsOptions): PolicyEvents {
   const omit = new Set<string>(options.omit ?? DEFAULT_OMIT_EVENTS);
-  const { recorder, policyRef } = options;
-  const emits = (reason: EventReason): boolean => !omit.has(reason);
-
-  const resourceRef = (response: PolicyResponse): EventObjectRef => {
-    const r = response.resource;
-    return {
-      apiVersion: r.apiVersion,
-      kind: r.kind,
-      name: r.name,
-      ...(r.namespace ? { namespace: r.namespace } : {}),
-      ...(r.uid ? { uid: r.uid } : {}),
-    };
+  const e: Emitter = {
+    recorder: options.recorder,
+    policyRef: options.policyRef,
+    emits: (reason) => !omit.has(reason),
   };
-
-  const ruleEvents = (
-    source: string,
-    response: PolicyResponse,
-    rule: RuleResponse,
-    blocked: boolean,
-  ): void => {
-    const reason: EventReason = rule.status === "error" ? "PolicyError" : "PolicyViolation";
-    if (!emits(reason)) return;
-    const policy = policyRef(response.policy);
-    const resource = resourceRef(response);
-    recorder.record({
-      reportingController: source,
-      regarding: policy,
-      related: resource,
-      type: "Warning",
-      reason,
-      action: blocked ? EventActions.blocked : EventActions.passed,
-      note: EventMessages.policyRule(response, rule, blocked),
-    });
-    if (blocked) return;
-    recorder.record({
-      reportingController: source,
-      regarding: resource,
-      related: policy,
-      type: "Warning",
-      reason,
-      action: EventActions.passed,
-      note: EventMessages.resourceRule(response, rule),
-    });
-  };
-
-  const skippedEvents = (source: string, response: PolicyResponse): void => {
-    if (!emits("PolicySkipped")) return;
-    for (const rule of response.rules) {
-      if (rule.status !== "skip" || rule.exception === undefined) continue;
-      const { exception } = rule;
-      recorder.record({
-        reportingController: source,
-        regarding: policyRef(response.policy),
-        related: resourceRef(response),
-        type: "Normal",
-        reason: "PolicySkipped",
-        action: EventActions.passed,
-        note: EventMessages.skippedPolicy(response, rule, exception),
-      });
-      recorder.record({
-        reportingController: source,
-        regarding: {
-          apiVersion: EXCEPTION_API_VERSION,
-          kind: "PolicyException",
-          name: exception.name,
-          namespace: exception.namespace,
-        },
-        related: resourceRef(response),
-        type: "Normal",
-        reason: "PolicySkipped",
-        action: EventActions.passed,
-        note: EventMessages.skippedException(response, rule),
-      });
-    }
-  };
-
-  const applied = (source: string, response: PolicyResponse): void => {
-    const mutateOnly =
-      CLASSIC_KINDS.has(response.policy.kind) && response.rules.every((r) => r.type === "Mutation");
-    recorder.record({
-      reportingController: source,
-      regarding: policyRef(response.policy),
-      related: resourceRef(response),
-      type: "Normal",
-      reason: "PolicyApplied",
-      action: mutateOnly ? EventActions.mutated : EventActions.passed,
-      note: mutateOnly ? EventMessages.mutated(response) : EventMessages.applied(response),
-    });
-  };
-
-  const outcome = (source: string, response: PolicyResponse): void => {
-    let failed = false;
-    for (const rule of response.rules)
-      if (failing(rule)) {
-        failed = true;
-        ruleEvents(source, response, rule, false);
-      }
-    skippedEvents(source, response);
-    if (failed || !emits("PolicyApplied")) return;
-    // A warn result is not a failure (upstream's IsSuccessful); rules all skipped apply nothing.
-    if (response.rules.some((r) => r.status === "pass" || r.status === "warn")) applied(source, response);
-  };
-
-  const blockedEvents = (responses: readonly PolicyResponse[]): void => {
-    for (const response of responses)
-      for (const rule of response.rules)
-        if (failing(rule) && rule.failureAction === "Enforce")
-          ruleEvents(EventSources.admission, response, rule, true);
-  };
-
+  const admission = EventSources.admission;
   return {
     admission(responses, blocked) {
-      if (blocked) blockedEvents(responses);
-      else for (const response of responses) outcome(EventSources.admission, response);
+      if (!blocked) for (const response of responses) outcomeEvents(e, admission, response);
+      else
+        for (const response of responses)
+          for (const rule of response.rules)
+            if (failing(rule) && rule.failureAction === "Enforce")
+              ruleEvents(e, admission, response, rule, true);
     },
     mutation(responses, blocked) {
       if (!blocked) {
-        for (const response of responses) outcome(EventSources.admission, response);
+        for (const response of responses) outcomeEvents(e, admission, response);
         return;
       }
       // A failing mutate rule of a Fail policy denied the request: the policy's Events, blocked.
       for (const response of responses)
-        for (const rule of response.rules)
-          if (failing(rule)) ruleEvents(EventSources.admission, response, rule, true);
+        for (const rule of response.rules) if (failing(rule)) ruleEvents(e, admission, response, rule, true);
     },
-    scan(response) {
-      outcome(EventSources.scan, response);
-    },
+    scan: (response) => outcomeEvents(e, EventSources.scan, response),
   };
 }
 
