@@ -132,6 +132,16 @@ function createConnections(
   };
 }
 
+/**
+ * A request path as sent: the client's paths are built from encoded parts, so they are used as they
+ * are; one with a character a request line cannot carry is encoded as a URL would encode it.
+ */
+function requestPath(path: string, base: URL): string {
+  if (/^[\x21-\x7e]*$/.test(path)) return path;
+  const url = new URL(path, base);
+  return `${url.pathname}${url.search}`;
+}
+
 /** Creates the transport for the current context of `kc`; nothing is sent until the first request. */
 export function createTransport(
   kc: KubeConfig,
@@ -144,6 +154,12 @@ export function createTransport(
   const base = new URL(server);
   const basePath = base.pathname.replace(/\/+$/, "");
   const secure = base.protocol === "https:";
+  // Where every request goes, parsed once (a URL per request costs more than the request's own work).
+  const target: https.RequestOptions = {
+    protocol: base.protocol,
+    hostname: base.hostname.startsWith("[") ? base.hostname.slice(1, -1) : base.hostname,
+    ...(base.port === "" ? {} : { port: Number(base.port) }),
+  };
   const send = secure ? https.request : http.request;
   const connections = createConnections(kc, userAgent, secure, options);
 
@@ -158,17 +174,24 @@ export function createTransport(
     if ("ok" in conn) return onError(conn);
     if (req.signal?.aborted === true) return onError(clientFailure(0, "Aborted", "request aborted"));
     const query = req.query?.toString() ?? "";
-    const url = new URL(`${basePath}${req.path}${query === "" ? "" : `?${query}`}`, base);
     const headers: Record<string, string> = { ...conn.headers, Accept: accept };
-    if (req.body !== undefined) {
+    // Encoded once: its length and what is written are the same bytes.
+    const body = req.body === undefined ? undefined : Buffer.from(req.body);
+    if (body !== undefined) {
       headers["Content-Type"] = req.contentType ?? "application/json";
-      headers["Content-Length"] = String(Buffer.byteLength(req.body));
+      headers["Content-Length"] = String(body.length);
     }
-    const options: https.RequestOptions = { method: req.method, headers, agent: conn.agent };
+    const options: https.RequestOptions = {
+      ...target,
+      path: requestPath(`${basePath}${req.path}${query === "" ? "" : `?${query}`}`, base),
+      method: req.method,
+      headers,
+      agent: conn.agent,
+    };
     if (conn.auth !== undefined) options.auth = conn.auth;
     let settled = false;
     let timedOut = false;
-    const request = send(url, options);
+    const request = send(options);
     const timer = setTimeout(() => {
       timedOut = true;
       request.destroy(new Error(`no response after ${req.timeoutMs} ms`));
@@ -194,7 +217,7 @@ export function createTransport(
       if (res.statusCode === 401) connections.invalidate();
       onResponse(res, () => request.destroy());
     });
-    request.end(req.body);
+    request.end(body);
   };
 
   return {
