@@ -153,9 +153,8 @@ export function admissionConfigProblems(config: MetricsConfig, source: string): 
   return exposureProblems(config, ADMISSION_FAMILIES, others, source);
 }
 
-/** Creates the metrics; nothing is shared between two instances. */
-export function createAdmissionMetrics(options: AdmissionMetricsOptions): AdmissionMetrics {
-  const config = options.config ?? defaultMetricsConfig();
+/** The admission controller's families (`all` in exposition order) and the state its collected ones read. */
+function createAdmissionFamilies(options: AdmissionMetricsOptions, config: MetricsConfig) {
   const maxSeries = options.maxSeries ?? config.maxSeriesPerMetric;
   const exposure = (spec: MetricFamilySpec) => exposureOf(config, spec);
   const dropped = createCounterFamily(F.seriesDropped, exposure(F.seriesDropped), { maxSeries: 1000 });
@@ -165,90 +164,132 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
   };
   const counter = (spec: MetricFamilySpec) => createCounterFamily(spec, exposure(spec), limits);
   const histogram = (spec: MetricFamilySpec) => createHistogramFamily(spec, exposure(spec), limits);
-  const acceptNamespace = namespaceFilter(config);
-
-  const policyResults = counter(F.policyResults);
-  const policyExecution = histogram(F.policyExecution);
-  const admissionRequests = counter(F.admissionRequests);
-  const admissionReview = histogram(F.admissionReview);
-  const celExecution = {
-    validate: histogram(F.validatingPolicyExecution),
-    mutate: histogram(F.mutatingPolicyExecution),
-    imageValidate: histogram(F.imageValidatingPolicyExecution),
-  };
-  const httpRequests = createCounterFamily(F.httpRequests, exposure(F.httpRequests), {
-    ...limits,
-    maxSeries: 1000,
-  });
-  const httpDuration = createHistogramFamily(F.httpDuration, exposure(F.httpDuration), {
-    ...limits,
-    maxSeries: 1000,
-  });
-  const policyChanges = counter(F.policyChanges);
-  const clientQueries = counter(F.clientQueries);
-  const admissionErrors = counter(F.admissionErrors);
-  const resultsDropped = counter(F.resultsDropped);
-  const updateRequestsDropped = counter(F.updateRequestsDropped);
-  const reconciles = counter(F.controllerReconcile);
-  const requeues = counter(F.controllerRequeue);
-  // The leader's duty queue retries forever: nothing is ever dropped, the family stays at 0.
-  const drops = counter(F.controllerDrop);
-
-  const ruleInfo = new Map<string, string[][]>();
-  const certificates = new Map<string, number>();
   const collected = (spec: MetricFamilySpec, collect: () => Iterable<CollectedSample>) =>
     createCollectedFamily(spec, exposure(spec), collect);
-  const families = [
-    policyResults,
-    policyExecution,
-    admissionRequests,
-    admissionReview,
-    celExecution.validate,
-    celExecution.mutate,
-    celExecution.imageValidate,
-    httpRequests,
-    httpDuration,
+  const ruleInfo = new Map<string, string[][]>();
+  const certificates = new Map<string, number>();
+  const f = {
+    dropped,
+    policyResults: counter(F.policyResults),
+    policyExecution: histogram(F.policyExecution),
+    admissionRequests: counter(F.admissionRequests),
+    admissionReview: histogram(F.admissionReview),
+    celExecution: {
+      validate: histogram(F.validatingPolicyExecution),
+      mutate: histogram(F.mutatingPolicyExecution),
+      imageValidate: histogram(F.imageValidatingPolicyExecution),
+    },
+    httpRequests: createCounterFamily(F.httpRequests, exposure(F.httpRequests), {
+      ...limits,
+      maxSeries: 1000,
+    }),
+    httpDuration: createHistogramFamily(F.httpDuration, exposure(F.httpDuration), {
+      ...limits,
+      maxSeries: 1000,
+    }),
+    policyChanges: counter(F.policyChanges),
+    clientQueries: counter(F.clientQueries),
+    admissionErrors: counter(F.admissionErrors),
+    resultsDropped: counter(F.resultsDropped),
+    updateRequestsDropped: counter(F.updateRequestsDropped),
+    reconciles: counter(F.controllerReconcile),
+    requeues: counter(F.controllerRequeue),
+    // The leader's duty queue retries forever: nothing is ever dropped, the family stays at 0.
+    drops: counter(F.controllerDrop),
+    ruleInfo,
+    certificates,
+  };
+  const all = [
+    f.policyResults,
+    f.policyExecution,
+    f.admissionRequests,
+    f.admissionReview,
+    f.celExecution.validate,
+    f.celExecution.mutate,
+    f.celExecution.imageValidate,
+    f.httpRequests,
+    f.httpDuration,
     collected(F.ruleInfo, function* () {
       for (const rows of ruleInfo.values()) for (const values of rows) yield { values, value: 1 };
     }),
-    policyChanges,
-    clientQueries,
-    reconciles,
-    requeues,
-    drops,
+    f.policyChanges,
+    f.clientQueries,
+    f.reconciles,
+    f.requeues,
+    f.drops,
     collected(F.info, () => [{ values: [options.version], value: 1 }]),
-    admissionErrors,
-    resultsDropped,
-    updateRequestsDropped,
+    f.admissionErrors,
+    f.resultsDropped,
+    f.updateRequestsDropped,
     collected(F.certificateExpiry, () =>
       [...certificates].map(([certificate, seconds]) => ({ values: [certificate], value: seconds })),
     ),
     dropped,
     ...processFamilies(options.processProbe ?? systemProcessProbe(), exposure),
   ];
+  return { ...f, all };
+}
+type AdmissionFamilies = ReturnType<typeof createAdmissionFamilies>;
 
-  // Counters an alert or a dashboard reads exist from the start (at 0), so a query has data to rate.
+/** Counters an alert or a dashboard reads exist from the start (at 0), so a query has data to rate. */
+function seedSeries(f: AdmissionFamilies): void {
   for (const webhook of ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"] as const)
     for (const type of ["timeout", "internal", "bad_request"] as const)
-      admissionErrors.series(`${webhook}\u0000${type}`, () => [webhook, type])?.inc(0);
-  resultsDropped.series("", () => [])?.inc(0);
-  updateRequestsDropped.series("", () => [])?.inc(0);
-  drops.series(ADMISSION_LEADER_QUEUE, () => [ADMISSION_LEADER_QUEUE])?.inc(0);
-  requeues.series(`${ADMISSION_LEADER_QUEUE}\u00001`, () => [ADMISSION_LEADER_QUEUE, "1"])?.inc(0);
+      f.admissionErrors.series(`${webhook}\u0000${type}`, () => [webhook, type])?.inc(0);
+  f.resultsDropped.series("", () => [])?.inc(0);
+  f.updateRequestsDropped.series("", () => [])?.inc(0);
+  f.drops.series(ADMISSION_LEADER_QUEUE, () => [ADMISSION_LEADER_QUEUE])?.inc(0);
+  f.requeues.series(`${ADMISSION_LEADER_QUEUE}\u00001`, () => [ADMISSION_LEADER_QUEUE, "1"])?.inc(0);
   for (const spec of [F.policyResults, F.policyExecution, F.admissionRequests, F.admissionReview])
-    dropped.series(spec.name, () => [spec.name])?.inc(0);
+    f.dropped.series(spec.name, () => [spec.name])?.inc(0);
+}
 
-  const recorders = createRecorderCache(policyResults, policyExecution, acceptNamespace);
-  const policyValues = (p: PolicyLabels): string[] => [
-    p.validationMode,
-    p.type,
-    String(p.background),
-    p.namespace,
-    p.name,
+const policyValues = (p: PolicyLabels): string[] => [
+  p.validationMode,
+  p.type,
+  String(p.background),
+  p.namespace,
+  p.name,
+];
+
+/** The label values of a CEL policy execution (mutating kinds have no validation mode). */
+function celExecutionValues(l: CelExecutionLabels): string[] {
+  return [
+    String(l.background),
+    l.policyName,
+    ...(l.type === "mutate" ? [] : [l.validationMode]),
+    l.resourceKind,
+    l.resourceNamespace,
+    l.operation.toLowerCase(),
+    "admission_request",
+    l.result.toUpperCase(),
   ];
+}
+
+/** The `kyverno_policy_rule_info_total` rows of a policy's rules. */
+function ruleInfoRows(rules: readonly RuleInfoLabels[]): string[][] {
+  return rules.map((r) => [
+    r.policy.namespace,
+    r.policy.name,
+    String(r.ready),
+    r.policy.validationMode,
+    r.policy.type,
+    String(r.policy.background),
+    r.rule,
+    r.ruleType,
+  ]);
+}
+
+/** Creates the metrics; nothing is shared between two instances. */
+export function createAdmissionMetrics(options: AdmissionMetricsOptions): AdmissionMetrics {
+  const config = options.config ?? defaultMetricsConfig();
+  const f = createAdmissionFamilies(options, config);
+  seedSeries(f);
+  const acceptNamespace = namespaceFilter(config);
+  const recorders = createRecorderCache(f.policyResults, f.policyExecution, acceptNamespace);
 
   return {
-    ...createExposition(() => families),
+    ...createExposition(() => f.all),
     ruleResult(l, seconds) {
       recorders
         .get(l)
@@ -265,72 +306,52 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
         String(l.allowed),
         l.webhook,
       ];
-      admissionRequests.series(key, values)?.inc();
-      admissionReview.series(key, values)?.observe(seconds);
+      f.admissionRequests.series(key, values)?.inc();
+      f.admissionReview.series(key, values)?.observe(seconds);
     },
     celPolicyExecution(l, seconds) {
       if (!acceptNamespace(l.resourceNamespace)) return;
       // Once per policy and request: the key is built from the labels as given, the label values
       // only when the series is new.
       const key = `${l.background}\u0000${l.policyName}\u0000${l.validationMode}\u0000${l.resourceKind}\u0000${l.resourceNamespace}\u0000${l.operation}\u0000${l.result}`;
-      celExecution[l.type]
-        .series(key, () => [
-          String(l.background),
-          l.policyName,
-          ...(l.type === "mutate" ? [] : [l.validationMode]),
-          l.resourceKind,
-          l.resourceNamespace,
-          l.operation.toLowerCase(),
-          "admission_request",
-          l.result.toUpperCase(),
-        ])
-        ?.observe(seconds);
+      f.celExecution[l.type].series(key, () => celExecutionValues(l))?.observe(seconds);
     },
     httpRequest(method, url, seconds) {
       const key = `${method} ${url}`;
       const values = () => [method, url];
-      httpRequests.series(key, values)?.inc();
-      httpDuration.series(key, values)?.observe(seconds);
+      f.httpRequests.series(key, values)?.inc();
+      f.httpDuration.series(key, values)?.observe(seconds);
     },
     policyChange(policy, change) {
       const values = [...policyValues(policy), change];
-      policyChanges.series(values.join("\u0000"), () => values)?.inc();
+      f.policyChanges.series(values.join("\u0000"), () => values)?.inc();
     },
     setRuleInfo(key, rules) {
-      const rows = rules.map((r) => [
-        r.policy.namespace,
-        r.policy.name,
-        String(r.ready),
-        r.policy.validationMode,
-        r.policy.type,
-        String(r.policy.background),
-        r.rule,
-        r.ruleType,
-      ]);
-      if (rows.length > 0) ruleInfo.set(key, rows);
-      else ruleInfo.delete(key);
+      const rows = ruleInfoRows(rules);
+      if (rows.length > 0) f.ruleInfo.set(key, rows);
+      else f.ruleInfo.delete(key);
     },
     resultsDropped(count) {
-      if (count > 0) resultsDropped.series("", () => [])?.inc(count);
+      if (count > 0) f.resultsDropped.series("", () => [])?.inc(count);
     },
     updateRequestsDropped(count) {
-      if (count > 0) updateRequestsDropped.series("", () => [])?.inc(count);
+      if (count > 0) f.updateRequestsDropped.series("", () => [])?.inc(count);
     },
     clientQuery(e) {
       const key = `${e.operation}\u0000${e.clientType}\u0000${e.kind}\u0000${e.namespace}`;
-      clientQueries.series(key, () => [e.operation, e.clientType, e.kind, e.namespace])?.inc();
+      f.clientQueries.series(key, () => [e.operation, e.clientType, e.kind, e.namespace])?.inc();
     },
     admissionError(webhook, errorType) {
-      admissionErrors.series(`${webhook}\u0000${errorType}`, () => [webhook, errorType])?.inc();
+      f.admissionErrors.series(`${webhook}\u0000${errorType}`, () => [webhook, errorType])?.inc();
     },
     certificateExpiry(certificate, notAfter) {
-      certificates.set(certificate, Math.floor(notAfter.getTime() / 1000));
+      f.certificates.set(certificate, Math.floor(notAfter.getTime() / 1000));
     },
     reconcile(controller) {
-      reconciles.series(controller, () => [controller])?.inc();
+      f.reconciles.series(controller, () => [controller])?.inc();
     },
     requeue(controller, retries) {
-      requeues.series(`${controller}\u0000${retries}`, () => [controller, String(retries)])?.inc();
+      f.requeues.series(`${controller}\u0000${retries}`, () => [controller, String(retries)])?.inc();
     },
   };
 }
