@@ -17,6 +17,10 @@ export interface ControllerProcessOptions {
   entry: string;
   /** `false`: a built entry, run without the TypeScript hooks. */
   typescript: boolean;
+  kubeconfig: string;
+  /** Its leader election identity (`--identity`). */
+  identity: string;
+  /** Flags after the shared ones (`--kubeconfig`, `--identity`, `--metrics-port 0`, `--log-level debug`). */
   args: string[];
   /** Leader election timings instead of the controller's own (`KYVERNO_TS_LEADER_TIMINGS`). */
   leaderTimings?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
@@ -51,7 +55,18 @@ export interface ControllerProcess {
 export function forkController(options: ControllerProcessOptions): Promise<ControllerProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (options.leaderTimings) env.KYVERNO_TS_LEADER_TIMINGS = JSON.stringify(options.leaderTimings);
-  const child = fork(options.entry, options.args, {
+  const args = [
+    "--kubeconfig",
+    options.kubeconfig,
+    "--identity",
+    options.identity,
+    "--metrics-port",
+    "0",
+    "--log-level",
+    "debug",
+    ...options.args,
+  ];
+  const child = fork(options.entry, args, {
     execArgv: [
       ...(options.typescript
         ? ["--experimental-transform-types", "--no-warnings", "--import", HOOKS]
