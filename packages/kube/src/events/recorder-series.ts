@@ -67,6 +67,9 @@ function aggregate(s: RecorderState, key: string, now: number): boolean {
   if (running !== undefined && now - running.lastMs <= s.windowMs) {
     running.count++;
     running.lastMs = now;
+    // Most recently used last (client-go's LRU): a busy series is not the one forgotten first.
+    s.series.delete(key);
+    s.series.set(key, running);
     s.stats.aggregated++;
     if (running.created && running.written === 1) enqueue(s, running);
     return true;
@@ -98,12 +101,14 @@ function similarPastLimit(s: RecorderState, event: EventRecord, now: number): bo
   if (s.maxSimilar === 0) return false;
   const key = similarKey(event);
   let record: SimilarRecord | undefined = s.similar.get(key);
+  if (record !== undefined) s.similar.delete(key);
   if (record === undefined || now - record.lastMs > s.similarWindowMs) {
-    if (record !== undefined) s.similar.delete(key);
     bound(s.similar, s.maxSeries);
     record = { notes: new Set(), lastMs: now };
-    s.similar.set(key, record);
   }
+  // Most recently used last (client-go's LRU): a policy failing on many objects keeps its record
+  // while the records of those objects come and go.
+  s.similar.set(key, record);
   record.lastMs = now;
   record.notes.add(event.note);
   if (record.notes.size < s.maxSimilar) return false;

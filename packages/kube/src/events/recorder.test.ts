@@ -213,6 +213,24 @@ describe("event recorder", () => {
     expect(patches(api.calls).at(-1)?.ref.name).toBe(created[0]?.metadata?.name);
   });
 
+  it("keeps counting similar occurrences about a policy while thousands of other objects come and go", async () => {
+    const { api, recorder } = setup({ maxSeries: 64, spamBurst: 1000, maxQueued: 10_000, qps: 0 });
+    const onPolicy = (i: number): EventRecord => ({
+      ...violation(`web-${i}`, `Pod team-a/web-${i}: [check-team] fail`),
+      regarding: { apiVersion: "kyverno.io/v1", kind: "ClusterPolicy", name: "require-labels", uid: "p-1" },
+    });
+    for (let i = 0; i < 2000; i++) {
+      recorder.record(onPolicy(i));
+      recorder.record(violation(`web-${i}`));
+    }
+    await recorder.flush();
+    const onThePolicy = creates(api.calls).filter(
+      (e) => (e.regarding as { kind: string }).kind === "ClusterPolicy",
+    );
+    expect(onThePolicy).toHaveLength(10);
+    expect(creates(api.calls)).toHaveLength(2010);
+  });
+
   it("counts similar occurrences anew after ten quiet minutes, and never combines with similarEvents 0", async () => {
     const { api, recorder, clock } = setup({ spamBurst: 1000 });
     for (let i = 0; i < 9; i++) recorder.record(violation("web", `message ${i}`));
