@@ -19,6 +19,8 @@
 //   --rate 200 --seconds 10 --containers 3000 --timeout 10
 // Ends with one "VERDICT" line per configuration and an overall "VERDICT: PASS" or "VERDICT: FAIL",
 // with the machine's load average (numbers from a loaded machine are not the goal's).
+// BENCH_SERVER_NODE_ARGS (space-separated) are given to each server's node, e.g. "--cpu-prof
+// --cpu-prof-dir=/tmp/prof" to profile the serving thread and the evaluation workers.
 // Needs the packages built (npm run build).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -157,6 +159,7 @@ function start(bin: string, args: string[], dir: string): Promise<Server> {
   const child = spawn(
     process.execPath,
     [
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter((arg) => arg !== "") ?? []),
       bin,
       "admission",
       "--standalone",

@@ -16,10 +16,11 @@ import { Worker } from "node:worker_threads";
 import type { CelPolicy, CelPolicyException, Policy, PolicyException } from "@kyverno-ts/api";
 import type { ServerClock } from "../clock.js";
 import type { CelJob, CelJobResult } from "../controllers/admission/cel-step.js";
+import type { ReviewParse } from "../controllers/admission/review.js";
 import type { StepJob, StepResult } from "../controllers/admission/step.js";
 import type { Logger } from "../logger.js";
 import { createFairQueue } from "./fair-queue.js";
-import type { FromWorker, ToWorker, WorkerSettings } from "./protocol.js";
+import type { FromWorker, ParseJob, ToWorker, WorkerSettings } from "./protocol.js";
 
 /** Why a job was not evaluated: its deadline passed while it waited, or its worker overran or died. */
 class EvaluationAbandoned extends Error {
@@ -67,6 +68,8 @@ export interface EvaluationPool {
   evaluate(job: StepJob, tenant: string): Promise<StepResult>;
   /** Evaluates a CEL webhook's policies in a worker, under the same queue and deadlines. */
   evaluateCel(job: CelJob, tenant: string): Promise<CelJobResult>;
+  /** Parses a large review's text into its shell in a worker (see review-shell.ts), likewise. */
+  parseReview(text: string, remainingMs: number): Promise<ReviewParse>;
   /** Policy changes, forwarded to every worker (and replayed to replacements). */
   setPolicy(key: string, policy: Policy): void;
   deletePolicy(key: string): void;
@@ -81,14 +84,23 @@ export interface EvaluationPool {
   close(): Promise<void>;
 }
 
-/** A job of either kind, as the queue holds it. */
-type WorkerJob = { kind: "step"; job: StepJob } | { kind: "cel"; job: CelJob };
+/** A job of any kind, as the queue holds it. */
+type WorkerJob =
+  | { kind: "step"; job: StepJob }
+  | { kind: "cel"; job: CelJob }
+  | { kind: "parse"; job: ParseJob };
+
+/** The message type of each job kind. */
+const MESSAGE_TYPES = { step: "evaluate", cel: "evaluateCel", parse: "parseReview" } as const;
+/** The fair queue's lane of the parse jobs (their namespace is not known before they are parsed). */
+const PARSE_TENANT = "(review bodies)";
+type JobResult = StepResult | CelJobResult | ReviewParse;
 
 interface Pending {
   readonly id: number;
   readonly job: WorkerJob;
   readonly tenant: string;
-  readonly resolve: (result: StepResult | CelJobResult) => void;
+  readonly resolve: (result: JobResult) => void;
   readonly reject: (error: EvaluationAbandoned) => void;
   /** Monotonic time the job was queued: its time left shrinks while it waits. */
   readonly queuedAt: number;
@@ -183,7 +195,8 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
       const pending = slot.job;
       if (pending === undefined || pending.id !== message.id) return;
       release(slot, pending);
-      if (message.type === "result" || message.type === "celResult") pending.resolve(message.result);
+      if (message.type === "result" || message.type === "celResult" || message.type === "parsed")
+        pending.resolve(message.result);
       else {
         logger.error({ reason: message.message }, "admission evaluation failed in a worker");
         giveUp(pending, `evaluation failed: ${message.message}`);
@@ -271,19 +284,11 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
       slot.retire = undefined;
       pending.slot = slot;
       runningPerTenant.set(pending.tenant, (runningPerTenant.get(pending.tenant) ?? 0) + 1);
-      slot.worker.postMessage(
-        pending.job.kind === "step"
-          ? ({
-              type: "evaluate",
-              id: pending.id,
-              job: { ...pending.job.job, remainingMs },
-            } satisfies ToWorker)
-          : ({
-              type: "evaluateCel",
-              id: pending.id,
-              job: { ...pending.job.job, remainingMs },
-            } satisfies ToWorker),
-      );
+      slot.worker.postMessage({
+        type: MESSAGE_TYPES[pending.job.kind],
+        id: pending.id,
+        job: { ...pending.job.job, remainingMs },
+      } as ToWorker);
     }
     startWanted();
   }
@@ -319,11 +324,11 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
 
   for (let i = 0; i < prestart; i++) slots.push(spawn());
 
-  function submit(work: WorkerJob, tenant: string): Promise<StepResult | CelJobResult> {
+  function submit(work: WorkerJob, tenant: string): Promise<JobResult> {
     const job = work.job;
     if (closed || (startsFailed && slots.length === 0))
       return Promise.reject(new EvaluationAbandoned("no evaluation worker runs"));
-    return new Promise<StepResult | CelJobResult>((resolve, reject) => {
+    return new Promise<JobResult>((resolve, reject) => {
       const id = nextId++;
       const pending: Pending = {
         id,
@@ -355,6 +360,11 @@ export function createEvaluationPool(options: EvaluationPoolOptions): Evaluation
   return {
     evaluate: (job, tenant) => submit({ kind: "step", job }, tenant) as Promise<StepResult>,
     evaluateCel: (job, tenant) => submit({ kind: "cel", job }, tenant) as Promise<CelJobResult>,
+    parseReview: (text, remainingMs) =>
+      submit(
+        { kind: "parse", job: { text, remainingMs, policies: [] } },
+        PARSE_TENANT,
+      ) as Promise<ReviewParse>,
     setPolicy(key, policy) {
       policies.set(key, policy);
       broadcast({ type: "setPolicy", policy });

@@ -6,7 +6,15 @@
 import type { CelPolicy, CelPolicyException, Policy, PolicyException } from "@kyverno-ts/api";
 import type { EvaluationLimits } from "@kyverno-ts/engine";
 import type { CelJob, CelJobResult } from "../controllers/admission/cel-step.js";
+import type { ReviewParse } from "../controllers/admission/review.js";
 import type { StepJob, StepResult } from "../controllers/admission/step.js";
+
+/** A large review's text to parse into its shell (see review-shell.ts); `policies` is empty. */
+export interface ParseJob {
+  text: string;
+  remainingMs: number;
+  policies: readonly string[];
+}
 
 /** What a worker is started with (`workerData`). */
 export interface WorkerSettings {
@@ -31,12 +39,14 @@ export type ToWorker =
   | { type: "deleteCelPolicy"; key: string }
   | { type: "setCelException"; exception: CelPolicyException }
   | { type: "deleteCelException"; key: string }
-  | { type: "evaluateCel"; id: number; job: CelJob };
+  | { type: "evaluateCel"; id: number; job: CelJob }
+  | { type: "parseReview"; id: number; job: ParseJob };
 
 /** Worker → main thread. */
 export type FromWorker =
   | { type: "ready" }
   | { type: "result"; id: number; result: StepResult }
   | { type: "celResult"; id: number; result: CelJobResult }
+  | { type: "parsed"; id: number; result: ReviewParse }
   /** The step threw (a bug outside the engine): the request is answered per failure policy. */
   | { type: "failed"; id: number; message: string };

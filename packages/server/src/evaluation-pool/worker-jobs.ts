@@ -8,6 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { createCelEngine, createEngine } from "@kyverno-ts/engine";
 import { systemClock } from "../clock.js";
 import { runCelJob } from "../controllers/admission/cel-step.js";
+import { fillReviewShells, shellReview } from "../controllers/admission/review-shell.js";
 import { runJob } from "../controllers/admission/step.js";
 import { createCelPolicyStore } from "../policycache/cel-policy-store.js";
 import { createPolicyCache } from "../policycache/policy-cache.js";
@@ -68,18 +69,24 @@ port.on("message", (message: ToWorker) => {
       celStore.deleteException(message.key);
       return;
     case "evaluate":
-      reply(message.id, () => ({
-        type: "result",
-        id: message.id,
-        result: runJob(engine, cache, clock, message.job),
-      }));
+      reply(message.id, () => {
+        if (message.job.body !== undefined) fillReviewShells(message.job.body);
+        const { stopped: _stopped, ...result } = runJob(engine, cache, clock, message.job);
+        return { type: "result", id: message.id, result };
+      });
       return;
     case "evaluateCel":
-      reply(message.id, () => ({
-        type: "celResult",
-        id: message.id,
-        result: runCelJob(celEngine, celStore, clock, message.job),
-      }));
+      reply(message.id, () => {
+        if (message.job.body !== undefined) fillReviewShells(message.job.body);
+        return {
+          type: "celResult",
+          id: message.id,
+          result: runCelJob(celEngine, celStore, clock, message.job),
+        };
+      });
+      return;
+    case "parseReview":
+      reply(message.id, () => ({ type: "parsed", id: message.id, result: shellReview(message.job.text) }));
       return;
   }
 });

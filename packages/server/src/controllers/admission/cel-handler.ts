@@ -9,22 +9,19 @@
  * mutate-existing MutatingPolicies (`cel-mutate`).
  */
 import type { JsonValue } from "@kyverno-ts/api";
-import type { CelEngine, CelPolicyType, PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
-import type { ServerClock } from "../../clock.js";
-import type { PolicyEvents } from "../../events/policy-events.js";
-import type { Logger } from "../../logger.js";
+import type { PolicyResponse, RuleResponse } from "@kyverno-ts/engine";
 import type { CelExecutionLabels } from "../../metrics/metrics.js";
-import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
-import type { FailurePolicy } from "../../policycache/policy-cache.js";
-import type { BackgroundSink } from "./background.js";
+import type { CachedCelPolicy } from "../../policycache/cel-policy-store.js";
 import { celGenerateIntents } from "./cel-generate.js";
+import type { CelAdmissionHandler, CelAdmissionHandlerOptions } from "./cel-handler-types.js";
 import { celMutateExistingIntents } from "./cel-mutate-existing.js";
 import { createCelOffload, type PreparedCelJob } from "./cel-offload.js";
+import type { CelWebhookRoute } from "./cel-routes.js";
 import { type CelEvaluation, type CelEvaluator, type CelJob, evaluateCelPolicies } from "./cel-step.js";
-import { isExcludedRequester, isFilteredResource, type KyvernoConfig } from "./filters.js";
+import { isExcludedRequester, isFilteredResource } from "./filters.js";
 import { createInlineBudget } from "./inline-budget.js";
-import { engineRequest, type RequestSubject, type ResourceKindOf, requestSubject } from "./request.js";
-import { type AdmissionResultSink, admissionResultOf } from "./results.js";
+import { engineRequest, type RequestSubject, requestSubject } from "./request.js";
+import { admissionResultOf } from "./results.js";
 import {
   type AdmissionReviewResponse,
   allow,
@@ -33,48 +30,19 @@ import {
   type HandlerReply,
   type ParsedReview,
   parseAdmissionReview,
+  type ReviewParse,
   statusBody,
 } from "./review.js";
+import { LARGE_REVIEW_CHARS, parsesReviews, reviewBody } from "./review-shell.js";
 
-/** Which CEL webhook a request came in on. */
-export interface CelWebhookRoute {
-  type: Extract<CelPolicyType, "validate" | "mutate" | "imageValidate" | "generate">;
-  failurePolicy: FailurePolicy;
-  /** A fine-grained webhook serves one policy (its own timeout); every policy of the type otherwise. */
-  policy?: string;
-}
-
-/** Upstream's path prefix of each CEL webhook type. */
-export const CEL_WEBHOOK_PATHS = {
-  validate: "/vpol",
-  mutate: "/mpol",
-  imageValidate: "/ivpol",
-  generate: "/gpol",
-} as const;
-
-/** Upstream's webhook name prefix of each CEL webhook type. */
-export const CEL_WEBHOOK_NAMES = {
-  validate: "vpol.validate.kyverno.svc",
-  mutate: "mpol.mutate.kyverno.svc",
-  imageValidate: "ivpol.validate.kyverno.svc",
-  generate: "gpol.validate.kyverno.svc",
-} as const;
-
-/** The path of a CEL webhook: `/vpol/fail`, or `/vpol/fail/finegrained/<policy>`. */
-export function celWebhookPath(route: CelWebhookRoute): string {
-  const base = `${CEL_WEBHOOK_PATHS[route.type]}/${route.failurePolicy.toLowerCase()}`;
-  return route.policy === undefined ? base : `${base}/finegrained/${route.policy}`;
-}
-
-/** Parses a CEL webhook path; undefined for other paths. */
-export function parseCelWebhookPath(path: string): CelWebhookRoute | undefined {
-  const m = /^\/(vpol|mpol|ivpol|gpol)\/(fail|ignore)(?:\/finegrained\/([^/]+))?$/.exec(path);
-  if (m === null) return undefined;
-  const types = { vpol: "validate", mpol: "mutate", ivpol: "imageValidate", gpol: "generate" } as const;
-  const type = types[m[1] as keyof typeof types];
-  const failurePolicy = m[2] === "fail" ? "Fail" : "Ignore";
-  return m[3] === undefined ? { type, failurePolicy } : { type, failurePolicy, policy: m[3] };
-}
+export type { CelAdmissionHandler, CelAdmissionHandlerOptions } from "./cel-handler-types.js";
+export {
+  CEL_WEBHOOK_NAMES,
+  CEL_WEBHOOK_PATHS,
+  type CelWebhookRoute,
+  celWebhookPath,
+  parseCelWebhookPath,
+} from "./cel-routes.js";
 
 /** Upstream's message of a policy that blocked or warned: `Policy <name> failed: <message>`. */
 export function celPolicyMessage(policy: CachedCelPolicy, rule: RuleResponse): string {
@@ -107,57 +75,6 @@ export function celExecutionLabels(
   };
 }
 
-/** Options of `createCelAdmissionHandler`. */
-export interface CelAdmissionHandlerOptions {
-  engine: CelEngine;
-  store: CelPolicyStore;
-  clock: ServerClock;
-  logger: Logger;
-  config: () => KyvernoConfig;
-  /** Receives results of admitted, non-dry-run requests for reports. */
-  sink?: AdmissionResultSink;
-  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
-  resourceKind?: ResourceKindOf;
-  /** Receives the GeneratingPolicies' work of admitted requests (the UpdateRequest intake). */
-  background?: BackgroundSink;
-  /** Kubernetes Events of ValidatingPolicy and MutatingPolicy results (as the classic handler's). */
-  events?: PolicyEvents;
-  /**
-   * Evaluates ValidatingPolicies and MutatingPolicies off this thread (the evaluation pool), so an
-   * expensive one holds no other request or probe; inline when omitted. Used by `serveBody`.
-   */
-  evaluator?: CelEvaluator;
-  /** With an evaluator: how long (ms) a request is first evaluated inline (default 5; 0: never). */
-  inlineMs?: number;
-  /** CPU time (ms) of the serving thread, for telling a slow policy from a busy machine (see inline-budget.ts). */
-  threadCpuMs?: () => number;
-  /** The request's deadline (ms) for work sent to the evaluator (default 10,000, the webhook timeout). */
-  deadlineMs?: number;
-  /** Records each policy evaluation (`kyverno_*_policy_execution_duration_seconds`). */
-  onEvaluated?: (
-    policy: CachedCelPolicy,
-    response: PolicyResponse,
-    seconds: number,
-    review: ParsedReview,
-  ) => void;
-}
-
-/** The handler; see `createCelAdmissionHandler`. */
-export interface CelAdmissionHandler {
-  /** Answers a raw body, evaluating on this thread. Never throws. */
-  handleBody(route: CelWebhookRoute, body: string): HandlerReply;
-  handleReview(route: CelWebhookRoute, review: ParsedReview): AdmissionReviewResponse;
-  /**
-   * Answers a raw body as the webhook server does: with an evaluator, a request that needs more than
-   * `inlineMs` is evaluated there (off this event loop). Never rejects.
-   */
-  serveBody(
-    route: CelWebhookRoute,
-    body: string,
-    options?: { receivedAt?: number },
-  ): HandlerReply | Promise<HandlerReply>;
-}
-
 interface Evaluation {
   policy: CachedCelPolicy;
   response: PolicyResponse;
@@ -172,6 +89,7 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
   const { engine, store, clock, logger } = options;
 
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const largeBody = options.largeReviewChars ?? LARGE_REVIEW_CHARS;
   const offload = createCelOffload({
     engine,
     clock,
@@ -379,6 +297,37 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     }
   }
 
+  /**
+   * A large validate review: a worker parses it into its shell, the job holds the shells and the text
+   * (filled in the worker). Parsed here when no worker could parse it in time.
+   */
+  async function serveLarge(
+    route: CelWebhookRoute,
+    body: string,
+    evaluator: CelEvaluator & Required<Pick<CelEvaluator, "parseReview">>,
+    receivedAt: number,
+  ): Promise<HandlerReply> {
+    let parsed: ReviewParse;
+    try {
+      parsed = await evaluator.parseReview(body, receivedAt + deadlineMs - clock.monotonic());
+    } catch {
+      parsed = parseAdmissionReview(body);
+      if (!parsed.ok) return unparsable(route, parsed);
+      return { statusCode: 200, body: await serveReview(route, parsed.review, evaluator, receivedAt) };
+    }
+    if (!parsed.ok) return unparsable(route, parsed);
+    const review = parsed.review;
+    try {
+      const prepared = prepare(route, review, receivedAt);
+      if ("answer" in prepared) return { statusCode: 200, body: prepared.answer };
+      prepared.job.body = reviewBody(body, review);
+      const evaluations = await offload.offThread(evaluator, prepared);
+      return { statusCode: 200, body: decideWith(route, review, prepared.job, evaluations) };
+    } catch (error) {
+      return { statusCode: 200, body: failed(route, review, error) };
+    }
+  }
+
   const unparsable = (
     route: CelWebhookRoute,
     parsed: { uid?: string | undefined; message: string },
@@ -401,9 +350,13 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
     serveBody(route, body, opts = {}) {
       const evaluator = options.evaluator;
       if (evaluator === undefined) return handleBody(route, body);
+      const receivedAt = opts.receivedAt ?? clock.monotonic();
+      // A large validate review is parsed and evaluated in workers (see review-shell.ts).
+      if (route.type === "validate" && body.length >= largeBody && parsesReviews(evaluator))
+        return serveLarge(route, body, evaluator, receivedAt);
       const parsed = parseAdmissionReview(body);
       if (!parsed.ok) return unparsable(route, parsed);
-      const answer = serveReview(route, parsed.review, evaluator, opts.receivedAt ?? clock.monotonic());
+      const answer = serveReview(route, parsed.review, evaluator, receivedAt);
       return answer instanceof Promise
         ? answer.then((b) => ({ statusCode: 200, body: b }))
         : { statusCode: 200, body: answer };

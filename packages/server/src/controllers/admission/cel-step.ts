@@ -9,6 +9,8 @@ import type { CelEngine, EngineRequest, PolicyResponse } from "@kyverno-ts/engin
 import type { ServerClock } from "../../clock.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import type { RequestSubject } from "./request.js";
+import type { ReviewParse } from "./review.js";
+import type { ReviewBody } from "./review-shell.js";
 
 /** What a CEL evaluation is asked to do; plain data, so it can cross to a worker thread. */
 export interface CelJob {
@@ -20,6 +22,8 @@ export interface CelJob {
   subject: RequestSubject;
   /** Milliseconds left before the request's deadline when the job was handed over. */
   remainingMs: number;
+  /** A large review's text when the job's objects are shells (see review-shell.ts). */
+  body?: ReviewBody;
 }
 
 /** One policy's evaluation: its response and how long it took. */
@@ -40,6 +44,8 @@ export interface CelJobResult {
  */
 export interface CelEvaluator {
   evaluateCel(job: CelJob, tenant: string): Promise<CelJobResult>;
+  /** Parses a large review's text into its shell (see review-shell.ts); rejects as `evaluateCel` does. */
+  parseReview?(text: string, remainingMs: number): Promise<ReviewParse>;
 }
 
 /** The response of a policy whose evaluation threw or was abandoned: one `error` result. */

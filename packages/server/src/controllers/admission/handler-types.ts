@@ -69,6 +69,11 @@ export interface AdmissionHandlerOptions {
   /** CPU time (ms) of the serving thread, for telling a slow policy from a busy machine (see inline-budget.ts). */
   threadCpuMs?: () => number;
   /**
+   * With an evaluator that parses reviews: bodies of at least this many characters are parsed and
+   * evaluated in its workers, not here (default 32 Ki; see review-shell.ts).
+   */
+  largeReviewChars?: number;
+  /**
    * Receives the generate / mutate-existing work of admitted requests (UpdateRequests), computed off
    * the request path; without it such rules do nothing at admission.
    */

@@ -24,9 +24,17 @@ import type {
 } from "./handler-types.js";
 import { inlineAttempt } from "./inline-attempt.js";
 import { createInlineBudget } from "./inline-budget.js";
+import { handleLargeBody } from "./large-review.js";
 import { ReviewMessages } from "./messages.js";
 import { requestSubject } from "./request.js";
-import { type AdmissionReviewResponse, type ParsedReview, parseAdmissionReview, sniffUid } from "./review.js";
+import {
+  type AdmissionReviewResponse,
+  type HandlerReply,
+  type ParsedReview,
+  parseAdmissionReview,
+  sniffUid,
+} from "./review.js";
+import { LARGE_REVIEW_CHARS, parsesReviews } from "./review-shell.js";
 
 export type {
   AdmissionHandler,
@@ -67,6 +75,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     }),
   };
   const { clock } = d;
+  const largeBody = options.largeReviewChars ?? LARGE_REVIEW_CHARS;
 
   function handleReview(
     route: WebhookRoute,
@@ -115,18 +124,30 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     return finish(d, route, review, subject, receivedAt, answer);
   }
 
+  /** Parses a body here and answers it. */
+  function handleHere(
+    route: WebhookRoute,
+    body: string,
+    receivedAt: number,
+  ): HandlerReply | Promise<HandlerReply> {
+    if (body.trim() === "") return unusable(d, route, undefined, ReviewMessages.emptyBody);
+    const parsed = parseAdmissionReview(body);
+    if (!parsed.ok) return unusable(d, route, parsed.uid, parsed.message);
+    const answer = handleReview(route, parsed.review, { receivedAt });
+    return answer instanceof Promise
+      ? answer.then((body) => ({ statusCode: 200, body }))
+      : { statusCode: 200, body: answer };
+  }
+
   return {
     deadlineMs: d.deadlineMs,
     handleReview,
     handleBody(route, body, opts = {}) {
       const receivedAt = opts.receivedAt ?? clock.monotonic();
-      if (body.trim() === "") return unusable(d, route, undefined, ReviewMessages.emptyBody);
-      const parsed = parseAdmissionReview(body);
-      if (!parsed.ok) return unusable(d, route, parsed.uid, parsed.message);
-      const answer = handleReview(route, parsed.review, { receivedAt });
-      return answer instanceof Promise
-        ? answer.then((body) => ({ statusCode: 200, body }))
-        : { statusCode: 200, body: answer };
+      const evaluator = options.evaluator;
+      if (body.length >= largeBody && parsesReviews(evaluator))
+        return handleLargeBody(d, route, body, receivedAt, evaluator, handleHere);
+      return handleHere(route, body, receivedAt);
     },
     rejectBody(route, head, message) {
       return unusable(d, route, sniffUid(head), message);

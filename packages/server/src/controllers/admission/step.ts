@@ -14,7 +14,8 @@ import { type StepContext, unevaluated } from "./evaluation.js";
 import { EvaluationMessages } from "./messages.js";
 import { type MutationOutcome, runMutation } from "./mutate.js";
 import type { RequestSubject } from "./request.js";
-import type { ParsedReview } from "./review.js";
+import type { ParsedReview, ReviewParse } from "./review.js";
+import type { ReviewBody } from "./review-shell.js";
 import { runValidation, type ValidationOutcome } from "./validate.js";
 
 /** What a step is asked to do; plain data, so it can cross to a worker thread. */
@@ -30,6 +31,8 @@ export interface StepJob {
   remainingMs: number;
   /** The whole per-request budget in milliseconds (for messages). */
   deadlineMs: number;
+  /** A large review's text when the job's objects are shells (see review-shell.ts). */
+  body?: ReviewBody;
 }
 
 /** One rule result to record in `kyverno_policy_results_total` (the arguments of `RuleResultRecorder.record`). */
@@ -56,6 +59,8 @@ export interface StepResult {
  */
 export interface StepEvaluator {
   evaluate(job: StepJob, tenant: string): Promise<StepResult>;
+  /** Parses a large review's text into its shell (see review-shell.ts); rejects as `evaluate` does. */
+  parseReview?(text: string, remainingMs: number): Promise<ReviewParse>;
 }
 
 /** A job for `StepEvaluator`: the base engine request without what cannot leave this thread. */
