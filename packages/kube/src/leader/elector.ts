@@ -69,10 +69,22 @@ interface Leading {
   cancelDeadline: () => void;
 }
 
-/** Creates an elector; call `start()` to campaign and `release()` on shutdown. */
-export function createLeaderElector(options: LeaderElectorOptions): LeaderElector {
-  const { client, namespace, name, identity } = options;
-  const clock = options.clock ?? systemClock;
+/** Runs a callback; neither a throw nor a rejected promise may stop the election. */
+function safely(callback: () => unknown): void {
+  try {
+    const result = callback();
+    if (result instanceof Promise) result.catch(() => undefined);
+  } catch {
+    // ignored, as above
+  }
+}
+
+/** The lease duration, renew deadline and retry period, checked against each other. */
+function timingsOf(options: LeaderElectorOptions): {
+  leaseMs: number;
+  renewDeadlineMs: number;
+  retryMs: number;
+} {
   const leaseMs = options.leaseDurationMs ?? 12000;
   const renewDeadlineMs = options.renewDeadlineMs ?? 10000;
   const retryMs = options.retryPeriodMs ?? 2000;
@@ -80,25 +92,32 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
     throw new Error("leader election: leaseDurationMs must exceed renewDeadlineMs");
   if (!(renewDeadlineMs > retryMs * 1.2))
     throw new Error("leader election: renewDeadlineMs must exceed retryPeriodMs × 1.2");
-  if (identity === "") throw new Error("leader election: identity is required");
-  const ref = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", namespace, name };
+  if (options.identity === "") throw new Error("leader election: identity is required");
+  return { leaseMs, renewDeadlineMs, retryMs };
+}
 
+/** This replica's view of the Lease and the conditional writes on it; see `createLeaseAccess`. */
+interface LeaseAccess {
+  /**
+   * One attempt to acquire or renew, as client-go's `tryAcquireOrRenew`; `renewing`: this replica
+   * leads, so a Lease it wrote last is updated without reading it first.
+   */
+  tryAcquireOrRenew(now: number, renewing: boolean, signal: AbortSignal): Promise<boolean>;
+  /** Empties the holder of a lease this replica holds (one retry after a conflict). */
+  handBack(): Promise<void>;
+  /** Forgets that the observed Lease is this replica's own last write (read it before the next update). */
+  stale(): void;
+  /** The last observed holder. */
+  leader(): string | undefined;
+}
+
+/** The Lease as this replica last saw it, read and written conditionally. */
+function createLeaseAccess(options: LeaderElectorOptions, leaseMs: number, clock: Clock): LeaseAccess {
+  const { client, namespace, name, identity } = options;
+  const ref = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", namespace, name };
   let observed: Observed | undefined;
-  let leading: Leading | undefined;
   let reportedLeader: string | undefined;
   let fresh = false; // `observed` is the lease as this replica last wrote it: update without reading
-  let loop: { abort: AbortController; done: Promise<void> } | undefined;
-  let releasing: Promise<void> | undefined;
-
-  /** Runs a callback; neither a throw nor a rejected promise may stop the election. */
-  const safely = (callback: () => unknown): void => {
-    try {
-      const result = callback();
-      if (result instanceof Promise) result.catch(() => undefined);
-    } catch {
-      // ignored, as above
-    }
-  };
 
   const observe = (lease: Lease): void => {
     const record = recordOf(lease);
@@ -124,45 +143,86 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
     return clock.now() < o.at + duration;
   };
 
-  /** One attempt to acquire or renew, as client-go's `tryAcquireOrRenew`. */
-  const tryAcquireOrRenew = async (now: number, signal: AbortSignal): Promise<boolean> => {
-    const record: LeaderRecord = {
-      holderIdentity: identity,
-      leaseDurationSeconds: Math.ceil(leaseMs / 1000),
-      acquireTime: microTime(now),
-      renewTime: microTime(now),
-      leaseTransitions: 0,
-    };
-    if (!(fresh && leading !== undefined && observed !== undefined)) {
-      const got = await client.get<Lease>(ref, { signal });
-      if (!got.ok && got.status === 404 && got.reason === "NotFound") {
-        const created = await client.create(leaseWith(namespace, name, record), { signal });
-        if (!created.ok) return failed(created);
-        observe(created.value);
-        fresh = true;
-        return true;
-      }
-      if (!got.ok) return failed(got);
-      observe(got.value);
+  /** Reads the Lease (creating it when there is none: then acquired); undefined to go on with `observed`. */
+  const read = async (record: LeaderRecord, signal: AbortSignal): Promise<boolean | undefined> => {
+    const got = await client.get<Lease>(ref, { signal });
+    if (!got.ok && got.status === 404 && got.reason === "NotFound") {
+      const created = await client.create(leaseWith(namespace, name, record), { signal });
+      if (!created.ok) return failed(created);
+      observe(created.value);
+      fresh = true;
+      return true;
     }
-    const current = observed as Observed;
-    if (heldByOther(current)) return false;
-    if (current.record.holderIdentity === identity) {
-      record.acquireTime = current.record.acquireTime;
-      record.leaseTransitions = current.record.leaseTransitions;
-    } else record.leaseTransitions = current.record.leaseTransitions + 1;
-    const updated = await client.update(leaseWith(namespace, name, record, current.lease), { signal });
-    if (!updated.ok) return failed(updated);
-    observe(updated.value);
-    fresh = true;
-    return true;
+    if (!got.ok) return failed(got);
+    observe(got.value);
+    return undefined;
   };
+
+  return {
+    async tryAcquireOrRenew(now, renewing, signal) {
+      const record: LeaderRecord = {
+        holderIdentity: identity,
+        leaseDurationSeconds: Math.ceil(leaseMs / 1000),
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: 0,
+      };
+      if (!(fresh && renewing && observed !== undefined)) {
+        const done = await read(record, signal);
+        if (done !== undefined) return done;
+      }
+      const current = observed as Observed;
+      if (heldByOther(current)) return false;
+      if (current.record.holderIdentity === identity) {
+        record.acquireTime = current.record.acquireTime;
+        record.leaseTransitions = current.record.leaseTransitions;
+      } else record.leaseTransitions = current.record.leaseTransitions + 1;
+      const updated = await client.update(leaseWith(namespace, name, record, current.lease), { signal });
+      if (!updated.ok) return failed(updated);
+      observe(updated.value);
+      fresh = true;
+      return true;
+    },
+    async handBack() {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (observed === undefined || observed.record.holderIdentity !== identity) return;
+        const now = microTime(clock.now());
+        const record: LeaderRecord = {
+          holderIdentity: "",
+          leaseDurationSeconds: 1,
+          acquireTime: now,
+          renewTime: now,
+          leaseTransitions: observed.record.leaseTransitions,
+        };
+        const updated = await client.update(leaseWith(namespace, name, record, observed.lease));
+        if (updated.ok) return observe(updated.value);
+        if (updated.status !== 409) return void failed(updated);
+        const got = await client.get<Lease>(ref);
+        if (!got.ok) return void failed(got);
+        observe(got.value);
+      }
+    },
+    stale() {
+      fresh = false;
+    },
+    leader: () => reportedLeader,
+  };
+}
+
+/** Creates an elector; call `start()` to campaign and `release()` on shutdown. */
+export function createLeaderElector(options: LeaderElectorOptions): LeaderElector {
+  const clock = options.clock ?? systemClock;
+  const { leaseMs, renewDeadlineMs, retryMs } = timingsOf(options);
+  const lease = createLeaseAccess(options, leaseMs, clock);
+  let leading: Leading | undefined;
+  let loop: { abort: AbortController; done: Promise<void> } | undefined;
+  let releasing: Promise<void> | undefined;
 
   const stopLeading = (): boolean => {
     const current = leading;
     if (current === undefined) return false;
     leading = undefined;
-    fresh = false;
+    lease.stale();
     current.cancelDeadline();
     current.abort.abort();
     return true;
@@ -191,34 +251,17 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
       const limit = leading === undefined ? renewDeadlineMs : leading.renewedAt + renewDeadlineMs - start;
       const attempt = new AbortController();
       const cancelTimeout = clock.after(limit, () => attempt.abort());
-      const ok = await tryAcquireOrRenew(start, AbortSignal.any([signal, attempt.signal]));
+      const ok = await lease.tryAcquireOrRenew(
+        start,
+        leading !== undefined,
+        AbortSignal.any([signal, attempt.signal]),
+      );
       cancelTimeout();
       if (signal.aborted) break;
       if (ok && clock.now() < start + renewDeadlineMs) renewed(start);
       else if (leading !== undefined && clock.now() >= leading.renewedAt + renewDeadlineMs) lose();
       const wait = leading === undefined ? retryMs * (1 + 0.2 * Math.random()) : retryMs;
       await sleep(clock, wait, signal);
-    }
-  };
-
-  /** Empties the holder of a lease this replica holds (one retry after a conflict). */
-  const handBack = async (): Promise<void> => {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (observed === undefined || observed.record.holderIdentity !== identity) return;
-      const now = microTime(clock.now());
-      const record: LeaderRecord = {
-        holderIdentity: "",
-        leaseDurationSeconds: 1,
-        acquireTime: now,
-        renewTime: now,
-        leaseTransitions: observed.record.leaseTransitions,
-      };
-      const updated = await client.update(leaseWith(namespace, name, record, observed.lease));
-      if (updated.ok) return observe(updated.value);
-      if (updated.status !== 409) return void failed(updated);
-      const got = await client.get<Lease>(ref);
-      if (!got.ok) return void failed(got);
-      observe(got.value);
     }
   };
 
@@ -239,12 +282,12 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
           } catch {
             // stepping down failed; the lease is handed back regardless
           }
-          await handBack();
+          await lease.handBack();
         }
       })();
       return releasing;
     },
     isLeader: () => leading !== undefined && clock.now() < leading.renewedAt + renewDeadlineMs,
-    leader: () => reportedLeader,
+    leader: lease.leader,
   };
 }
