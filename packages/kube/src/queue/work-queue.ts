@@ -76,82 +76,139 @@ export interface WorkQueue<K> {
   isShuttingDown(): boolean;
 }
 
-/** Creates a work queue; call `process` to start workers and `shutdown` to stop them. */
-export function createWorkQueue<K>(options: WorkQueueOptions<K>): WorkQueue<K> {
-  const clock = options.clock ?? systemClock;
-  const limiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(clock);
-  const maxRetries = options.maxRetries ?? 10;
+/** The FIFO of keys under the workers: each key queued at most once, never handed to two workers at once. */
+function createKeyQueue<K>() {
   let items: K[] = [];
   let head = 0;
   const dirty = new Set<K>();
   const processing = new Set<K>();
-  const delayed = new Map<K, { at: number; cancel: () => void }>();
-  const failures = new Map<K, number>();
   const wakers: Array<() => void> = [];
-  const workers: Promise<void>[] = [];
-  const abort = new AbortController();
-  let shuttingDown = false;
-  let draining = true;
 
   const push = (key: K): void => {
     items.push(key);
     wakers.shift()?.();
   };
 
-  const take = (): K | undefined => {
-    if (head >= items.length) return undefined;
-    const key = items[head] as K;
-    head++;
-    if (head > 1024 && head * 2 > items.length) {
-      items = items.slice(head);
+  return {
+    /** Queues `key` unless queued; a key in flight is queued again when it is done. */
+    add(key: K): void {
+      if (dirty.has(key)) return;
+      dirty.add(key);
+      if (!processing.has(key)) push(key);
+    },
+    /** The next key for a worker (now in flight), or undefined when none waits. */
+    take(): K | undefined {
+      if (head >= items.length) return undefined;
+      const key = items[head] as K;
+      head++;
+      if (head > 1024 && head * 2 > items.length) {
+        items = items.slice(head);
+        head = 0;
+      }
+      dirty.delete(key);
+      processing.add(key);
+      return key;
+    },
+    /** A worker finished `key`; queued again if it was added meanwhile. */
+    done(key: K): void {
+      processing.delete(key);
+      if (dirty.has(key)) push(key);
+    },
+    /** Resolves when a key is pushed (or `wakeAll`). */
+    wait: (): Promise<void> => new Promise<void>((resolve) => wakers.push(resolve)),
+    wakeAll(): void {
+      for (const wake of wakers.splice(0)) wake();
+    },
+    len: (): number => items.length - head,
+    /** Drops every waiting key. */
+    clear(): void {
+      for (const key of items.slice(head)) dirty.delete(key);
+      items = [];
       head = 0;
-    }
-    dirty.delete(key);
-    processing.add(key);
-    return key;
+    },
   };
+}
 
-  const add = (key: K): void => {
-    if (shuttingDown || dirty.has(key)) return;
-    dirty.add(key);
-    if (!processing.has(key)) push(key);
+/** Adds after a delay; of several pending delays for one key the earliest wins. */
+function createDelays<K>(clock: Clock, add: (key: K) => void) {
+  const delayed = new Map<K, { at: number; cancel: () => void }>();
+  return {
+    after(key: K, delayMs: number): void {
+      const at = clock.now() + delayMs;
+      const pending = delayed.get(key);
+      if (pending !== undefined) {
+        if (pending.at <= at) return;
+        pending.cancel();
+      }
+      const cancel = clock.after(delayMs, () => {
+        delayed.delete(key);
+        add(key);
+      });
+      delayed.set(key, { at, cancel });
+    },
+    cancelAll(): void {
+      for (const pending of delayed.values()) pending.cancel();
+      delayed.clear();
+    },
   };
+}
 
-  const done = (key: K): void => {
-    processing.delete(key);
-    if (dirty.has(key)) push(key);
-  };
-
-  const addAfter = (key: K, delayMs: number): void => {
-    if (shuttingDown) return;
-    if (delayMs <= 0) {
-      add(key);
-      return;
-    }
-    const at = clock.now() + delayMs;
-    const pending = delayed.get(key);
-    if (pending !== undefined) {
-      if (pending.at <= at) return;
-      pending.cancel();
-    }
-    const cancel = clock.after(delayMs, () => {
-      delayed.delete(key);
-      add(key);
-    });
-    delayed.set(key, { at, cancel });
-  };
-
+/** Failures per key and the retry policy: requeued after the limiter's delay up to `maxRetries` times, then dropped. */
+function createRetries<K>(options: WorkQueueOptions<K>, limiter: RateLimiter<K>) {
+  const maxRetries = options.maxRetries ?? 10;
+  const failures = new Map<K, number>();
   const forget = (key: K): void => {
     failures.delete(key);
     limiter.forget(key);
+  };
+  return {
+    forget,
+    /** Failures of `key` since its last success. */
+    count: (key: K): number => failures.get(key) ?? 0,
+    /** A failure of `key`: requeued after a delay, or given up. */
+    failed(key: K, error: unknown, requeue: (key: K, delayMs: number) => void): void {
+      const retries = (failures.get(key) ?? 0) + 1;
+      const event: QueueEvent<K> = { controller: options.name, key, retries, error };
+      if (retries <= maxRetries) {
+        failures.set(key, retries);
+        requeue(key, limiter.when(key));
+        options.onRequeue?.(event);
+      } else {
+        forget(key);
+        options.onDrop?.(event);
+      }
+    },
+  };
+}
+
+/** Creates a work queue; call `process` to start workers and `shutdown` to stop them. */
+export function createWorkQueue<K>(options: WorkQueueOptions<K>): WorkQueue<K> {
+  const clock = options.clock ?? systemClock;
+  const limiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(clock);
+  const keys = createKeyQueue<K>();
+  const retries = createRetries(options, limiter);
+  const { forget } = retries;
+  const workers: Promise<void>[] = [];
+  const abort = new AbortController();
+  let shuttingDown = false;
+  let draining = true;
+
+  const add = (key: K): void => {
+    if (!shuttingDown) keys.add(key);
+  };
+  const delays = createDelays<K>(clock, add);
+  const addAfter = (key: K, delayMs: number): void => {
+    if (shuttingDown) return;
+    if (delayMs <= 0) add(key);
+    else delays.after(key, delayMs);
   };
 
   const next = async (): Promise<K | undefined> => {
     for (;;) {
       if (shuttingDown && !draining) return undefined;
-      const key = take();
+      const key = keys.take();
       if (key !== undefined || shuttingDown) return key;
-      await new Promise<void>((resolve) => wakers.push(resolve));
+      await keys.wait();
     }
   };
 
@@ -165,33 +222,23 @@ export function createWorkQueue<K>(options: WorkQueueOptions<K>): WorkQueue<K> {
       addAfter(key, result.requeueAfterMs);
       return;
     }
-    if (shuttingDown) return;
-    const retries = (failures.get(key) ?? 0) + 1;
-    const event: QueueEvent<K> = { controller: options.name, key, retries, error: result.error };
-    if (retries <= maxRetries) {
-      failures.set(key, retries);
-      addAfter(key, limiter.when(key));
-      options.onRequeue?.(event);
-    } else {
-      forget(key);
-      options.onDrop?.(event);
-    }
+    if (!shuttingDown) retries.failed(key, result.error, addAfter);
   };
 
   const worker = async (handler: Reconciler<K>): Promise<void> => {
     for (;;) {
       const key = await next();
       if (key === undefined) return;
-      const retries = failures.get(key) ?? 0;
-      options.onReconcile?.({ controller: options.name, key, retries });
+      const failed = retries.count(key);
+      options.onReconcile?.({ controller: options.name, key, retries: failed });
       let result: ReconcileResult | undefined;
       try {
-        result = (await handler(key, { retries, signal: abort.signal })) ?? undefined;
+        result = (await handler(key, { retries: failed, signal: abort.signal })) ?? undefined;
       } catch (error) {
         result = { error };
       }
       settle(key, result);
-      done(key);
+      keys.done(key);
     }
   };
 
@@ -200,8 +247,8 @@ export function createWorkQueue<K>(options: WorkQueueOptions<K>): WorkQueue<K> {
     addAfter,
     addRateLimited: (key) => addAfter(key, limiter.when(key)),
     forget,
-    retries: (key) => failures.get(key) ?? 0,
-    len: () => items.length - head,
+    retries: retries.count,
+    len: keys.len,
     process(count, handler) {
       const started = Array.from({ length: Math.max(1, Math.floor(count)) }, () => worker(handler));
       workers.push(...started);
@@ -211,15 +258,12 @@ export function createWorkQueue<K>(options: WorkQueueOptions<K>): WorkQueue<K> {
       if (!shuttingDown) {
         shuttingDown = true;
         draining = shutdownOptions?.drain !== false;
-        for (const pending of delayed.values()) pending.cancel();
-        delayed.clear();
+        delays.cancelAll();
         if (!draining) {
-          for (const key of items.slice(head)) dirty.delete(key);
-          items = [];
-          head = 0;
+          keys.clear();
           abort.abort();
         }
-        for (const wake of wakers.splice(0)) wake();
+        keys.wakeAll();
       }
       await Promise.all(workers);
     },
