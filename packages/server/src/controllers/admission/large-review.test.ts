@@ -11,7 +11,7 @@ import { systemClock } from "../../clock.js";
 import { SOURCE_WORKER_EXEC_ARGV, SOURCE_WORKER_URL } from "../../evaluation-pool/testing/index.js";
 import { createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import { createPolicyCache } from "../../policycache/policy-cache.js";
-import { podValidatePolicy, recordingLogger, review } from "../../testing/fixtures.js";
+import { podValidatePolicy, policy, recordingLogger, review } from "../../testing/fixtures.js";
 import { type AdmissionCore, createAdmissionCore } from "./admission-core.js";
 import { createCelAdmissionHandler } from "./cel-handler.js";
 import { type CelEvaluator, runCelJob } from "./cel-step.js";
@@ -70,6 +70,40 @@ function setup() {
   const engine = createEngine({ clock });
   const cache = createPolicyCache({ engine });
   cache.set(podValidatePolicy({ name: "disallow-privileged" }));
+  cache.set(
+    podValidatePolicy({
+      name: "delete-guard",
+      operations: ["DELETE"],
+      message: "the last container is still there",
+      deny: {
+        conditions: {
+          any: [
+            { key: "{{ request.oldObject.spec.containers[1999].name }}", operator: "Equals", value: "c1999" },
+          ],
+        },
+      },
+    }),
+  );
+  cache.set(
+    policy({
+      apiVersion: "kyverno.io/v1",
+      kind: "ClusterPolicy",
+      metadata: { name: "add-owner" },
+      spec: {
+        rules: [
+          {
+            name: "owner",
+            match: { any: [{ resources: { kinds: ["Pod"] } }] },
+            mutate: {
+              patchStrategicMerge: {
+                metadata: { labels: { owner: "{{ request.object.spec.containers[1999].name }}" } },
+              },
+            },
+          },
+        ],
+      },
+    }),
+  );
   const celEngine = createCelEngine({ clock });
   const store = createCelPolicyStore({ engine: celEngine });
   store.set(requireTeam);
@@ -126,6 +160,23 @@ describe("large reviews parsed and evaluated in workers", () => {
     expect(calls).toEqual({ parse: 1, shells: 1 });
     expect(there).toEqual(here);
     expect(JSON.stringify(there.body)).toContain("privileged containers are not allowed");
+  });
+
+  it("a classic mutate review and a DELETE review (its old object filled in): the answers of the serving thread", async () => {
+    const { classic, calls } = setup();
+    const mutate = { type: "mutate", failurePolicy: "Fail" } as const;
+    const here = await classic(false).handleBody(mutate, body);
+    const there = await classic(true).handleBody(mutate, body);
+    expect(there).toEqual(here);
+    expect(JSON.stringify(there.body)).toContain('"patch"');
+    const deletion = JSON.stringify(
+      review({ operation: "DELETE", object: null, oldObject: bigPod(2000, 1500) }),
+    );
+    const deniedHere = await classic(false).handleBody(route, deletion);
+    const deniedThere = await classic(true).handleBody(route, deletion);
+    expect(deniedThere).toEqual(deniedHere);
+    expect(JSON.stringify(deniedThere.body)).toContain("the last container is still there");
+    expect(calls).toEqual({ parse: 2, shells: 2 });
   });
 
   it("a CEL review: the answer of the serving thread", async () => {
