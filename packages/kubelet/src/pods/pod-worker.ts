@@ -59,6 +59,61 @@ function condition(type: string, ok: boolean, previous: PodCondition[] | undefin
   };
 }
 
+/**
+ * What the runtime starts for one instance of a container: its image's entrypoint and environment
+ * under the Pod's and container's security context, in the Pod's network namespace with its volumes.
+ */
+async function containerLaunch(
+  pod: Pod,
+  deps: PodWorkerDeps,
+  where: { podDir: string; attachment: PodAttachment | undefined; volumes: PodVolumes | undefined },
+  container: Container,
+  instance: number,
+): Promise<ContainerLaunch> {
+  const { attachment } = where;
+  const namespace = pod.metadata.namespace ?? "default";
+  const image = resolveImage(container.image, deps.images);
+  if ("unsupported" in image) throw new Error(image.unsupported);
+  const ip = attachment?.ip ?? "";
+  const env = await containerEnv(
+    { client: deps.client, pod, podIP: ip, hostIP: deps.network.gateway, apiServer: deps.apiServer },
+    container,
+    image.env,
+  );
+  const expand = (words: string[]) => words.map((w) => expandReferences(w, env));
+  const command = container.command === undefined ? undefined : expand(container.command);
+  const args =
+    container.command === undefined && container.args === undefined
+      ? image.cmd
+      : expand(container.args ?? []);
+  const argv = [...(command ?? image.entrypoint), ...args];
+  const sc = { ...pod.spec.securityContext, ...container.securityContext };
+  const uid = sc.runAsUser ?? image.user?.uid;
+  const gid = sc.runAsGroup ?? image.user?.gid ?? uid;
+  const groups = [
+    ...(pod.spec.securityContext?.fsGroup === undefined ? [] : [pod.spec.securityContext.fsGroup]),
+    ...(pod.spec.securityContext?.supplementalGroups ?? []),
+  ];
+  const scratchDir = join(where.podDir, "containers", `${container.name}-${instance}`);
+  mkdirSync(scratchDir, { recursive: true });
+  return {
+    id: `${namespace}/${pod.metadata.name}/${container.name}`,
+    image: container.image,
+    argv,
+    command,
+    args,
+    env,
+    workingDir: container.workingDir ?? image.workingDir,
+    mounts: where.volumes?.mountsOf(container) ?? [],
+    netns: { name: attachment?.netns ?? "", path: attachment?.netnsPath ?? "" },
+    user: uid === undefined ? undefined : { uid, gid: gid ?? uid, groups },
+    readOnlyRootFilesystem: sc.readOnlyRootFilesystem === true,
+    dropAllCapabilities: sc.capabilities?.drop?.includes("ALL") === true && sc.privileged !== true,
+    noNewPrivileges: sc.allowPrivilegeEscalation === false,
+    scratchDir,
+  };
+}
+
 /** Starts running a Pod bound to this node. */
 export function startPodWorker(pod: Pod, deps: PodWorkerDeps): PodWorker {
   const meta = pod.metadata;
@@ -136,48 +191,8 @@ export function startPodWorker(pod: Pod, deps: PodWorkerDeps): PodWorker {
     });
   };
 
-  const launchOf = async (container: Container, instance: number): Promise<ContainerLaunch> => {
-    const image = resolveImage(container.image, deps.images);
-    if ("unsupported" in image) throw new Error(image.unsupported);
-    const ip = attachment?.ip ?? "";
-    const env = await containerEnv(
-      { client: deps.client, pod, podIP: ip, hostIP: deps.network.gateway, apiServer: deps.apiServer },
-      container,
-      image.env,
-    );
-    const expand = (words: string[]) => words.map((w) => expandReferences(w, env));
-    const command = container.command === undefined ? undefined : expand(container.command);
-    const args =
-      container.command === undefined && container.args === undefined
-        ? image.cmd
-        : expand(container.args ?? []);
-    const argv = [...(command ?? image.entrypoint), ...args];
-    const sc = { ...pod.spec.securityContext, ...container.securityContext };
-    const uid = sc.runAsUser ?? image.user?.uid;
-    const gid = sc.runAsGroup ?? image.user?.gid ?? uid;
-    const groups = [
-      ...(pod.spec.securityContext?.fsGroup === undefined ? [] : [pod.spec.securityContext.fsGroup]),
-      ...(pod.spec.securityContext?.supplementalGroups ?? []),
-    ];
-    const scratchDir = join(podDir, "containers", `${container.name}-${instance}`);
-    mkdirSync(scratchDir, { recursive: true });
-    return {
-      id: `${namespace}/${meta.name}/${container.name}`,
-      image: container.image,
-      argv,
-      command,
-      args,
-      env,
-      workingDir: container.workingDir ?? image.workingDir,
-      mounts: volumes?.mountsOf(container) ?? [],
-      netns: { name: attachment?.netns ?? "", path: attachment?.netnsPath ?? "" },
-      user: uid === undefined ? undefined : { uid, gid: gid ?? uid, groups },
-      readOnlyRootFilesystem: sc.readOnlyRootFilesystem === true,
-      dropAllCapabilities: sc.capabilities?.drop?.includes("ALL") === true && sc.privileged !== true,
-      noNewPrivileges: sc.allowPrivilegeEscalation === false,
-      scratchDir,
-    };
-  };
+  const launchOf = (container: Container, instance: number): Promise<ContainerLaunch> =>
+    containerLaunch(pod, deps, { podDir, attachment, volumes }, container, instance);
 
   const runner = (container: Container, isInit: boolean): ContainerRunner => {
     let instance = 0;
