@@ -128,10 +128,10 @@ function parseBinding(binding: JsonObject, namespace: string): ParsedBinding {
 }
 
 /**
- * The RBAC authorizer over the roles and bindings in `store`, behind the privileged group. Parsed
- * bindings and role rules are cached until the next write to any RBAC object.
+ * The bindings and role rules of `store`, parsed once and cached until the next write to any RBAC
+ * object.
  */
-export function createRbacAuthorizer(store: ObjectStore): Authorizer {
+function createRbacCache(store: ObjectStore) {
   let clusterBindings: ParsedBinding[] | undefined;
   const bindingsByNamespace = new Map<string, ParsedBinding[]>();
   const rulesByRole = new Map<string, PolicyRule[] | undefined>();
@@ -141,18 +141,6 @@ export function createRbacAuthorizer(store: ObjectStore): Authorizer {
     bindingsByNamespace.clear();
     rulesByRole.clear();
   });
-  const clusterBindingsNow = (): ParsedBinding[] => {
-    clusterBindings ??= store.list(STORAGE.clusterRoleBindings).map((b) => parseBinding(b, ""));
-    return clusterBindings;
-  };
-  const bindingsIn = (namespace: string): ParsedBinding[] => {
-    let list = bindingsByNamespace.get(namespace);
-    if (list === undefined) {
-      list = store.list(STORAGE.roleBindings, namespace).map((b) => parseBinding(b, namespace));
-      bindingsByNamespace.set(namespace, list);
-    }
-    return list;
-  };
   const storedRules = (
     kind: "ClusterRole" | "Role",
     namespace: string,
@@ -168,14 +156,34 @@ export function createRbacAuthorizer(store: ObjectStore): Authorizer {
     }
     return rulesByRole.get(key);
   };
-  const roleRules = (binding: ParsedBinding): PolicyRule[] | string => {
-    const { roleKind: kind, roleName: name, namespace } = binding;
-    if (kind === "ClusterRole")
-      return storedRules(kind, "", name) ?? `clusterrole.${RBAC} ${JSON.stringify(name)} not found`;
-    if (kind === "Role" && namespace !== "")
-      return storedRules(kind, namespace, name) ?? `role.${RBAC} ${JSON.stringify(name)} not found`;
-    return `unsupported role reference kind: ${JSON.stringify(kind)}`;
+  return {
+    clusterBindings(): ParsedBinding[] {
+      clusterBindings ??= store.list(STORAGE.clusterRoleBindings).map((b) => parseBinding(b, ""));
+      return clusterBindings;
+    },
+    bindingsIn(namespace: string): ParsedBinding[] {
+      let list = bindingsByNamespace.get(namespace);
+      if (list === undefined) {
+        list = store.list(STORAGE.roleBindings, namespace).map((b) => parseBinding(b, namespace));
+        bindingsByNamespace.set(namespace, list);
+      }
+      return list;
+    },
+    /** The rules of the role a binding references, or why there are none. */
+    roleRules(binding: ParsedBinding): PolicyRule[] | string {
+      const { roleKind: kind, roleName: name, namespace } = binding;
+      if (kind === "ClusterRole")
+        return storedRules(kind, "", name) ?? `clusterrole.${RBAC} ${JSON.stringify(name)} not found`;
+      if (kind === "Role" && namespace !== "")
+        return storedRules(kind, namespace, name) ?? `role.${RBAC} ${JSON.stringify(name)} not found`;
+      return `unsupported role reference kind: ${JSON.stringify(kind)}`;
+    },
   };
+}
+
+/** The RBAC authorizer over the roles and bindings in `store`, behind the privileged group. */
+export function createRbacAuthorizer(store: ObjectStore): Authorizer {
+  const cache = createRbacCache(store);
 
   /** Visits the grants in kube-apiserver's order; stops when `visit` returns true. */
   const visitGrants = (
@@ -184,12 +192,13 @@ export function createRbacAuthorizer(store: ObjectStore): Authorizer {
     visit: (grant: Grant) => boolean,
     errors: string[],
   ): void => {
-    const lists = namespace === "" ? [clusterBindingsNow()] : [clusterBindingsNow(), bindingsIn(namespace)];
+    const lists =
+      namespace === "" ? [cache.clusterBindings()] : [cache.clusterBindings(), cache.bindingsIn(namespace)];
     for (const list of lists)
       for (const binding of list) {
         const subject = subjectFor(user, binding.subjects, binding.namespace);
         if (subject === undefined) continue;
-        const rules = roleRules(binding);
+        const rules = cache.roleRules(binding);
         if (typeof rules === "string") {
           errors.push(rules);
           continue;
