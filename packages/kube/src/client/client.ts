@@ -65,8 +65,16 @@ export interface KubeClient {
   /** Lists objects; items get `apiVersion`/`kind` filled in. Prefer an informer for repeated reads. */
   list<T extends ObjectHeader = KubeObject>(query: ListQuery): Promise<ApiResult<ObjectList<T>>>;
   /** Creates `object` (409 `AlreadyExists` when the name is taken). */
+  create<T extends ObjectHeader = KubeObject>(
+    object: T,
+    options: WriteOptions & { decode: "header" },
+  ): Promise<ApiResult<ObjectHeader>>;
   create<T extends ObjectHeader = KubeObject>(object: T, options?: WriteOptions): Promise<ApiResult<T>>;
   /** Replaces `object`; with `metadata.resourceVersion` set, 409 `Conflict` when it is stale. */
+  update<T extends ObjectHeader = KubeObject>(
+    object: T,
+    options: WriteOptions & { decode: "header" },
+  ): Promise<ApiResult<ObjectHeader>>;
   update<T extends ObjectHeader = KubeObject>(object: T, options?: WriteOptions): Promise<ApiResult<T>>;
   /** Patches one object with a merge, strategic merge or JSON patch. */
   patch<T extends ObjectHeader = KubeObject>(
@@ -109,6 +117,10 @@ const PATCH_TYPES: Readonly<Record<Patch["type"], string>> = {
   strategic: "application/strategic-merge-patch+json",
   json: "application/json-patch+json",
 };
+
+/** `req` decoding only the answer's header when the write options ask for it. */
+const decodeOf = <R extends object>(req: R, opts: WriteOptions | undefined): R =>
+  opts?.decode === "header" ? { ...req, decode: "header" as const } : req;
 
 /** How long one reachability probe may take. */
 const PROBE_TIMEOUT_MS = 2000;
@@ -192,17 +204,17 @@ export function clientOver(transport: Transport, options: KubeClientOptions = {}
       return result;
     },
 
-    async create(object, opts) {
+    async create<T extends ObjectHeader>(object: T, opts?: WriteOptions): Promise<ApiResult<T>> {
       const resolved = await target(refOf(object), "collection", undefined, opts?.signal);
       const req = { method: "POST" as const, query: writeQuery(opts), body: JSON.stringify(object) };
-      return call("create", object.kind ?? "", resolved, withSignal(req, opts?.signal));
+      return call("create", object.kind ?? "", resolved, withSignal(decodeOf(req, opts), opts?.signal));
     },
 
-    async update(object, opts) {
+    async update<T extends ObjectHeader>(object: T, opts?: WriteOptions): Promise<ApiResult<T>> {
       const resolved = await target(refOf(object), "object", opts?.subresource, opts?.signal);
       const req = { method: "PUT" as const, query: writeQuery(opts), body: JSON.stringify(object) };
       const operation = opts?.subresource === "status" ? "update_status" : "update";
-      return call(operation, object.kind ?? "", resolved, withSignal(req, opts?.signal));
+      return call(operation, object.kind ?? "", resolved, withSignal(decodeOf(req, opts), opts?.signal));
     },
 
     async patch(ref, patch, opts) {

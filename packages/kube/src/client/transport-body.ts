@@ -13,6 +13,85 @@ export interface StreamSink {
   end(outcome: WatchEnd): void;
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const HEADER_KEYS = new Set(["apiVersion", "kind", "metadata"]);
+
+/** The index after the string that starts (with its quote) at `i`. */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const c = text.charCodeAt(j);
+    if (Number.isNaN(c)) throw new SyntaxError("unterminated string");
+    if (c === BACKSLASH) j += 2;
+    else if (c === QUOTE) return j + 1;
+    else j++;
+  }
+}
+
+/** The index after the JSON value that starts at `i` (strings and nesting skipped, nothing parsed). */
+function valueEnd(text: string, i: number): number {
+  const first = text[i];
+  if (first === '"') return stringEnd(text, i);
+  if (first !== "{" && first !== "[") {
+    let j = i;
+    while (j < text.length && !",}] \t\r\n".includes(text[j] as string)) j++;
+    return j;
+  }
+  let depth = 0;
+  let j = i;
+  while (j < text.length) {
+    const c = text[j];
+    if (c === '"') {
+      j = stringEnd(text, j);
+      continue;
+    }
+    if (c === "{" || c === "[") depth++;
+    else if ((c === "}" || c === "]") && --depth === 0) return j + 1;
+    j++;
+  }
+  throw new SyntaxError("unterminated value");
+}
+
+const skipSpace = (text: string, i: number): number => {
+  let j = i;
+  while (j < text.length && " \t\r\n".includes(text[j] as string)) j++;
+  return j;
+};
+
+/**
+ * `apiVersion`, `kind` and `metadata` of a JSON object's text, the other members skipped unparsed
+ * (and the scan stopped once the three are found); the whole body decoded as `decode` does when the
+ * text is not an object.
+ */
+export function decodeHeader(text: string): unknown {
+  try {
+    let i = skipSpace(text, 0);
+    if (text[i] !== "{") return decode(text);
+    const out: Record<string, unknown> = {};
+    let found = 0;
+    i = skipSpace(text, i + 1);
+    while (text[i] === '"') {
+      const keyEnd = stringEnd(text, i);
+      const key = text.slice(i + 1, keyEnd - 1);
+      i = skipSpace(text, keyEnd);
+      if (text[i] !== ":") return decode(text);
+      const start = skipSpace(text, i + 1);
+      const end = valueEnd(text, start);
+      if (HEADER_KEYS.has(key)) {
+        out[key] = JSON.parse(text.slice(start, end)) as unknown;
+        if (++found === HEADER_KEYS.size) return out;
+      }
+      i = skipSpace(text, end);
+      if (text[i] !== ",") break;
+      i = skipSpace(text, i + 1);
+    }
+    return out;
+  } catch {
+    return decode(text);
+  }
+}
+
 /** A body as JSON; the text itself when it is not JSON; undefined when empty. */
 export function decode(text: string): unknown {
   if (text === "") return undefined;
@@ -48,11 +127,19 @@ export function readBody(res: http.IncomingMessage, timeoutMs: number): Promise<
   });
 }
 
-/** The result of a whole response: its JSON on 2xx (with the admission warnings), else the failure. */
-export function answerOf(res: http.IncomingMessage, text: string | ApiFailure): ApiResult<unknown> {
+/**
+ * The result of a whole response: its JSON on 2xx (with the admission warnings), else the failure.
+ * `header`: of a 2xx answer only `apiVersion`, `kind` and `metadata` are decoded (`decodeHeader`).
+ */
+export function answerOf(
+  res: http.IncomingMessage,
+  text: string | ApiFailure,
+  decoding: "object" | "header" = "object",
+): ApiResult<unknown> {
   if (typeof text !== "string") return text;
   const status = res.statusCode ?? 0;
-  const body = decode(text);
+  const ok = status >= 200 && status < 300;
+  const body = ok && decoding === "header" ? decodeHeader(text) : decode(text);
   if (status < 200 || status >= 300) return failureFromResponse(status, body);
   if (typeof body === "string")
     return clientFailure(status, "BadResponse", `the response is not JSON: ${body.slice(0, 200)}`);

@@ -23,6 +23,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Gives up (failure `Timeout`) when no response arrives in time; for streams, after this much silence. */
   timeoutMs: number;
+  /** `header`: a 2xx answer's `apiVersion`, `kind` and `metadata` only are decoded. */
+  decode?: "object" | "header";
 }
 
 /** Sends requests with the credentials of one kubeconfig context. */
@@ -226,7 +228,7 @@ export function createTransport(
         void start(
           req,
           "application/json",
-          (res) => void readBody(res, req.timeoutMs).then((text) => resolve(answerOf(res, text))),
+          (res) => void readBody(res, req.timeoutMs).then((text) => resolve(answerOf(res, text, req.decode))),
           resolve,
         );
       });

@@ -130,6 +130,12 @@ export interface WriteOptions {
   /** Write a subresource, e.g. `status`. */
   subresource?: string;
   signal?: AbortSignal;
+  /**
+   * `header`: of a successful answer only `apiVersion`, `kind` and `metadata` are decoded (the rest of
+   * the object is not parsed), for writers that keep what they sent and need only the server's
+   * metadata (resourceVersion, uid). Honoured by `create` and `update` (default `object`).
+   */
+  decode?: "object" | "header";
 }
 
 /** Options of `delete`. */

@@ -184,7 +184,8 @@ async function write(s: RecorderState, entry: Entry): Promise<void> {
   const count = entry.count;
   const creating = !entry.created;
   const result = creating
-    ? await client.create<KubeObject>(eventObject(entry, instanceOf(s, entry)), { signal })
+    ? // Nobody reads the created Event back: only its metadata is decoded.
+      await client.create<KubeObject>(eventObject(entry, instanceOf(s, entry)), { signal, decode: "header" })
     : await client.patch<KubeObject>(
         { apiVersion: EVENT_API_VERSION, kind: "Event", name: entry.name, namespace: entry.namespace },
         { type: "merge", patch: seriesPatch(entry) },

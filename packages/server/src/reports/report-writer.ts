@@ -8,7 +8,14 @@
 
 import { createHash } from "node:crypto";
 import type { AnyPolicyReport } from "@kyverno-ts/api";
-import { type ApiResult, isConflict, isNotFound, type KubeClient, type ObjectRef } from "@kyverno-ts/kube";
+import {
+  type ApiResult,
+  isConflict,
+  isNotFound,
+  type KubeClient,
+  type ObjectHeader,
+  type ObjectRef,
+} from "@kyverno-ts/kube";
 import { SCAN_INPUTS_ANNOTATION } from "./report-builder.js";
 import { reportDigest } from "./report-digest.js";
 import type { ReportIndex } from "./report-index.js";
@@ -79,6 +86,13 @@ function stamped(report: AnyPolicyReport, stamp: string): AnyPolicyReport {
   return { ...report, metadata: { ...report.metadata, annotations } };
 }
 
+/**
+ * The report as written: what was sent, with the server's metadata (its answer is decoded no further:
+ * the results of a report are most of its bytes, and the index needs only its metadata).
+ */
+const withMetadata = (sent: AnyPolicyReport, answer: ObjectHeader): AnyPolicyReport =>
+  answer.metadata === undefined ? sent : { ...sent, metadata: { ...sent.metadata, ...answer.metadata } };
+
 /** Creates a writer over the client and the index it keeps current. */
 export function createReportWriter(options: ReportWriterOptions): ReportWriter {
   const { client, index, canWrite } = options;
@@ -120,9 +134,9 @@ export function createReportWriter(options: ReportWriterOptions): ReportWriter {
     retry: boolean,
   ): Promise<ApiResult<WriteOutcome>> => {
     if (!canWrite()) return ok("skipped");
-    const created = await client.create(report, opts(signal));
+    const created = await client.create(report, { ...opts(signal), decode: "header" });
     if (created.ok) {
-      index.set(created.value, digest);
+      index.set(withMetadata(report, created.value), digest);
       return done("created", locate(report));
     }
     if (retry && created.status === 409) return reconcileWith(report, digest, signal);
@@ -138,9 +152,12 @@ export function createReportWriter(options: ReportWriterOptions): ReportWriter {
   ): Promise<ApiResult<WriteOutcome>> => {
     if (!canWrite()) return ok("skipped");
     const rv = typeof resourceVersion === "string" ? { resourceVersion } : {};
-    const updated = await client.update({ ...report, metadata: { ...report.metadata, ...rv } }, opts(signal));
+    const updated = await client.update(
+      { ...report, metadata: { ...report.metadata, ...rv } },
+      { ...opts(signal), decode: "header" },
+    );
     if (updated.ok) {
-      index.set(updated.value, digest);
+      index.set(withMetadata(report, updated.value), digest);
       return done("updated", locate(report));
     }
     if (isNotFound(updated)) return create(report, digest, signal, retry);
