@@ -16,6 +16,26 @@ import { selectionOf } from "../verbs/selection.js";
 
 type EventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
+/**
+ * What a watcher with a selection sees of a store event: an object entering the selection is
+ * ADDED, one leaving it DELETED (at the event's resourceVersion), one staying in it MODIFIED;
+ * nothing for objects outside it.
+ */
+function watchEventOf(
+  event: StoreEvent,
+  select: (object: JsonObject) => boolean,
+): { type: EventType; object: JsonObject } | undefined {
+  const now = select(event.object);
+  const before = event.previous !== undefined && event.type === "MODIFIED" && select(event.previous);
+  if (event.type === "DELETED") return now ? { type: "DELETED", object: event.object } : undefined;
+  if (event.type === "ADDED") return now ? { type: "ADDED", object: event.object } : undefined;
+  if (now) return { type: before ? "MODIFIED" : "ADDED", object: event.object };
+  if (!before || event.previous === undefined) return undefined;
+  const prev = event.previous;
+  const last = { ...prev, metadata: { ...(prev.metadata as JsonObject), resourceVersion: String(event.rv) } };
+  return { type: "DELETED", object: last };
+}
+
 /** Handles `GET /…/<resource>?watch=true` (and `?watch=1`). */
 export function handleWatch(env: ApiEnv, request: ResourceRequest): void {
   const r = request.resource;
@@ -49,22 +69,8 @@ export function handleWatch(env: ApiEnv, request: ResourceRequest): void {
   };
   const deliver = (event: StoreEvent): void => {
     if (event.storageKey !== r.storageKey) return;
-    const now = select(event.object);
-    const before = event.previous !== undefined && event.type === "MODIFIED" && select(event.previous);
-    if (event.type === "DELETED") {
-      if (now) send("DELETED", render(event.object, representation));
-    } else if (event.type === "ADDED") {
-      if (now) send("ADDED", render(event.object, representation));
-    } else if (now && before) send("MODIFIED", render(event.object, representation));
-    else if (now) send("ADDED", render(event.object, representation));
-    else if (before && event.previous !== undefined) {
-      const prev = event.previous;
-      const last = {
-        ...prev,
-        metadata: { ...(prev.metadata as JsonObject), resourceVersion: String(event.rv) },
-      };
-      send("DELETED", render(last, representation));
-    }
+    const seen = watchEventOf(event, select);
+    if (seen !== undefined) send(seen.type, render(seen.object, representation));
   };
 
   let closed = false;
