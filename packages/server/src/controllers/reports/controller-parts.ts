@@ -17,6 +17,7 @@ import { createPolicyCache, policyRefKey } from "../../policycache/policy-cache.
 import { DEFAULT_REPORT_LIMITS } from "../../reports/report-builder.js";
 import { createReportIndex } from "../../reports/report-index.js";
 import { createReportWriter } from "../../reports/report-writer.js";
+import { serverVersion } from "../../version.js";
 import { isFilteredResource } from "../admission/filters.js";
 import { ingestEphemeralReport } from "./admission-intake.js";
 import { type AdmissionResultStore, createAdmissionResultStore } from "./admission-results.js";
@@ -172,7 +173,11 @@ function scanParts({ options, clock, logger, client, self }: Base, inputs: ScanI
       if (outcome !== "skipped") self().counters[outcome]++;
     },
     ...(scanEvents ? { events: scanEvents } : {}),
-    inputs: createScanInputs({ cache, limits: options.limits ?? DEFAULT_REPORT_LIMITS }),
+    inputs: createScanInputs({
+      cache,
+      limits: options.limits ?? DEFAULT_REPORT_LIMITS,
+      version: serverVersion(),
+    }),
   });
   return { celReports, index, reconcile };
 }

@@ -33,6 +33,12 @@ describe("scan inputs", () => {
     expect(inputs.digest({ ...input, scanned: [p], reporting: [policy("m", "3")] })).not.toBe(base);
     exceptions = [exception("e", "2")];
     expect(inputs.digest({ ...input, scanned: [p] })).not.toBe(base);
+    const upgraded = createScanInputs({
+      cache: { exceptionsFor: () => [exception("e", "1")] },
+      limits: DEFAULT_REPORT_LIMITS,
+      version: "next",
+    });
+    expect(upgraded.digest({ ...input, scanned: [p] })).not.toBe(base);
   });
 
   it("has no digest (always evaluate) when a policy reads more than the resource, or a version is missing", () => {

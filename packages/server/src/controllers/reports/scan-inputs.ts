@@ -1,7 +1,7 @@
 /**
  * The inputs of a resource's background scan, as one digest: the resource (uid and resourceVersion),
  * every policy that can report on it (key and resourceVersion), the exceptions of the scanned ones,
- * the labels of its namespace and the report limits. The report carries the digest (bound to its
+ * the labels of its namespace, the report limits and the release. The report carries the digest (bound to its
  * content, see `report-writer.ts`), so a scan whose inputs did not change, also after a restart,
  * needs no evaluation: upstream's background controller skips such resources the same way (its
  * reports carry the resource hash and the policies' resourceVersions).
@@ -47,8 +47,10 @@ function versionOf(metadata: { name?: string; namespace?: string; resourceVersio
 export function createScanInputs(options: {
   cache: Pick<PolicyCache, "exceptionsFor">;
   limits: ReportLimits;
+  /** The evaluating release (an upgrade evaluates everything again). */
+  version?: string;
 }): ScanInputs {
-  const limits = JSON.stringify(options.limits);
+  const limits = `${options.version ?? ""}\u0000${JSON.stringify(options.limits)}`;
   // Computed once per cached policy (a changed policy is a new object).
   const pure = new WeakMap<CachedPolicy, boolean>();
   const isPure = (p: CachedPolicy): boolean => {
