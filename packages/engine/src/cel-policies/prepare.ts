@@ -6,7 +6,7 @@
  */
 import type { CelValue } from "@bufbuild/cel";
 import type { KubeObject } from "@kyverno-ts/api";
-import type { Budget, EvaluationLimits } from "../budget/budget.js";
+import type { EvaluationLimits } from "../budget/budget.js";
 import { type CelSession, createSession, type SessionOptions } from "../cel/session.js";
 import { toCelValue, type ValueCache } from "../cel/values.js";
 import type { ContextLoader, EngineRequest } from "../engine-types.js";
@@ -54,11 +54,11 @@ export type CelPrepared =
 
 const UNMATCHED: CelPrepared = Object.freeze({ kind: "unmatched" });
 
-/** What the step reads of the request beside it: its target, time and the rule's budget. */
+/** What the step reads of the request beside it: its target, time and whether its deadline has passed. */
 export interface PrepareInput {
   readonly target: RequestTarget;
   readonly now: Date;
-  readonly budget: Budget;
+  readonly expired: () => boolean;
 }
 
 function namespaceOf(env: CelEvalEnv, namespace: string): KubeObject | undefined {
@@ -93,7 +93,7 @@ export function prepareCel(
   policy: CompiledCelPolicyImpl,
   req: EngineRequest,
   env: CelEvalEnv,
-  { target, now, budget }: PrepareInput,
+  { target, now, expired }: PrepareInput,
 ): CelPrepared {
   const namespaceLabels = req.namespaceLabels ?? env.namespaceLabels(target.namespace);
   const input = { target, namespaceLabels, oldObject: req.oldResource };
@@ -104,8 +104,8 @@ export function prepareCel(
   const options: SessionOptions = {
     loader: req.contextLoader ?? env.loader,
     now,
-    budget: budget.celCost,
-    expired: budget.expired,
+    budget: env.limits.celCost,
+    expired,
   };
   if (env.deadlineMs !== undefined) options.deadlineMs = env.deadlineMs;
   const session = createSession(options);

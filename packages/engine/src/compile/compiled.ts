@@ -119,6 +119,10 @@ export interface CompiledPolicyImpl extends CompiledPolicy {
    * time): evaluation only walks these.
    */
   rulesFor(kind: string): readonly CompiledRule[];
+  /** The policy's kind, name and `spec.background`, as its responses state them (a `PolicyHeader`). */
+  readonly kind: string;
+  readonly name: string;
+  readonly background: boolean;
   readonly category: string | undefined;
   readonly severity: string | undefined;
   /** Whether any rule mentions the `images` variable, so requests only extract images when needed. */
@@ -234,6 +238,9 @@ export function makeCompiled(
   const index = buildKindIndex(compiled, (r) => r.kinds);
   return {
     policy,
+    kind: policy.kind,
+    name: policy.metadata.name,
+    background: policy.spec.background,
     ruleNames: rules.map((r) => r.name),
     compiledRules: compiled,
     rules: compiled.map((c) => ruleInfo(c, autogenOrigins)),

@@ -6,7 +6,6 @@
  * evaluation budget and deadline, then the kind's handler and the response assembly.
  */
 import type { FailureAction, JsonValue } from "@kyverno-ts/api";
-import { createBudget } from "../budget/budget.js";
 import type { CompiledCelPolicyImpl } from "../cel-policies/compile.js";
 import { type CelEvalEnv, prepareCel } from "../cel-policies/prepare.js";
 import { requestTarget } from "../cel-policies/request.js";
@@ -14,8 +13,8 @@ import type { EngineRequest } from "../engine-types.js";
 import { resourceRef } from "../evaluation/request-facts.js";
 import type { PolicyResponse, RuleResponse } from "../response/types.js";
 import type { CelOutcome, CelRuleHandler } from "./handler.js";
-import { exceptionSkip, newResponse, ruleResponse } from "./responses.js";
-import { policyApplies, withinBudget } from "./steps.js";
+import { type ExemptedRule, exceptionSkip, newResponse, ruleResponse } from "./responses.js";
+import { deadlinePassed, NEVER_EXPIRED, policyApplies } from "./steps.js";
 
 /**
  * The name of a CEL policy's results, as upstream's: a GeneratingPolicy's are named after the policy
@@ -36,16 +35,42 @@ function exemptedRule(
   handler: CelRuleHandler,
   failureAction: FailureAction,
   pass: boolean,
-) {
+): ExemptedRule {
   const validating = policy.type === "validate" || policy.type === "imageValidate";
   const generating = handler.type === "Generation";
   return {
     name: validating && !generating ? "exception" : ruleName(policy, handler),
     type: handler.type,
     failureAction,
-    status: pass ? ("pass" as const) : ("skip" as const),
+    status: pass ? "pass" : "skip",
     message: !generating,
   };
+}
+
+/** Whether a handler gave several results (most kinds give one). */
+function isList(outcomes: CelOutcome | readonly CelOutcome[]): outcomes is readonly CelOutcome[] {
+  return Array.isArray(outcomes);
+}
+
+/** Adds the response of one of the handler's results; the resource the result changed, if any. */
+function addResult(
+  rules: RuleResponse[],
+  policy: CompiledCelPolicyImpl,
+  handler: CelRuleHandler,
+  outcome: CelOutcome,
+  failureAction: FailureAction,
+): JsonValue | undefined {
+  const name = ruleName(policy, handler);
+  const r = ruleResponse(
+    name,
+    handler.type,
+    outcome,
+    outcome.failureAction ?? failureAction,
+    outcome.properties,
+  );
+  if (handler.extras) Object.assign(r, handler.extras(policy, outcome));
+  rules.push(r);
+  return outcome.resource;
 }
 
 /** Runs a CEL policy, as one rule, against one request with the kind's handler. */
@@ -60,11 +85,12 @@ export function runCelRule(
   const response = newResponse(policy, resourceRef(req), rules, now.getTime());
   const target = requestTarget(req);
   if (!policyApplies(req, policy, target.namespace)) return response;
-  const budget = createBudget({ limits: env.limits, deadline: req.deadline, now: env.readNow });
-  const prepared = prepareCel(policy, req, env, { target, now, budget });
+  // The CEL session counts the cost itself: the pipeline's part of the budget is the deadline.
+  const deadline = req.deadline;
+  const expired = deadline === undefined ? NEVER_EXPIRED : () => env.readNow() > deadline;
+  const prepared = prepareCel(policy, req, env, { target, now, expired });
   if (prepared.kind === "unmatched") return response;
   const failureAction: FailureAction = policy.enforce ? "Enforce" : "Audit";
-  const name = ruleName(policy, handler);
   if (prepared.kind === "exempt") {
     rules.push(
       exceptionSkip(exemptedRule(policy, handler, failureAction, prepared.pass), [prepared.exception]),
@@ -73,26 +99,18 @@ export function runCelRule(
   }
   if (prepared.kind === "error" || policy.unsupported !== undefined) {
     const message = prepared.kind === "error" ? prepared.message : (policy.unsupported as string);
-    rules.push(ruleResponse(name, handler.type, { status: "error", message }, failureAction, undefined));
+    addResult(rules, policy, handler, { status: "error", message }, failureAction);
     return response;
   }
   const input = { policy, prepared: prepared.prepared, req, target, env };
-  const outcomes = withinBudget(budget, () => handler.process(input));
+  // A policy left when the deadline has passed is not started. Nothing in it throws the budget's
+  // abort: the CEL session reports its cost limit and the deadline as the expressions' errors.
+  const outcomes = deadlinePassed(expired) ?? handler.process(input);
   if (outcomes === undefined) return response;
   let patched: JsonValue | undefined;
-  for (const outcome of Array.isArray(outcomes)
-    ? (outcomes as readonly CelOutcome[])
-    : [outcomes as CelOutcome]) {
-    const r = ruleResponse(
-      name,
-      handler.type,
-      outcome,
-      outcome.failureAction ?? failureAction,
-      outcome.properties,
-    );
-    if (handler.extras) Object.assign(r, handler.extras(policy, outcome));
-    rules.push(r);
-    if (outcome.resource !== undefined) patched = outcome.resource;
-  }
+  if (isList(outcomes)) {
+    for (const outcome of outcomes)
+      patched = addResult(rules, policy, handler, outcome, failureAction) ?? patched;
+  } else patched = addResult(rules, policy, handler, outcomes, failureAction);
   return handler.finish ? handler.finish(response, req.resource as unknown as JsonValue, patched) : response;
 }

@@ -3,7 +3,6 @@
  * field order responses always had.
  */
 import type { FailureAction, JsonValue, Rule } from "@kyverno-ts/api";
-import type { CompiledPolicyImpl } from "../compile/compiled.js";
 import type { JsonContext } from "../evaluation/json-context.js";
 import { substitute } from "../evaluation/variables.js";
 import type { ExceptionRef } from "../exceptions/exceptions.js";
@@ -12,7 +11,7 @@ import type { PolicyResponse, ResourceRef, RuleResponse, RuleType } from "../res
 import type { PolicyEvalEnv } from "./env.js";
 import type { HandlerOutcome } from "./handler.js";
 
-/** What a response says of its policy, whatever its kind. */
+/** What a response says of its policy, whatever its kind (both compiled forms are one). */
 export interface PolicyHeader {
   readonly kind: string;
   readonly name: string;
@@ -22,19 +21,6 @@ export interface PolicyHeader {
   readonly background: boolean;
   readonly category: string | undefined;
   readonly severity: string | undefined;
-}
-
-/** The header of a kyverno.io policy. */
-export function classicHeader(policy: CompiledPolicyImpl): PolicyHeader {
-  const { kind, metadata, spec } = policy.policy;
-  return {
-    kind,
-    name: metadata.name,
-    namespace: policy.namespace,
-    background: spec.background,
-    category: policy.category,
-    severity: policy.severity,
-  };
 }
 
 /** A response of a policy about `resource` with these rules (optional fields absent, not undefined). */

@@ -26,8 +26,8 @@ import { matchesRule } from "../match/index.js";
 import type { PolicyResponse, RuleResponse } from "../response/types.js";
 import { acceptedExceptions, type PolicyEvalEnv, presetNames } from "./env.js";
 import type { HandlerOutcome, RuleHandler } from "./handler.js";
-import { classicHeader, exceptionSkip, newResponse, reportProperties, ruleResponse } from "./responses.js";
-import { policyApplies, withinBudget } from "./steps.js";
+import { exceptionSkip, newResponse, reportProperties, ruleResponse } from "./responses.js";
+import { budgetAbort, deadlinePassed, policyApplies } from "./steps.js";
 
 const NO_EXCLUDES: readonly PodSecurityExclude[] = Object.freeze([]);
 
@@ -39,7 +39,6 @@ export function runRules(
   handler: RuleHandler,
 ): PolicyResponse {
   const spec = policy.policy.spec;
-  const header = classicHeader(policy);
   let facts: RequestFacts = requestFactsOf(req, env.namespaceLabels);
   const resource = copyRef(facts.resource);
   const original = req.resource as unknown as JsonValue;
@@ -47,10 +46,10 @@ export function runRules(
   // Built on the first result: most policies have one rule, and a literal fits it exactly.
   let rules: RuleResponse[] | undefined;
   const finish = (): PolicyResponse => {
-    const response = newResponse(header, resource, rules ?? [], env.now);
+    const response = newResponse(policy, resource, rules ?? [], env.now);
     return handler.finish ? handler.finish(response, original, current) : response;
   };
-  if (!policyApplies(req, header, resource.namespace)) return finish();
+  if (!policyApplies(req, policy, resource.namespace)) return finish();
   if (handler.skips?.(req)) return finish();
 
   let request = req;
@@ -111,29 +110,35 @@ export function runRules(
         podSecurityExceptions = found.podSecurityFrom.map((e) => e.name).join(",");
     }
     const budget = createBudget({ limits: env.limits, deadline: env.deadline, now: env.readNow });
-    const ruleScope: Scope = scope;
-    const outcome: HandlerOutcome | undefined = withinBudget(budget, () => {
-      const prepared = prepare(
-        { ...ruleScope, budget },
-        rule,
-        env.loader,
-        preset,
-        env.memo.rulePaths,
-        req.ruleValues?.(rule.name),
-      );
-      return ended(prepared)
-        ? prepared
-        : handler.process({
-            rule: compiled,
-            scope: prepared,
-            req: request,
-            env,
-            preset,
-            policy,
-            resource,
-            podSecurityExcludes,
-          });
-    });
+    // Rules left when the deadline has passed are not started; a running one stops at its next check.
+    let outcome: HandlerOutcome | undefined = deadlinePassed(budget.expired);
+    if (outcome === undefined) {
+      try {
+        const prepared = prepare(
+          { ...scope, budget },
+          rule,
+          env.loader,
+          preset,
+          env.memo.rulePaths,
+          req.ruleValues?.(rule.name),
+        );
+        outcome = ended(prepared)
+          ? prepared
+          : handler.process({
+              rule: compiled,
+              scope: prepared,
+              req: request,
+              env,
+              preset,
+              policy,
+              resource,
+              podSecurityExcludes,
+            });
+      } catch (thrown) {
+        // The budget's abort ends this rule only, as an error result (failurePolicy decides).
+        outcome = budgetAbort(thrown);
+      }
+    }
     if (outcome === undefined) continue;
     const props = reportProperties(rule, base, env);
     const own = outcome.properties;

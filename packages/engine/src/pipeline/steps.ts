@@ -3,7 +3,7 @@
  * loop (`rule-loop.ts`) and the CEL policy kinds' (`cel-rule.ts`): the policy-level gates, and the
  * evaluation budget around a rule's own work.
  */
-import { type Budget, BudgetExceeded, BudgetMessages } from "../budget/budget.js";
+import { BudgetExceeded, BudgetMessages } from "../budget/budget.js";
 import type { EngineRequest } from "../engine-types.js";
 import type { Outcome } from "../response/types.js";
 
@@ -25,17 +25,23 @@ export function policyApplies(req: EngineRequest, policy: GatedPolicy, resourceN
   return policy.namespace === undefined || resourceNamespace === policy.namespace;
 }
 
+/** For a request without a deadline. */
+export const NEVER_EXPIRED = (): boolean => false;
+
 /**
- * Runs one rule's own work under its budget: a rule is not started once the request's deadline has
- * passed, and a running one that exceeds its budget or the deadline ends as an `error` (the caller's
- * failure policy decides). The abort is an internal exception; it never leaves this step.
+ * The outcome of a rule not started because the request's deadline has passed (`expired`: the rule's
+ * `Budget.expired`): an `error`, so the caller's failure policy decides; undefined while there is time.
  */
-export function withinBudget<T>(budget: Budget, work: () => T): T | Outcome {
-  try {
-    if (budget.expired()) return { status: "error", message: BudgetMessages.deadline };
-    return work();
-  } catch (thrown) {
-    if (!(thrown instanceof BudgetExceeded)) throw thrown;
-    return { status: "error", message: thrown.message };
-  }
+export function deadlinePassed(expired: () => boolean): Outcome | undefined {
+  return expired() ? { status: "error", message: BudgetMessages.deadline } : undefined;
+}
+
+/**
+ * The outcome of a rule whose work threw: a `BudgetExceeded` abort (its budget or the deadline ran out
+ * while it ran) is an `error` with the abort's message; anything else is a bug and is thrown on. Call
+ * it from the `catch` around a rule's work: the abort never leaves the rule.
+ */
+export function budgetAbort(thrown: unknown): Outcome {
+  if (!(thrown instanceof BudgetExceeded)) throw thrown;
+  return { status: "error", message: thrown.message };
 }
