@@ -49,6 +49,96 @@ const str = (o: JsonObject | undefined, k: string): string =>
 const num = (o: JsonObject, k: string): number | undefined =>
   typeof o[k] === "number" ? (o[k] as number) : undefined;
 
+/** The user a service account token authenticates as. */
+function userOf(namespace: string, sa: JsonObject, extra?: Record<string, string[]>): RequestUser {
+  const username = `system:serviceaccount:${namespace}:${metaString(sa, "name")}`;
+  const user: RequestUser = { username, uid: metaString(sa, "uid"), groups: effectiveGroups(username, []) };
+  if (extra !== undefined) user.extra = extra;
+  return user;
+}
+
+/** The ServiceAccount a token names, if it still exists with the same uid; else why not. */
+function liveServiceAccount(
+  store: ObjectStore,
+  namespace: string,
+  name: string,
+  uid: string,
+): JsonObject | string {
+  const sa = store.get("serviceaccounts", namespace, name);
+  if (sa === undefined) return `serviceaccounts ${JSON.stringify(name)} not found`;
+  if (uid !== "" && metaString(sa, "uid") !== uid)
+    return `service account UID (${metaString(sa, "uid")}) does not match claim (${uid})`;
+  if (metaString(sa, "deletionTimestamp") !== "")
+    return `service account ${namespace}/${name} has been deleted`;
+  return sa;
+}
+
+/** A bound token's validity period and audiences: the audiences it is valid for, or why it is not. */
+function validAudiences(claims: JsonObject, audiences: readonly string[], now: Date): string[] | string {
+  const seconds = now.getTime() / 1000;
+  const exp = num(claims, "exp");
+  if (exp === undefined || seconds > exp) return "service account token has expired";
+  const nbf = num(claims, "nbf");
+  if (nbf !== undefined && seconds + 60 < nbf) return "service account token is not valid yet";
+  const tokenAudiences = Array.isArray(claims.aud) ? claims.aud.filter((a) => typeof a === "string") : [];
+  const matched = audiences.filter((a) => tokenAudiences.includes(a));
+  if (matched.length === 0)
+    return `token audiences ${JSON.stringify(tokenAudiences)} is invalid for the target audiences ${JSON.stringify(audiences)}`;
+  return matched;
+}
+
+/** Checks a bound (TokenRequest) token: time, audiences, and what it is bound to still existing. */
+function checkBound(
+  store: ObjectStore,
+  now: Date,
+  claims: JsonObject,
+  audiences: readonly string[],
+): TokenCheck {
+  const matched = validAudiences(claims, audiences, now);
+  if (typeof matched === "string") return { ok: false, error: matched };
+  const k8s = asObject(claims["kubernetes.io"]) ?? {};
+  const namespace = str(k8s, "namespace");
+  const saClaim = asObject(k8s.serviceaccount);
+  const sa = liveServiceAccount(store, namespace, str(saClaim, "name"), str(saClaim, "uid"));
+  if (typeof sa === "string") return { ok: false, error: sa };
+  for (const [field, storageKey] of [
+    ["secret", "secrets"],
+    ["pod", "pods"],
+  ] as const) {
+    const ref = asObject(k8s[field]);
+    if (ref === undefined) continue;
+    const bound = store.get(storageKey, namespace, str(ref, "name"));
+    if (bound === undefined || metaString(bound, "uid") !== str(ref, "uid"))
+      return { ok: false, error: `${storageKey} ${JSON.stringify(str(ref, "name"))} not found` };
+  }
+  const extra = { "authentication.kubernetes.io/credential-id": [`JTI=${str(claims, "jti")}`] };
+  return { ok: true, user: userOf(namespace, sa, extra), audiences: matched };
+}
+
+/** Checks a legacy token: its Secret still holds it and its ServiceAccount still exists. */
+function checkLegacy(
+  store: ObjectStore,
+  token: string,
+  claims: JsonObject,
+  audiences: readonly string[],
+): TokenCheck {
+  const namespace = str(claims, `${LEGACY}namespace`);
+  const secret = store.get("secrets", namespace, str(claims, `${LEGACY}secret.name`));
+  if (secret === undefined)
+    return { ok: false, error: `secrets ${JSON.stringify(str(claims, `${LEGACY}secret.name`))} not found` };
+  const stored = str(asObject(secret.data), "token");
+  if (Buffer.from(stored, "base64").toString("utf8") !== token)
+    return { ok: false, error: "token does not match the service account token secret" };
+  const sa = liveServiceAccount(
+    store,
+    namespace,
+    str(claims, `${LEGACY}service-account.name`),
+    str(claims, `${LEGACY}service-account.uid`),
+  );
+  if (typeof sa === "string") return { ok: false, error: sa };
+  return { ok: true, user: userOf(namespace, sa), audiences: [...audiences] };
+}
+
 /** Creates the token service over `store`, signing with `signer` and reading the time from `now`. */
 export function createServiceAccountTokens(options: {
   signer: TokenSigner;
@@ -57,73 +147,6 @@ export function createServiceAccountTokens(options: {
   newId: () => string;
 }): ServiceAccountTokens {
   const { signer, store, now } = options;
-
-  const userOf = (namespace: string, sa: JsonObject, extra?: Record<string, string[]>): RequestUser => {
-    const username = `system:serviceaccount:${namespace}:${metaString(sa, "name")}`;
-    const user: RequestUser = { username, uid: metaString(sa, "uid"), groups: effectiveGroups(username, []) };
-    if (extra !== undefined) user.extra = extra;
-    return user;
-  };
-
-  const liveServiceAccount = (namespace: string, name: string, uid: string): JsonObject | string => {
-    const sa = store.get("serviceaccounts", namespace, name);
-    if (sa === undefined) return `serviceaccounts ${JSON.stringify(name)} not found`;
-    if (uid !== "" && metaString(sa, "uid") !== uid)
-      return `service account UID (${metaString(sa, "uid")}) does not match claim (${uid})`;
-    if (metaString(sa, "deletionTimestamp") !== "")
-      return `service account ${namespace}/${name} has been deleted`;
-    return sa;
-  };
-
-  const checkBound = (claims: JsonObject, audiences: readonly string[]): TokenCheck => {
-    const seconds = now().getTime() / 1000;
-    const exp = num(claims, "exp");
-    if (exp === undefined || seconds > exp) return { ok: false, error: "service account token has expired" };
-    const nbf = num(claims, "nbf");
-    if (nbf !== undefined && seconds + 60 < nbf)
-      return { ok: false, error: "service account token is not valid yet" };
-    const tokenAudiences = Array.isArray(claims.aud) ? claims.aud.filter((a) => typeof a === "string") : [];
-    const matched = audiences.filter((a) => tokenAudiences.includes(a));
-    if (matched.length === 0)
-      return {
-        ok: false,
-        error: `token audiences ${JSON.stringify(tokenAudiences)} is invalid for the target audiences ${JSON.stringify(audiences)}`,
-      };
-    const k8s = asObject(claims["kubernetes.io"]) ?? {};
-    const namespace = str(k8s, "namespace");
-    const saClaim = asObject(k8s.serviceaccount);
-    const sa = liveServiceAccount(namespace, str(saClaim, "name"), str(saClaim, "uid"));
-    if (typeof sa === "string") return { ok: false, error: sa };
-    for (const [field, storageKey] of [
-      ["secret", "secrets"],
-      ["pod", "pods"],
-    ] as const) {
-      const ref = asObject(k8s[field]);
-      if (ref === undefined) continue;
-      const bound = store.get(storageKey, namespace, str(ref, "name"));
-      if (bound === undefined || metaString(bound, "uid") !== str(ref, "uid"))
-        return { ok: false, error: `${storageKey} ${JSON.stringify(str(ref, "name"))} not found` };
-    }
-    const extra = { "authentication.kubernetes.io/credential-id": [`JTI=${str(claims, "jti")}`] };
-    return { ok: true, user: userOf(namespace, sa, extra), audiences: matched };
-  };
-
-  const checkLegacy = (token: string, claims: JsonObject, audiences: readonly string[]): TokenCheck => {
-    const namespace = str(claims, `${LEGACY}namespace`);
-    const secret = store.get("secrets", namespace, str(claims, `${LEGACY}secret.name`));
-    if (secret === undefined)
-      return { ok: false, error: `secrets ${JSON.stringify(str(claims, `${LEGACY}secret.name`))} not found` };
-    const stored = str(asObject(secret.data), "token");
-    if (Buffer.from(stored, "base64").toString("utf8") !== token)
-      return { ok: false, error: "token does not match the service account token secret" };
-    const sa = liveServiceAccount(
-      namespace,
-      str(claims, `${LEGACY}service-account.name`),
-      str(claims, `${LEGACY}service-account.uid`),
-    );
-    if (typeof sa === "string") return { ok: false, error: sa };
-    return { ok: true, user: userOf(namespace, sa), audiences: [...audiences] };
-  };
 
   return {
     issue(serviceAccount, spec) {
@@ -166,8 +189,8 @@ export function createServiceAccountTokens(options: {
       const claims = signer.verify(token);
       if (claims === undefined) return undefined;
       const issuer = str(claims, "iss");
-      if (issuer === API_AUDIENCE) return checkBound(claims, audiences);
-      if (issuer === LEGACY_ISSUER) return checkLegacy(token, claims, audiences);
+      if (issuer === API_AUDIENCE) return checkBound(store, now(), claims, audiences);
+      if (issuer === LEGACY_ISSUER) return checkLegacy(store, token, claims, audiences);
       return { ok: false, error: `token issuer ${JSON.stringify(issuer)} is not trusted` };
     },
   };
