@@ -115,18 +115,8 @@ function loadCrds(sources: Array<string | JsonObject>): JsonObject[] {
   });
 }
 
-/**
- * Starts a local Kubernetes API server over HTTPS and writes a kubeconfig for it. For tests and for
- * trying policies with `kubectl`; see the package README for what is and is not covered.
- */
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const dataDir = options.dataDir;
-  if (dataDir !== undefined) secureDir(dataDir);
-  const credentials = await loadCredentials(dataDir);
-  const ca = credentials.ca;
-  const listenHost = options.listenHost ?? "127.0.0.1";
-  const sans = [...new Set(["127.0.0.1", "localhost", "::1", listenHost, ...(options.extraSans ?? [])])];
-  const serving = await ca.issue(sans);
+/** The configured users (the admin first, overridable), each with its saved token when it has none. */
+function usersOf(options: SandboxOptions, savedTokens: Record<string, string>) {
   const users = [
     DEFAULT_ADMIN,
     ...(options.users ?? []).filter((u) => u.username !== DEFAULT_ADMIN.username),
@@ -134,10 +124,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const adminOverride = options.users?.find((u) => u.username === DEFAULT_ADMIN.username);
   if (adminOverride !== undefined) users[0] = adminOverride;
   const withTokens = users.map((u) => {
-    const saved = credentials.savedTokens[u.username];
+    const saved = savedTokens[u.username];
     return u.token === undefined && saved !== undefined ? { ...u, token: saved } : u;
   });
+  return { users, withTokens };
+}
 
+/** The object store, loaded from and persisted to `dataDir` when there is one. */
+function openStore(options: SandboxOptions, dataDir: string | undefined) {
   const persisted = dataDir === undefined ? undefined : loadPersisted(dataDir);
   let store: ReturnType<typeof createStore> | undefined;
   const persistence =
@@ -147,8 +141,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (persistence !== undefined) storeOptions.onWrite = (e) => persistence.record(e);
   store = createStore(storeOptions);
   persistence?.compact(store.entries(), store.currentRv());
+  return { store, persistence };
+}
 
-  const registry = createRegistry();
+/** What the verbs share: the store, the registry, the admission chain over the stored webhooks, ids and time. */
+function createEnv(options: SandboxOptions, store: ReturnType<typeof createStore>): ApiEnv {
   const webhooks: WebhookSource = {
     mutating: () => store.list("admissionregistration.k8s.io/mutatingwebhookconfigurations"),
     validating: () => store.list("admissionregistration.k8s.io/validatingwebhookconfigurations"),
@@ -163,9 +160,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
             webhooks,
             ...(options.resolveService ? { resolveService: options.resolveService } : {}),
           }));
-  const env: ApiEnv = {
+  return {
     store,
-    registry,
+    registry: createRegistry(),
     admission,
     now: () => new Date(),
     newUid: () => randomUUID(),
@@ -178,6 +175,61 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     watches: new Set(),
     appliedConfigurations: new Map(),
   };
+}
+
+/** The bootstrap namespaces, the given CRDs, and the bootstrap RBAC with the users' bindings. */
+function bootstrap(env: ApiEnv, options: SandboxOptions, users: ReturnType<typeof usersOf>["users"]): void {
+  const { registry } = env;
+  const crdResource = registry.byStorageKey(CRD_KEY);
+  const nsResource = registry.byStorageKey("namespaces");
+  for (const name of BOOTSTRAP_NAMESPACES)
+    if (nsResource !== undefined)
+      internalEnsure(env, nsResource, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  for (const crd of loadCrds(options.crds ?? [])) {
+    validateCrd(crd);
+    if (crdResource !== undefined) internalEnsure(env, crdResource, crd);
+  }
+  for (const object of [...bootstrapRbacObjects(), ...userBindings(users)]) {
+    const resource = registry.byStorageKey(`rbac.authorization.k8s.io/${String(object.kind).toLowerCase()}s`);
+    if (resource !== undefined) internalEnsure(env, resource, object);
+  }
+}
+
+/** kube-controller-manager's controllers over one work queue; returns the function that stops them. */
+function startControllers(
+  env: ApiEnv,
+  queue: ReturnType<typeof createWorkQueue>,
+  tokens: ReturnType<typeof createServiceAccountTokens>,
+  caCertPem: string,
+): () => void {
+  const stops = [
+    startGarbageCollector(env, queue),
+    startNamespaceController(env, queue),
+    startServiceAccountController(env, queue),
+    startRootCaPublisher(env, queue, caCertPem),
+    startAggregationController(env, queue),
+    startTokenSecretController(env, queue, tokens, caCertPem),
+  ];
+  return () => {
+    for (const stop of stops) stop();
+  };
+}
+
+/**
+ * Starts a local Kubernetes API server over HTTPS and writes a kubeconfig for it. For tests and for
+ * trying policies with `kubectl`; see the package README for what is and is not covered.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const dataDir = options.dataDir;
+  if (dataDir !== undefined) secureDir(dataDir);
+  const credentials = await loadCredentials(dataDir);
+  const ca = credentials.ca;
+  const listenHost = options.listenHost ?? "127.0.0.1";
+  const sans = [...new Set(["127.0.0.1", "localhost", "::1", listenHost, ...(options.extraSans ?? [])])];
+  const serving = await ca.issue(sans);
+  const { users, withTokens } = usersOf(options, credentials.savedTokens);
+  const { store, persistence } = openStore(options, dataDir);
+  const env = createEnv(options, store);
 
   const tokens = createServiceAccountTokens({
     signer: credentials.signer,
@@ -194,27 +246,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       guard(request.user, { group: request.resource.group, plural: request.resource.plural }, object, old);
   }
 
-  const stopCrdSync = syncCrds(store, registry);
-  const crdResource = registry.byStorageKey(CRD_KEY);
-  const nsResource = registry.byStorageKey("namespaces");
-  for (const name of BOOTSTRAP_NAMESPACES)
-    if (nsResource !== undefined)
-      internalEnsure(env, nsResource, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
-  for (const crd of loadCrds(options.crds ?? [])) {
-    validateCrd(crd);
-    if (crdResource !== undefined) internalEnsure(env, crdResource, crd);
-  }
-  for (const object of [...bootstrapRbacObjects(), ...userBindings(users)]) {
-    const resource = registry.byStorageKey(`rbac.authorization.k8s.io/${String(object.kind).toLowerCase()}s`);
-    if (resource !== undefined) internalEnsure(env, resource, object);
-  }
+  const stopCrdSync = syncCrds(store, env.registry);
+  bootstrap(env, options, users);
   const queue = createWorkQueue();
-  const stopGc = startGarbageCollector(env, queue);
-  const stopNs = startNamespaceController(env, queue);
-  const stopServiceAccounts = startServiceAccountController(env, queue);
-  const stopRootCa = startRootCaPublisher(env, queue, ca.caCertPem);
-  const stopAggregation = startAggregationController(env, queue);
-  const stopTokenSecrets = startTokenSecretController(env, queue, tokens, ca.caCertPem);
+  const stopControllers = startControllers(env, queue, tokens, ca.caCertPem);
 
   let address = "127.0.0.1:0";
   const server: Server = createServer(
@@ -264,12 +299,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stopped = true;
       await queue.idle();
       queue.stop();
-      stopGc();
-      stopNs();
-      stopServiceAccounts();
-      stopRootCa();
-      stopAggregation();
-      stopTokenSecrets();
+      stopControllers();
       stopCrdSync();
       for (const watch of [...env.watches]) watch.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
