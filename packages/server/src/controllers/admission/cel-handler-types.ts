@@ -5,6 +5,7 @@ import type { PolicyEvents } from "../../events/policy-events.js";
 import type { Logger } from "../../logger.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import type { BackgroundSink } from "./background.js";
+import type { CelOffload } from "./cel-offload.js";
 import type { CelWebhookRoute } from "./cel-routes.js";
 import type { CelEvaluator } from "./cel-step.js";
 import type { KyvernoConfig } from "./filters.js";
@@ -66,4 +67,17 @@ export interface CelAdmissionHandler {
     body: string,
     options?: { receivedAt?: number },
   ): HandlerReply | Promise<HandlerReply>;
+}
+
+/** What the CEL handler's steps read: its options and what `createCelAdmissionHandler` derived from them. */
+export interface CelHandlerDeps {
+  readonly options: CelAdmissionHandlerOptions;
+  readonly engine: CelEngine;
+  readonly store: CelPolicyStore;
+  readonly clock: ServerClock;
+  readonly logger: Logger;
+  /** The request's deadline (ms) for work sent to the evaluator. */
+  readonly deadlineMs: number;
+  /** Where the policies are evaluated: inline within the budget, or in the evaluator. */
+  readonly offload: CelOffload;
 }
