@@ -12,6 +12,7 @@ import {
   policyReportResults,
   SCORED_ANNOTATION,
 } from "@kyverno-ts/engine";
+import { CEL_POLICY_KINDS, type CelPolicyKind } from "../../cluster-state/cel-feed.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import type { ReportsMetrics } from "./metrics.js";
 import { PROCESS_PROPERTY } from "./process-property.js";
@@ -32,6 +33,14 @@ const CEL_SOURCES: Readonly<Record<string, string>> = {
   GeneratingPolicy: "KyvernoGeneratingPolicy",
   NamespacedGeneratingPolicy: "KyvernoGeneratingPolicy",
 };
+
+/**
+ * The `policies.kyverno.io` kinds whose results go into reports (those with a source above): the only
+ * CEL kinds the reports controller's cluster state watches (DeletingPolicies report nothing).
+ */
+export const REPORTED_CEL_KINDS: readonly CelPolicyKind[] = CEL_POLICY_KINDS.filter(
+  (kind) => CEL_SOURCES[kind] !== undefined,
+);
 
 /** What the reconciler asks about CEL policies; see `createCelReports`. */
 export interface CelReports {

@@ -21,7 +21,7 @@ import { serverVersion } from "../../version.js";
 import { isFilteredResource } from "../admission/filters.js";
 import { ingestEphemeralReport } from "./admission-intake.js";
 import { type AdmissionResultStore, createAdmissionResultStore } from "./admission-results.js";
-import { createCelReports } from "./cel-reports.js";
+import { createCelReports, REPORTED_CEL_KINDS } from "./cel-reports.js";
 import {
   type ControllerParts,
   type ControllerState,
@@ -71,6 +71,7 @@ function evaluationParts({ options, clock, logger, client, self }: Base) {
     client,
     cache,
     celPolicies,
+    celKinds: REPORTED_CEL_KINDS,
     logger,
     exceptionNamespaces: options.exceptionNamespaces ?? [],
     ...informerDelayOf(options),
