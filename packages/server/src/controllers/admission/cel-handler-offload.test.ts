@@ -186,10 +186,12 @@ describe("CEL handler: the inline budget", () => {
   /**
    * A handler with the default inline budget (5 ms) on a clock that advances `step.ms` at each
    * reading and a thread CPU clock advancing `cpuStep.ms` at each reading; the evaluator counts its
-   * jobs, the engine its inline evaluations.
+   * jobs, the engine its inline evaluations. `during.ms` passes on the clock while an inline
+   * evaluation runs, after the engine's own readings: an evaluation that finished but took long.
    */
   function timed(policy: CelPolicy) {
     const step = { ms: 0 };
+    const during = { ms: 0 };
     const cpuStep = { ms: 0 };
     const base = fakeClock();
     const clock = {
@@ -205,7 +207,9 @@ describe("CEL handler: the inline budget", () => {
       ...real,
       validate: (...args: Parameters<typeof real.validate>) => {
         evaluations++;
-        return real.validate(...args);
+        const result = real.validate(...args);
+        base.advance(during.ms);
+        return result;
       },
     };
     const store = createCelPolicyStore({ engine: real });
@@ -237,12 +241,12 @@ describe("CEL handler: the inline budget", () => {
       );
       return (reply.body as { response: Answer }).response;
     };
-    return { step, cpuStep, jobs, call, evaluations: () => evaluations };
+    return { step, during, cpuStep, jobs, call, evaluations: () => evaluations };
   }
 
   it("uses an evaluation that finished inline however long it took on the clock: once, no evaluator", async () => {
-    const { step, jobs, call, evaluations } = timed(requireTeam("require-team", "Fail"));
-    step.ms = 30;
+    const { during, jobs, call, evaluations } = timed(requireTeam("require-team", "Fail"));
+    during.ms = 30;
     expect((await call()).allowed).toBe(false);
     expect(jobs).toHaveLength(0);
     expect(evaluations()).toBe(1);
