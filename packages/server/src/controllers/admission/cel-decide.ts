@@ -85,34 +85,11 @@ function validateAnswer(
   }
   if (request.dryRun !== true && request.operation !== "DELETE" && responses.length > 0) {
     d.options.events?.admission(responses, false);
-    offerValidated(d, review, subject, responses);
+    const result =
+      d.options.sink && admissionResultOf(request, subject, responses, "validate", d.clock.now());
+    if (result) d.options.sink?.offer(result);
   }
   return allow(request.uid, warnings);
-}
-
-/** Hands an admitted request's ValidatingPolicy results to the reports sink. */
-function offerValidated(
-  d: CelHandlerDeps,
-  review: ParsedReview,
-  subject: RequestSubject,
-  responses: PolicyResponse[],
-): void {
-  const { request } = review;
-  const object = subject.object;
-  d.options.sink?.offer({
-    uid: request.uid,
-    timestamp: d.clock.now(),
-    operation: request.operation,
-    resource: {
-      apiVersion: typeof object.apiVersion === "string" ? object.apiVersion : "",
-      kind: subject.kind,
-      namespace: subject.namespace,
-      name: subject.name,
-      uid: typeof object.metadata?.uid === "string" ? object.metadata.uid : "",
-    },
-    ...(request.userInfo ? { userInfo: request.userInfo } : {}),
-    responses,
-  });
 }
 
 function mutateAnswer(
