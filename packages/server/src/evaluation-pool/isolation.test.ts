@@ -5,6 +5,7 @@
  * pathological review itself is answered per failure policy when its deadline passes.
  */
 import { request } from "node:https";
+import { getPriority, platform } from "node:os";
 import { type CelPolicy, type JsonValue, loadCelPolicy } from "@kyverno-ts/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../clock.js";
@@ -13,6 +14,7 @@ import { defaultKyvernoConfig } from "../controllers/admission/filters.js";
 import { serveAdmission } from "../controllers/admission/serve.js";
 import { generateCertificates } from "../controllers/certificates/certificates.js";
 import { pod, podValidatePolicy, policy, recordingLogger, review } from "../testing/fixtures.js";
+import { PLATFORM_THREAD_NAME, procThreadTable } from "./platform-threads.js";
 import { SOURCE_WORKER_EXEC_ARGV, SOURCE_WORKER_URL } from "./testing/index.js";
 
 type Json = { [key: string]: JsonValue };
@@ -195,6 +197,16 @@ describe("evaluation off the serving event loop", { timeout: 120_000 }, () => {
   afterAll(async () => {
     await close?.();
   });
+
+  it.runIf(platform() === "linux")(
+    "runs V8's platform threads, which collect the workers' garbage, below the serving thread's priority",
+    () => {
+      const table = procThreadTable();
+      const platformThreads = table.ids().filter((id) => table.name(id) === PLATFORM_THREAD_NAME);
+      expect(platformThreads.length).toBeGreaterThan(0);
+      for (const id of platformThreads) expect(table.priority(id)).toBeGreaterThan(getPriority());
+    },
+  );
 
   it("answers an ordinary review and the liveness probe while a pathological review runs", async () => {
     const order: string[] = [];
