@@ -6,7 +6,15 @@
 // Floors in the same run: a process that only lists the same reports page by page (and one that
 // caches them in the kube informer), and the sandbox's own RSS.
 // --replicas: two reporters with leader election on one PostgreSQL + Redis: results stored once,
-// and API requests/s against one replica and against both.
+// and API requests/s (p50/p95/p99) against one replica and against both, with each run's CPU seconds
+// per replica, PostgreSQL, Redis, the API server, the load generator and the whole machine.
+// --replica-cpu CORES (with --replicas): each replica runs in its own CPU cgroup under a CFS quota of
+// CORES (0.25 = 25 ms per 100 ms period), as a Pod's CPU limit, placed right after spawn; the output
+// gives each replica's CPU against its quota and its throttled periods. Needs a writable cpu cgroup
+// (cgroup v1 /sys/fs/cgroup/cpu as root, or cgroup v2 with the cpu controller); without one the run
+// fails at once saying why, never runs unlimited. The cgroups are removed afterwards. Pick a quota at
+// which one replica is at ~100% of it while the machine still has idle CPU (its line says so),
+// otherwise two replicas compete for the same cores. --backends "" skips the single-reporter runs.
 // Goals (issue "ten times today's benchmark"): 100,000 results: RSS <= 300 MiB, dashboard p95 <= 50 ms;
 // 1,000,000 results: ingest <= 5 min, RSS <= 500 MiB, dashboard p95 <= 100 ms.
 // --before FILE: also run another build of the reporter (its dist/index.js), alternating with this one.
@@ -14,7 +22,8 @@
 // --keep-database: leave each reporter's PostgreSQL schema / MariaDB database in place (printed), to
 // EXPLAIN its queries afterwards; drop it by hand.
 // Usage: npm run bench:reporter:watch [-- --reports 10000 --results 10 --runs 3 --backends sqlite,postgres,mariadb
-//        --iterations 30 --metrics false --replicas --load-seconds 10 --load-concurrency 16 --no-informer-floor]
+//        --iterations 30 --metrics false --replicas --replica-cpu 0.25 --load-seconds 10 --load-concurrency 16
+//        --no-informer-floor]
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -95,13 +104,22 @@ async function freshDatabase(
   };
 }
 
+/** How to start a reporter process besides its kubeconfig and configuration. */
+export interface StartReporterOptions {
+  /** More command-line flags. */
+  extra?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  /** Another build's dist/index.js (--before) instead of the CLI. */
+  entry?: string;
+  /** Called with the process id right after spawn, before it serves (e.g. to put it in a cgroup). */
+  spawned?: (pid: number) => void;
+}
+
 /** Starts a reporter process with `config` (JSON is YAML); resolves once /healthz answers. */
 async function startReporterProcess(
   kubeconfig: string,
   config: object,
-  extra: readonly string[] = [],
-  env: NodeJS.ProcessEnv = {},
-  entry?: string,
+  { extra = [], env = {}, entry, spawned }: StartReporterOptions = {},
 ): Promise<{ proc: RoleProcess; url: string; startMs: number; started: number }> {
   const dir = mkdtempSync(join(tmpdir(), "reporter-config-"));
   const file = join(dir, "values.yaml");
@@ -123,6 +141,12 @@ async function startReporterProcess(
   const proc = entry
     ? startRole("reporter", ["--entry", entry, "--", ...args], env)
     : startCli(["reporter", ...args], env);
+  try {
+    spawned?.(proc.pid);
+  } catch (error) {
+    await stopProcess(proc);
+    throw error;
+  }
   let alive = true;
   void proc.exited.then(() => {
     alive = false;
@@ -180,13 +204,10 @@ async function reporterRun(
   const db = await freshDatabase(backend, options.keep);
   try {
     const config = { database: db.config, metrics: { enabled: options.metrics }, sourceFilters: [] };
-    const { proc, url, startMs, started } = await startReporterProcess(
-      kubeconfig,
-      config,
-      db.sqlite ? ["--sqlite", db.sqlite] : [],
-      {},
-      options.entry,
-    );
+    const { proc, url, startMs, started } = await startReporterProcess(kubeconfig, config, {
+      extra: db.sqlite ? ["--sqlite", db.sqlite] : [],
+      entry: options.entry,
+    });
     try {
       await until200(`${url}/ready`, () => proc.child.exitCode === null);
       const syncMs = performance.now() - started - startMs;
@@ -264,6 +285,7 @@ async function main(): Promise<void> {
       iterations: { type: "string", default: "30" },
       metrics: { type: "string", default: "true" },
       replicas: { type: "boolean", default: false },
+      "replica-cpu": { type: "string" },
       "load-seconds": { type: "string", default: "10" },
       "load-concurrency": { type: "string", default: "16" },
       "no-informer-floor": { type: "boolean", default: false },
@@ -280,6 +302,13 @@ async function main(): Promise<void> {
   const iterations = Number(values.iterations);
   const metrics = values.metrics !== "false";
   const expected = reports * results;
+  const replicaCpu = values["replica-cpu"] === undefined ? undefined : Number(values["replica-cpu"]);
+  if (replicaCpu !== undefined) {
+    if (!values.replicas) throw new Error("--replica-cpu applies to --replicas");
+    // Fail now, not after filling the cluster, when replicas cannot be limited.
+    const { createCpuLimit } = await import("./reporter-bench/cpu.ts");
+    createCpuLimit({ cores: replicaCpu, name: `reporter-bench-probe-${process.pid}` }).remove();
+  }
   const goals: Goals =
     expected > 200_000 ? { p95Ms: 100, rssMb: 500, syncS: 300 } : { p95Ms: 50, rssMb: 300 };
   // The machine is usually shared: its load, with the floors, says how far the timings are from a quiet run.
@@ -291,7 +320,7 @@ async function main(): Promise<void> {
   console.log(`reporter through the watch: ${reports} reports × ${results} results = ${expected} results`);
   console.log(load());
   const cluster = values.kubeconfig
-    ? { kubeconfig: values.kubeconfig, memory: undefined, close: async () => undefined }
+    ? { kubeconfig: values.kubeconfig, pid: undefined, memory: undefined, close: async () => undefined }
     : await filledSandbox(reports, results, Number(values.writers));
   const { kubeconfig } = cluster;
   try {
@@ -342,6 +371,8 @@ async function main(): Promise<void> {
         expected,
         runs,
         metrics,
+        replicaCpu,
+        sandboxPid: cluster.pid,
         seconds: Number(values["load-seconds"]),
         concurrency: Number(values["load-concurrency"]),
         postgresUrl: PG_URL,
@@ -395,7 +426,7 @@ async function filledSandbox(reports: number, results: number, writers: number) 
     await close();
     throw error;
   }
-  return { kubeconfig, memory, close };
+  return { kubeconfig, pid: sandbox.pid, memory, close };
 }
 
 if (process.argv.includes("--role")) {

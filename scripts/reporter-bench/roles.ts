@@ -147,6 +147,7 @@ async function loadRole(args: readonly string[]): Promise<void> {
   const latencies: number[] = [];
   let errors = 0;
   let turn = 0;
+  const cpuBefore = process.cpuUsage();
   const loop = async () => {
     while (performance.now() < until) {
       const n = turn++;
@@ -161,13 +162,18 @@ async function loadRole(args: readonly string[]): Promise<void> {
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, loop));
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((a, b) => a - b);
   emit({
     requests: latencies.length,
     errors,
+    seconds: elapsed,
     rps: latencies.length / elapsed,
     p50: percentile(latencies, 50),
     p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    // The load generator's own CPU while it ran (it shares the machine with the replicas).
+    cpuS: (cpu.user + cpu.system) / 1e6,
   });
 }
 
