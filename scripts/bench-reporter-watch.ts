@@ -8,9 +8,10 @@
 // --replicas: two reporters with leader election on one PostgreSQL + Redis: results stored once,
 // and API requests/s (p50/p95/p99) against one replica and against both, with each run's CPU seconds
 // per replica, PostgreSQL, Redis, the API server, the load generator and the whole machine.
-// --replica-cpu CORES (with --replicas): each replica runs in its own CPU cgroup under a CFS quota of
-// CORES (0.25 = 25 ms per 100 ms period), as a Pod's CPU limit, placed right after spawn; the output
-// gives each replica's CPU against its quota and its throttled periods. Needs a writable cpu cgroup
+// --replica-cpu CORES[,CORES…] (with --replicas): each replica runs in its own CPU cgroup under a CFS
+// quota of CORES (0.25 = 25 ms per 100 ms period), as a Pod's CPU limit, placed right after spawn;
+// several values (`none`: no quota) are measured one after the other on the same replicas, each after
+// a warm-up. The output gives each replica's CPU against its quota and its throttled periods. Needs a writable cpu cgroup
 // (cgroup v1 /sys/fs/cgroup/cpu as root, or cgroup v2 with the cpu controller); without one the run
 // fails at once saying why, never runs unlimited. The cgroups are removed afterwards. Pick a quota at
 // which one replica is at ~100% of it while the machine still has idle CPU (its line says so),
@@ -22,7 +23,7 @@
 // --keep-database: leave each reporter's PostgreSQL schema / MariaDB database in place (printed), to
 // EXPLAIN its queries afterwards; drop it by hand.
 // Usage: npm run bench:reporter:watch [-- --reports 10000 --results 10 --runs 3 --backends sqlite,postgres,mariadb
-//        --iterations 30 --metrics false --replicas --replica-cpu 0.25 --load-seconds 10 --load-concurrency 16
+//        --iterations 30 --metrics false --replicas --replica-cpu 0.1,0.25,none --load-seconds 10 --load-concurrency 16
 //        --no-informer-floor]
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -302,12 +303,15 @@ async function main(): Promise<void> {
   const iterations = Number(values.iterations);
   const metrics = values.metrics !== "false";
   const expected = reports * results;
-  const replicaCpu = values["replica-cpu"] === undefined ? undefined : Number(values["replica-cpu"]);
+  const replicaCpu = values["replica-cpu"]
+    ?.split(",")
+    .map((c) => (c.trim() === "none" ? undefined : Number(c)));
   if (replicaCpu !== undefined) {
     if (!values.replicas) throw new Error("--replica-cpu applies to --replicas");
     // Fail now, not after filling the cluster, when replicas cannot be limited.
     const { createCpuLimit } = await import("./reporter-bench/cpu.ts");
-    createCpuLimit({ cores: replicaCpu, name: `reporter-bench-probe-${process.pid}` }).remove();
+    for (const cores of replicaCpu)
+      createCpuLimit({ cores, name: `reporter-bench-probe-${process.pid}` }).remove();
   }
   const goals: Goals =
     expected > 200_000 ? { p95Ms: 100, rssMb: 500, syncS: 300 } : { p95Ms: 50, rssMb: 300 };

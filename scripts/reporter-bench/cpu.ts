@@ -14,6 +14,8 @@ const TICKS_PER_S = 100;
 export interface CpuLimit {
   /** The cgroup's folder. */
   readonly path: string;
+  /** Changes the quota (cores), or lifts it (`undefined`: the cgroup only counts). */
+  setCores(cores: number | undefined): void;
   /** Moves process `pid` (all its threads) into the cgroup. */
   add(pid: number): void;
   /** Periods in which the cgroup ran out of quota, and how long it waited (the kernel's cpu.stat). */
@@ -24,7 +26,7 @@ export interface CpuLimit {
 
 export interface CpuLimitOptions {
   /** The quota in cores (0.25 = 25 ms of CPU per 100 ms period), as a Pod's `resources.limits.cpu`. */
-  cores: number;
+  cores: number | undefined;
   /** The cgroup's name (unique on the machine). */
   name: string;
 }
@@ -48,18 +50,23 @@ function readStat(path: string): Map<string, number> {
   return out;
 }
 
+const quotaUs = (cores: number) => String(Math.round(cores * PERIOD_US));
+
 function limitV1(root: string, o: CpuLimitOptions): CpuLimit {
   const path = join(root, o.name);
+  const setCores = (cores: number | undefined) =>
+    writeFileSync(join(path, "cpu.cfs_quota_us"), cores === undefined ? "-1" : quotaUs(cores));
   mkdirSync(path);
   try {
     writeFileSync(join(path, "cpu.cfs_period_us"), String(PERIOD_US));
-    writeFileSync(join(path, "cpu.cfs_quota_us"), String(Math.round(o.cores * PERIOD_US)));
+    setCores(o.cores);
   } catch (error) {
     rmdirSync(path);
     throw error;
   }
   return {
     path,
+    setCores,
     add: (pid) => writeFileSync(join(path, "cgroup.procs"), String(pid)),
     throttled: () => {
       const stat = readStat(join(path, "cpu.stat"));
@@ -80,15 +87,18 @@ function limitV2(root: string, o: CpuLimitOptions): CpuLimit {
   const subtree = readFileSync(join(root, "cgroup.subtree_control"), "utf8").split(/\s+/);
   if (!subtree.includes("cpu")) writeFileSync(join(root, "cgroup.subtree_control"), "+cpu");
   const path = join(root, o.name);
+  const setCores = (cores: number | undefined) =>
+    writeFileSync(join(path, "cpu.max"), `${cores === undefined ? "max" : quotaUs(cores)} ${PERIOD_US}`);
   mkdirSync(path);
   try {
-    writeFileSync(join(path, "cpu.max"), `${Math.round(o.cores * PERIOD_US)} ${PERIOD_US}`);
+    setCores(o.cores);
   } catch (error) {
     rmdirSync(path);
     throw error;
   }
   return {
     path,
+    setCores,
     add: (pid) => writeFileSync(join(path, "cgroup.procs"), String(pid)),
     throttled: () => {
       const stat = readStat(join(path, "cpu.stat"));
@@ -108,7 +118,8 @@ function limitV2(root: string, o: CpuLimitOptions): CpuLimit {
  * not writable — not root, a read-only /sys/fs/cgroup in a container — or cpu bound elsewhere).
  */
 export function createCpuLimit(o: CpuLimitOptions): CpuLimit {
-  if (!(o.cores > 0)) throw new Error(`--replica-cpu must be a positive number of cores, got ${o.cores}`);
+  if (o.cores !== undefined && !(o.cores > 0))
+    throw new Error(`--replica-cpu takes positive numbers of cores (or "none"), got ${o.cores}`);
   const reasons: string[] = [];
   const v1 = mountOf("cgroup", "cpu");
   if (v1) {

@@ -20,8 +20,11 @@ export interface ReplicaBenchOptions {
   metrics: boolean;
   seconds: number;
   concurrency: number;
-  /** Each replica's CPU limit in cores (a CFS quota on its own cgroup); unlimited when undefined. */
-  replicaCpu?: number;
+  /**
+   * Each replica's CPU limits in cores (a CFS quota on its own cgroup), measured one after the other on
+   * the same replicas; `undefined` in the list: no quota. Without the list, no cgroups (unlimited).
+   */
+  replicaCpu?: (number | undefined)[];
   /** The API server's process, for its CPU time. */
   sandboxPid?: number;
   postgresUrl: string;
@@ -77,7 +80,7 @@ export async function benchReplicas(o: ReplicaBenchOptions): Promise<void> {
     // The cgroups first: without them there is no point starting the replicas.
     if (o.replicaCpu !== undefined)
       for (const name of ["a", "b"])
-        limits.push(createCpuLimit({ cores: o.replicaCpu, name: `reporter-bench-${schema}-${name}` }));
+        limits.push(createCpuLimit({ cores: o.replicaCpu[0], name: `reporter-bench-${schema}-${name}` }));
     const started = performance.now();
     const spawned = (i: number) => (pid: number) => limits[i]?.add(pid);
     const a = await o.start(o.kubeconfig, config("replica-a"), { env, spawned: spawned(0) });
@@ -100,7 +103,10 @@ export async function benchReplicas(o: ReplicaBenchOptions): Promise<void> {
     console.log(
       `both ready, API counts every result: ${(syncedMs / 1000).toFixed(1)} s; database: ${row.results} results in ${row.reports} reports (expected ${o.expected}); leader: ${leaders[0] ? "a" : leaders[1] ? "b" : "none"}; rebuilt after sync: ${rebuilt ? "yes" : "no"}`,
     );
-    await measureThroughput(o, [a.url, b.url], replicas, limits);
+    for (const cores of o.replicaCpu ?? [undefined]) {
+      for (const limit of limits) limit.setCores(cores);
+      await measureThroughput(o, [a.url, b.url], replicas, limits, cores);
+    }
   } finally {
     for (const r of replicas) await o.stop(r);
     for (const limit of limits) limit.remove();
@@ -196,24 +202,26 @@ async function measureThroughput(
   urls: string[],
   replicas: RoleProcess[],
   limits: CpuLimit[],
+  quota: number | undefined,
 ): Promise<void> {
   const { resourceId } = await import("../../packages/reporter/dist/index.js");
   const pod = resourceId({ apiVersion: "v1", kind: "Pod", namespace: "ns-1", name: "pod-1", uid: "uid-1" });
   const paths = Object.entries(dashboardQueries(pod))
     .filter(([label]) => !label.includes("not dashboard"))
     .map(([, path]) => path);
-  const limit =
-    o.replicaCpu === undefined ? "unlimited CPU" : `each limited to ${o.replicaCpu} CPU (CFS quota)`;
+  const limit = quota === undefined ? "unlimited CPU" : `each limited to ${quota} CPU (CFS quota)`;
   console.log(
-    `API throughput: ${o.concurrency} connections for ${o.seconds} s, the dashboard's queries in turn, ${o.runs} runs; replicas ${limit}; CPU in seconds over each run (all CPUs)`,
+    `\nAPI throughput: ${o.concurrency} connections for ${o.seconds} s, the dashboard's queries in turn, ${o.runs} runs; replicas ${limit}; CPU in seconds over each run (all CPUs)`,
   );
+  // A warm-up against both (not shown): a fresh process's first requests also pay for compiling.
+  await measuredLoad({ ...o, seconds: Math.min(o.seconds, 5) }, urls, paths, replicas, limits);
   const one: Measured[] = [];
   const two: Measured[] = [];
   for (let r = 0; r < o.runs; r++) {
     one.push(await measuredLoad(o, urls.slice(0, 1), paths, replicas, limits));
-    printMeasured("one replica ", one.at(-1) as Measured, o.replicaCpu);
+    printMeasured("one replica ", one.at(-1) as Measured, quota);
     two.push(await measuredLoad(o, urls, paths, replicas, limits));
-    printMeasured("two replicas", two.at(-1) as Measured, o.replicaCpu);
+    printMeasured("two replicas", two.at(-1) as Measured, quota);
   }
   const show = (label: string, loads: Measured[]) =>
     console.log(

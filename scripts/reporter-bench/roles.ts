@@ -137,7 +137,12 @@ async function reporterRole(args: readonly string[]): Promise<void> {
   process.exitCode = await runReporterCommand({ args: rest, stdout: process.stdout, stderr: process.stderr });
 }
 
-/** HTTP load: `--concurrency` loops GET the `--paths` round-robin over `--urls` for `--seconds`. */
+/**
+ * HTTP load: `--concurrency` loops GET the `--paths` in turn for `--seconds`, each loop pinned to one of
+ * the `--urls` (loop i to url i mod n), as keep-alive connections through a Service stay on one Pod:
+ * a slower replica then does not hold the other's share of the loops (it would with requests
+ * alternating over the urls, throughput being n × the slowest).
+ */
 async function loadRole(args: readonly string[]): Promise<void> {
   const urls = flag(args, "urls").split(",");
   const paths = JSON.parse(flag(args, "paths", "[]")) as string[];
@@ -146,12 +151,12 @@ async function loadRole(args: readonly string[]): Promise<void> {
   const until = performance.now() + seconds * 1000;
   const latencies: number[] = [];
   let errors = 0;
-  let turn = 0;
   const cpuBefore = process.cpuUsage();
-  const loop = async () => {
+  const loop = async (_: unknown, i: number) => {
+    const base = urls[i % urls.length];
+    let turn = i;
     while (performance.now() < until) {
-      const n = turn++;
-      const url = `${urls[n % urls.length]}${paths[Math.floor(n / urls.length) % paths.length]}`;
+      const url = `${base}${paths[turn++ % paths.length]}`;
       const t = performance.now();
       const res = await fetch(url).catch(() => undefined);
       if (res === undefined || res.status !== 200) errors++;
