@@ -4,6 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createSecureServer } from "node:http2";
 import { createServer, type Server } from "node:https";
 import { type AddressInfo, isIPv6, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -82,6 +84,11 @@ export interface SandboxOptions {
   watchHistorySize?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 60000 ms, as kube-apiserver). */
   bookmarkIntervalMs?: number;
+  /**
+   * Offer HTTP/2 as well as HTTP/1.1 (ALPN), as kube-apiserver does (default false: HTTP/1.1 only).
+   * Over HTTP/2, `dropWatchConnections` ends the whole connection of each watch, with every request on it.
+   */
+  http2?: boolean;
 }
 
 /** A running sandbox. */
@@ -252,18 +259,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const stopControllers = startControllers(env, queue, tokens, ca.caCertPem);
 
   let address = "127.0.0.1:0";
-  const server: Server = createServer(
-    { cert: serving.certPem, key: serving.keyPem },
-    createHandler({
-      env,
-      authenticator,
-      authorizer,
-      authorizeAnonymous: rbac,
-      tokens,
-      serverAddress: () => address,
-      ...(options.podLogs === undefined ? {} : { podLogs: options.podLogs }),
-    }),
-  );
+  const handler = createHandler({
+    env,
+    authenticator,
+    authorizer,
+    authorizeAnonymous: rbac,
+    tokens,
+    serverAddress: () => address,
+    ...(options.podLogs === undefined ? {} : { podLogs: options.podLogs }),
+  });
+  const tls = { cert: serving.certPem, key: serving.keyPem };
+  // HTTP/2's compatibility API hands the handler request and response objects of the same shape.
+  const server =
+    options.http2 === true
+      ? createSecureServer({ ...tls, allowHTTP1: true }, (req, res) =>
+          handler(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+        )
+      : createServer(tls, handler);
   const sockets = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
@@ -303,7 +315,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stopCrdSync();
       for (const watch of [...env.watches]) watch.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      if ("closeAllConnections" in server) (server as Server).closeAllConnections();
       for (const socket of sockets) socket.destroy();
       await closed;
       persistence?.compact(store.entries(), store.currentRv());

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonObject } from "@kyverno-ts/api";
 import type { RequestUser } from "../admission/types.js";
 import type { Authenticator } from "../auth/authenticator.js";
-import { impersonate, wantsImpersonation } from "../auth/impersonation.js";
+import { type DistinctHeaders, impersonate, wantsImpersonation } from "../auth/impersonation.js";
 import type { ServiceAccountTokens } from "../auth/service-account-tokens.js";
 import { handleTokenRequest } from "../auth/token-request.js";
 import {
@@ -102,7 +102,7 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
     }
     let user = authentication.user;
     if (wantsImpersonation(req.headers))
-      user = impersonate(user, req.headersDistinct, (u, a) => authorizer.authorize(u, a));
+      user = impersonate(user, distinctHeaders(req), (u, a) => authorizer.authorize(u, a));
     const attributes = requestAttributes(req.method ?? "GET", url);
     const decision = authorizer.authorize(user, attributes);
     if (!decision.allowed) throw forbiddenRequest(user.username, attributes, decision.reason);
@@ -223,4 +223,15 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
 function notFoundPage(res: ServerResponse): void {
   res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
   res.end("404 page not found\n");
+}
+
+/** Each header's values (`headersDistinct`, which HTTP/2's compatibility request lacks: from `rawHeaders`). */
+function distinctHeaders(req: IncomingMessage): DistinctHeaders {
+  if (req.headersDistinct !== undefined) return req.headersDistinct;
+  const out: DistinctHeaders = {};
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = (req.rawHeaders[i] as string).toLowerCase();
+    out[name] = [...(out[name] ?? []), req.rawHeaders[i + 1] as string];
+  }
+  return out;
 }
