@@ -8,6 +8,7 @@
 // process that only loads the server's modules (with the same V8 flags the command runs with).
 // Usage: node scripts/bench-reports.ts [--pods 10000] [--deployments 2000] [--workers 2] [--qps 0] [--cpu-prof DIR]
 //   [--expensive N] (N more Pods of 300/400 containers and a nested-foreach policy near/over the engine's budget)
+//   [--http1-only] (the API server offers HTTP/1.1 only, as before it spoke HTTP/2: the client falls back to it)
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -37,6 +38,8 @@ async function serve() {
   const { startSandbox } = await import("../packages/sandbox/dist/index.js");
   const sandbox = await startSandbox({
     admission: false,
+    // HTTP/2 as kube-apiserver serves it (the client uses it when offered); --http1-only: HTTP/1.1 only.
+    http2: !process.argv.includes("--http1-only"),
     watchHistorySize: 100_000,
     crds: [
       `${CRDS}kyverno/kyverno.io_clusterpolicies.yaml`,

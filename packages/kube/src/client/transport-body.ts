@@ -2,8 +2,9 @@
  * Reading the API server's responses: a whole JSON body (bounded in time), its admission warnings, or
  * a streamed body line by line for watches.
  */
-import type * as http from "node:http";
+import type { Readable } from "node:stream";
 import { clientFailure, failureFromError, failureFromResponse } from "./failure.js";
+import type { ResponseHead } from "./transport-h2.js";
 import type { ApiFailure, ApiResult, WatchEnd } from "./types.js";
 
 /** Receives the lines of a streamed response; `end` is called exactly once. */
@@ -103,7 +104,7 @@ export function decode(text: string): unknown {
 }
 
 /** Reads a whole body, giving up after `timeoutMs` or when the connection is lost. */
-export function readBody(res: http.IncomingMessage, timeoutMs: number): Promise<string | ApiFailure> {
+export function readBody(res: Readable, timeoutMs: number): Promise<string | ApiFailure> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let failure: ApiFailure | undefined;
@@ -132,18 +133,18 @@ export function readBody(res: http.IncomingMessage, timeoutMs: number): Promise<
  * `header`: of a 2xx answer only `apiVersion`, `kind` and `metadata` are decoded (`decodeHeader`).
  */
 export function answerOf(
-  res: http.IncomingMessage,
+  head: ResponseHead,
   text: string | ApiFailure,
   decoding: "object" | "header" = "object",
 ): ApiResult<unknown> {
   if (typeof text !== "string") return text;
-  const status = res.statusCode ?? 0;
+  const status = head.status;
   const ok = status >= 200 && status < 300;
   const body = ok && decoding === "header" ? decodeHeader(text) : decode(text);
   if (status < 200 || status >= 300) return failureFromResponse(status, body);
   if (typeof body === "string")
     return clientFailure(status, "BadResponse", `the response is not JSON: ${body.slice(0, 200)}`);
-  const warnings = warningsOf(res.headers.warning);
+  const warnings = warningsOf(head.headers.warning);
   return warnings.length === 0
     ? { ok: true, status, value: body }
     : { ok: true, status, value: body, warnings };
@@ -153,12 +154,7 @@ export function answerOf(
  * Hands a 200 streamed response to `sink` line by line, ending it (`abort`) after `timeoutMs` of
  * silence or at a line the sink refuses; returns the stop function.
  */
-export function readLines(
-  res: http.IncomingMessage,
-  timeoutMs: number,
-  sink: StreamSink,
-  abort: () => void,
-): () => void {
+export function readLines(res: Readable, timeoutMs: number, sink: StreamSink, abort: () => void): () => void {
   let buffered = "";
   let stopped = false;
   let ended = false;

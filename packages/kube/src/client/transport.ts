@@ -4,13 +4,17 @@
  * plugins); requests go through `node:https` with one keep-alive agent per client, because
  * `KubernetesObjectApi` re-encodes bodies through its typed models (dropping fields it does not know,
  * turning timestamps into `Date`s), cannot send a JSON Patch, throws on every API error, and its fetch
- * path builds a new connection pool for each request.
+ * path builds a new connection pool for each request. An HTTPS server reached without a proxy is
+ * spoken to over HTTP/2 when it offers it (`transport-h2.ts`), as client-go does.
  */
 import * as http from "node:http";
+import * as http2 from "node:http2";
 import * as https from "node:https";
+import type { Readable } from "node:stream";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { clientFailure, failureFromError, failureFromResponse } from "./failure.js";
 import { answerOf, decode, readBody, readLines, type StreamSink } from "./transport-body.js";
+import { createH2Sessions, type H2TlsOptions, h2Head, type ResponseHead } from "./transport-h2.js";
 import type { ApiFailure, ApiResult } from "./types.js";
 
 /** One request; `path` starts with `/api` or `/apis`. */
@@ -43,6 +47,10 @@ interface Connection {
   agent: Agent;
   headers: Record<string, string>;
   auth?: string;
+  /** The TLS options of an HTTPS server reached directly (no proxy), for HTTP/2; undefined otherwise. */
+  tls?: H2TlsOptions;
+  /** `headers` (and `auth` as Basic) with HTTP/2's lowercase names. */
+  h2Headers: Record<string, string>;
 }
 
 /** How long the credentials of one `applyToHTTPSOptions` call are reused (see `createConnections`). */
@@ -72,6 +80,7 @@ function createConnections(
   const ttlMs = options.credentialsTtlMs ?? CREDENTIALS_TTL_MS;
   const now = options.now ?? (() => performance.now());
   let agent: Agent | undefined;
+  let direct: H2TlsOptions | undefined;
   let cached: { at: number; connection: Promise<Connection | ApiFailure> } | undefined;
 
   const load = async (): Promise<Connection | ApiFailure> => {
@@ -87,6 +96,7 @@ function createConnections(
       if (proxied) agent = options.agent as Agent;
       else {
         const tls: https.AgentOptions = { keepAlive: true, keepAliveMsecs: 30000 };
+        const trust: H2TlsOptions = {};
         for (const key of [
           "ca",
           "cert",
@@ -96,15 +106,24 @@ function createConnections(
           "rejectUnauthorized",
           "servername",
         ] as const)
-          if (options[key] !== undefined) Object.assign(tls, { [key]: options[key] });
-        agent = secure ? new https.Agent(tls) : new http.Agent({ keepAlive: true, keepAliveMsecs: 30000 });
+          if (options[key] !== undefined) Object.assign(trust, { [key]: options[key] });
+        if (secure) direct = trust;
+        agent = secure
+          ? new https.Agent({ ...tls, ...trust })
+          : new http.Agent({ keepAlive: true, keepAliveMsecs: 30000 });
       }
     }
     const headers: Record<string, string> = { "User-Agent": userAgent };
     for (const [name, value] of Object.entries(options.headers ?? {}))
       if (value !== undefined) headers[name] = String(value);
-    const result: Connection = { agent, headers };
-    if (options.auth !== undefined && options.auth !== null) result.auth = options.auth;
+    const h2Headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) h2Headers[name.toLowerCase()] = value;
+    const result: Connection = { agent, headers, h2Headers };
+    if (options.auth !== undefined && options.auth !== null) {
+      result.auth = options.auth;
+      h2Headers.authorization ??= `Basic ${Buffer.from(options.auth).toString("base64")}`;
+    }
+    if (direct !== undefined) result.tls = direct;
     return result;
   };
 
@@ -129,6 +148,7 @@ function createConnections(
     close() {
       agent?.destroy();
       agent = undefined;
+      direct = undefined;
       cached = undefined;
     },
   };
@@ -165,61 +185,127 @@ export function createTransport(
   const send = secure ? https.request : http.request;
   const connections = createConnections(kc, userAgent, secure, options);
 
+  const sessions = createH2Sessions(base);
+
   /** Starts a request; `onResponse` gets the response, `onError` any failure before it. */
   const start = async (
     req: HttpRequest,
     accept: string,
-    onResponse: (res: http.IncomingMessage, abort: () => void) => void,
+    onResponse: (head: ResponseHead, res: Readable, abort: () => void) => void,
     onError: (failure: ApiFailure) => void,
   ): Promise<void> => {
     const conn = await connections.connect();
     if ("ok" in conn) return onError(conn);
+    let session: http2.ClientHttp2Session | "http/1.1" = "http/1.1";
+    if (conn.tls !== undefined) {
+      try {
+        session = await sessions.session(conn.tls);
+      } catch (error) {
+        return onError(failureFromError(error, false, false));
+      }
+    }
     if (req.signal?.aborted === true) return onError(clientFailure(0, "Aborted", "request aborted"));
     const query = req.query?.toString() ?? "";
-    const headers: Record<string, string> = { ...conn.headers, Accept: accept };
+    const path = requestPath(`${basePath}${req.path}${query === "" ? "" : `?${query}`}`, base);
     // Encoded once: its length and what is written are the same bytes.
     const body = req.body === undefined ? undefined : Buffer.from(req.body);
-    if (body !== undefined) {
-      headers["Content-Type"] = req.contentType ?? "application/json";
-      headers["Content-Length"] = String(body.length);
-    }
-    const options: https.RequestOptions = {
-      ...target,
-      path: requestPath(`${basePath}${req.path}${query === "" ? "" : `?${query}`}`, base),
-      method: req.method,
-      headers,
-      agent: conn.agent,
-    };
-    if (conn.auth !== undefined) options.auth = conn.auth;
     let settled = false;
     let timedOut = false;
-    const request = send(options);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      request.destroy(new Error(`no response after ${req.timeoutMs} ms`));
-    }, req.timeoutMs);
-    const onAbort = (): void => {
-      request.destroy(new Error("aborted"));
-    };
-    req.signal?.addEventListener("abort", onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    let destroy: (error: Error) => void = () => undefined;
+    const onAbort = (): void => destroy(new Error("aborted"));
     const cleanup = (): void => {
       clearTimeout(timer);
       req.signal?.removeEventListener("abort", onAbort);
     };
-    request.on("error", (error) => {
+    const fail = (error: unknown): void => {
       if (settled) return;
       settled = true;
       cleanup();
       onError(failureFromError(error, req.signal?.aborted === true, timedOut));
-    });
-    request.on("response", (res) => {
+    };
+    const answer = (head: ResponseHead, res: Readable, abort: () => void): void => {
       settled = true;
       cleanup();
       // Rejected credentials (a rotated token): the next request loads them anew.
-      if (res.statusCode === 401) connections.invalidate();
-      onResponse(res, () => request.destroy());
-    });
+      if (head.status === 401) connections.invalidate();
+      onResponse(head, res, abort);
+    };
+    destroy =
+      session === "http/1.1"
+        ? sendH1(conn, req, path, accept, body, fail, answer)
+        : sendH2(session, conn, req, path, accept, body, fail, answer);
+    if (settled) return;
+    timer = setTimeout(() => {
+      timedOut = true;
+      destroy(new Error(`no response after ${req.timeoutMs} ms`));
+    }, req.timeoutMs);
+    req.signal?.addEventListener("abort", onAbort, { once: true });
+  };
+
+  /** Sends over the keep-alive agent; returns how to end the request. */
+  const sendH1 = (
+    conn: Connection,
+    req: HttpRequest,
+    path: string,
+    accept: string,
+    body: Buffer | undefined,
+    fail: (error: unknown) => void,
+    answer: (head: ResponseHead, res: Readable, abort: () => void) => void,
+  ): ((error: Error) => void) => {
+    const headers: Record<string, string> = { ...conn.headers, Accept: accept };
+    if (body !== undefined) {
+      headers["Content-Type"] = req.contentType ?? "application/json";
+      headers["Content-Length"] = String(body.length);
+    }
+    const options: https.RequestOptions = { ...target, path, method: req.method, headers, agent: conn.agent };
+    if (conn.auth !== undefined) options.auth = conn.auth;
+    const request = send(options);
+    request.on("error", fail);
+    request.on("response", (res) =>
+      answer({ status: res.statusCode ?? 0, headers: res.headers }, res, () => request.destroy()),
+    );
     request.end(body);
+    return (error) => request.destroy(error);
+  };
+
+  /** Sends as a stream of the HTTP/2 session; returns how to end the request. */
+  const sendH2 = (
+    session: http2.ClientHttp2Session,
+    conn: Connection,
+    req: HttpRequest,
+    path: string,
+    accept: string,
+    body: Buffer | undefined,
+    fail: (error: unknown) => void,
+    answer: (head: ResponseHead, res: Readable, abort: () => void) => void,
+  ): ((error: Error) => void) => {
+    const headers: http2.OutgoingHttpHeaders = {
+      ...conn.h2Headers,
+      ":method": req.method,
+      ":path": path,
+      accept,
+    };
+    if (body !== undefined) {
+      headers["content-type"] = req.contentType ?? "application/json";
+      headers["content-length"] = body.length;
+    }
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = session.request(headers, { endStream: body === undefined });
+    } catch (error) {
+      // The session ended between taking it and sending (a GOAWAY, a lost connection).
+      fail(error);
+      return () => undefined;
+    }
+    sessions.opened(session, stream);
+    stream.on("error", fail);
+    stream.on("close", () => fail(new Error("the stream closed before a response")));
+    stream.on("response", (h) =>
+      answer(h2Head(h), stream, () => stream.close(http2.constants.NGHTTP2_CANCEL)),
+    );
+    if (body !== undefined) stream.end(body);
+    return (error) => stream.destroy(error);
   };
 
   return {
@@ -228,7 +314,8 @@ export function createTransport(
         void start(
           req,
           "application/json",
-          (res) => void readBody(res, req.timeoutMs).then((text) => resolve(answerOf(res, text, req.decode))),
+          (head, res) =>
+            void readBody(res, req.timeoutMs).then((text) => resolve(answerOf(head, text, req.decode))),
           resolve,
         );
       });
@@ -239,8 +326,8 @@ export function createTransport(
         void start(
           req,
           "application/json",
-          (res, abort) => {
-            const status = res.statusCode ?? 0;
+          (head, res, abort) => {
+            const status = head.status;
             if (status !== 200) {
               void readBody(res, req.timeoutMs).then((text) =>
                 resolve(typeof text === "string" ? failureFromResponse(status, decode(text)) : text),
@@ -254,7 +341,10 @@ export function createTransport(
       });
     },
 
-    close: () => connections.close(),
+    close: () => {
+      sessions.close();
+      connections.close();
+    },
   };
 }
 
