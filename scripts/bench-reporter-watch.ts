@@ -11,11 +11,12 @@
 // --replica-cpu CORES[,CORES…] (with --replicas): each replica runs in its own CPU cgroup under a CFS
 // quota of CORES (0.25 = 25 ms per 100 ms period), as a Pod's CPU limit, placed right after spawn;
 // several values (`none`: no quota) are measured one after the other on the same replicas, each after
-// a warm-up. The output gives each replica's CPU against its quota and its throttled periods. Needs a writable cpu cgroup
-// (cgroup v1 /sys/fs/cgroup/cpu as root, or cgroup v2 with the cpu controller); without one the run
-// fails at once saying why, never runs unlimited. The cgroups are removed afterwards. Pick a quota at
-// which one replica is at ~100% of it while the machine still has idle CPU (its line says so),
-// otherwise two replicas compete for the same cores. --backends "" skips the single-reporter runs.
+// a warm-up. The output gives each replica's CPU against its quota and its throttled periods. Needs
+// a writable cpu cgroup (cgroup v1 /sys/fs/cgroup/cpu as root, or cgroup v2 with the cpu controller);
+// without one the run fails at once saying why, never runs unlimited. The cgroups are removed
+// afterwards. Pick a quota at which one replica is at ~100% of it while the machine still has idle
+// CPU (its line says so; 0.1–0.2 here), otherwise two replicas compete for the same cores.
+// --backends "" skips the single-reporter runs.
 // Goals (issue "ten times today's benchmark"): 100,000 results: RSS <= 300 MiB, dashboard p95 <= 50 ms;
 // 1,000,000 results: ingest <= 5 min, RSS <= 500 MiB, dashboard p95 <= 100 ms.
 // --before FILE: also run another build of the reporter (its dist/index.js), alternating with this one.
@@ -23,7 +24,7 @@
 // --keep-database: leave each reporter's PostgreSQL schema / MariaDB database in place (printed), to
 // EXPLAIN its queries afterwards; drop it by hand.
 // Usage: npm run bench:reporter:watch [-- --reports 10000 --results 10 --runs 3 --backends sqlite,postgres,mariadb
-//        --iterations 30 --metrics false --replicas --replica-cpu 0.1,0.25,none --load-seconds 10 --load-concurrency 16
+//        --iterations 30 --metrics false --replicas --replica-cpu 0.2,none --load-seconds 10 --load-concurrency 16
 //        --no-informer-floor]
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
