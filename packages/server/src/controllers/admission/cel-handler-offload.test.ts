@@ -258,7 +258,8 @@ describe("CEL handler: the inline budget", () => {
       step.ms = 30;
       await call();
       expect(jobs).toHaveLength(i);
-      expect(evaluations()).toBe(2 * i);
+      // Two attempts, and four more that do not count: the thread was held up in them.
+      expect(evaluations()).toBe(6 * i);
     }
   });
 

@@ -47,8 +47,26 @@ describe("createInlineBudget", () => {
     const t = setup();
     for (let i = 0; i < 10; i++)
       expect(t.budget.attempt(["p"], 10_000, t.run("p", 30, true, t.held))).toBe(undefined);
-    expect(t.runs()).toBe(20);
+    // Two attempts, and four more that do not count because the thread was held up in them.
+    expect(t.runs()).toBe(60);
     expect(t.budget.isSlow(["p"])).toBe(false);
+  });
+
+  it("keeps evaluating inline a request whose attempts were cut while the thread was held up", () => {
+    const t = setup();
+    let n = 0;
+    // Cut three times on a busy machine (the thread did not run in those 30 ms), then finished: inline.
+    const run = () => (++n <= 3 ? t.run("p", 30, true, t.held)() : t.run("p", 1, false, t.busy)());
+    expect(t.budget.attempt(["p"], 10_000, run)).toBe("p done");
+    expect(n).toBe(4);
+  });
+
+  it("counts an attempt in which the thread computed for half the budget or more", () => {
+    const t = setup();
+    // 3 ms of CPU in each cut attempt (a policy that needs more than the budget): two attempts only.
+    const costly = t.run("p", 3, true, t.busy);
+    expect(t.budget.attempt(["p"], 10_000, costly)).toBe(undefined);
+    expect(t.runs()).toBe(2);
   });
 
   it("marks a policy slow after three requests in a row overran on this thread's CPU; a finished one resets the count", () => {

@@ -17,6 +17,11 @@
  *   a cheap policy a few ms once, and it finishes inline in the next request, which clears its count).
  * - A cut attempt is tried again (`INLINE_ATTEMPTS` in all) unless a policy was found slow: on a busy
  *   node a cheap evaluation is often held up, and evaluating again here costs far less than the hop.
+ *   An attempt in which this thread ran for less than half the budget (it was descheduled, not busy)
+ *   does not count, up to `HELD_ATTEMPTS` more: otherwise a busy machine sends requests that cost well
+ *   under a millisecond to the evaluator, which then starts a worker (a V8 isolate, ~30 MiB and more
+ *   once warm; `bench:admission` on a loaded machine started both of its workers this way) and makes
+ *   the request wait for it.
  *
  * Requests selecting a policy remembered as slow go to the evaluator at once for `SLOW_POLICY_MS`: a
  * tenant's hostile policy costs the serving thread nothing more than parsing.
@@ -29,6 +34,8 @@ import type { ServerClock } from "../../clock.js";
 
 /** Inline attempts of one request. */
 const INLINE_ATTEMPTS = 2;
+/** Further attempts of one request that were cut while this thread was held up (see the header). */
+const HELD_ATTEMPTS = 4;
 /** How long a policy remembered as slow skips the inline attempt (ms). */
 const SLOW_POLICY_MS = 60_000;
 /** Budgets of CPU time one policy's cut evaluation must have used to count as slow at once. */
@@ -117,15 +124,16 @@ export function createInlineBudget(options: InlineBudgetOptions): InlineBudget {
   }
 
   /**
-   * Judges a cut attempt that ran from `started` to `ended` (monotonic): true when a policy was found
-   * slow. Overrunners count a strike on the request's last attempt (`last`).
+   * Judges a cut attempt that ran from `started` to `ended` (monotonic): `slow` when a policy was
+   * found slow, `held` when this thread ran for less than half the budget (it was descheduled).
+   * Overrunners count a strike on the request's last attempt (`last`).
    */
   function judge(
     policyMs: ReadonlyMap<string, number>,
     started: number,
     ended: number,
     last: boolean,
-  ): boolean {
+  ): { slow: boolean; held: boolean } {
     const before = checkpoint;
     const cpu = threadCpuMs();
     checkpoint = { at: ended, cpu };
@@ -142,7 +150,7 @@ export function createInlineBudget(options: InlineBudgetOptions): InlineBudget {
         strike(key, ended);
       }
     }
-    return slow;
+    return { slow, held: attemptCpu < inlineMs / 2 };
   }
 
   return {
@@ -152,7 +160,9 @@ export function createInlineBudget(options: InlineBudgetOptions): InlineBudget {
       if (inlineMs <= 0 || isSlow(keys)) return undefined;
       const first = clock.monotonic();
       let started = first;
-      for (let i = 0; i < INLINE_ATTEMPTS; i++) {
+      let counted = 0;
+      let held = 0;
+      while (counted < INLINE_ATTEMPTS) {
         if (remainingMs - (started - first) <= inlineMs) return undefined;
         if (started - checkpoint.at > inlineMs) checkpoint = { at: started, cpu: threadCpuMs() };
         const attempt = run(inlineMs);
@@ -161,7 +171,10 @@ export function createInlineBudget(options: InlineBudgetOptions): InlineBudget {
           return attempt.result;
         }
         const ended = clock.monotonic();
-        if (judge(attempt.policyMs, started, ended, i === INLINE_ATTEMPTS - 1)) return undefined;
+        const judged = judge(attempt.policyMs, started, ended, counted === INLINE_ATTEMPTS - 1);
+        if (judged.slow) return undefined;
+        if (judged.held && held < HELD_ATTEMPTS) held++;
+        else counted++;
         started = ended;
       }
       return undefined;
