@@ -53,6 +53,9 @@ interface Connection {
   h2Headers: Record<string, string>;
 }
 
+/** What a stream that closed before its response failed with. */
+const CLOSED_EARLY = new Error("the stream closed before a response");
+
 /** How long the credentials of one `applyToHTTPSOptions` call are reused (see `createConnections`). */
 export const CREDENTIALS_TTL_MS = 1000;
 
@@ -300,7 +303,8 @@ export function createTransport(
     }
     sessions.opened(session, stream);
     stream.on("error", fail);
-    stream.on("close", () => fail(new Error("the stream closed before a response")));
+    // Every stream closes, most after their response: the error is not built (a stack trace) each time.
+    stream.on("close", () => fail(CLOSED_EARLY));
     stream.on("response", (h) =>
       answer(h2Head(h), stream, () => stream.close(http2.constants.NGHTTP2_CANCEL)),
     );
