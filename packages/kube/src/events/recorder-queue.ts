@@ -20,6 +20,8 @@ export interface Entry extends EventSeries {
   writing: boolean;
   again: boolean;
   tries: number;
+  /** Used since an eviction sweep last passed it (see `evictOldest`). */
+  used: boolean;
 }
 
 /** A spam-filter bucket of one source and object. */
@@ -32,6 +34,8 @@ export interface SpamBucket {
 export interface SimilarRecord {
   notes: Set<string>;
   lastMs: number;
+  /** Used since an eviction sweep last passed it (see `evictOldest`). */
+  used: boolean;
 }
 
 /** Counters since creation (`EventRecorderStats` without `pending`). */

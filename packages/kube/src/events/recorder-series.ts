@@ -24,7 +24,7 @@ function admit(s: RecorderState, record: EventRecord, now: number): boolean {
   let b = spam.get(key);
   if (b === undefined) {
     // client-go keeps 4096 buckets (an LRU); forgetting one gives that pair a full bucket again.
-    bound(spam, maxSeries);
+    evictOldest(spam, maxSeries);
     b = { tokens: spamBurst, lastMs: now };
     spam.set(key, b);
   } else {
@@ -49,16 +49,38 @@ function drop(s: RecorderState, reason: EventDropReason, record: EventRecord): v
 }
 
 /**
- * Forgets the oldest eighth of the series (their pending counts are queued first): in bulk, since
- * reading a Map's first key after many deletions at its front walks the holes they leave.
+ * Forgets the least recently used eighth of a bounded map once it holds `max` entries, oldest first:
+ * in bulk, since reading a Map's first key after many deletions at its front walks the holes they
+ * leave. Recency is client-go's LRU approximated by a second chance: a hit only marks its entry `used`
+ * (moving it to the end of the Map on every hit costs more than the rest of `record`), and the sweep
+ * moves a marked entry to the end, unmarked, instead of forgetting it.
  */
-function forgetOldest(s: RecorderState): void {
-  let n = Math.max(1, Math.floor(s.maxSeries / 8));
-  for (const [key, entry] of s.series) {
-    if (n-- === 0) break;
-    if (entry.created && entry.count > entry.written) enqueue(s, entry);
-    s.series.delete(key);
+function evictOldest<V extends object>(
+  map: Map<string, V>,
+  max: number,
+  forget: (value: V) => void = () => undefined,
+): void {
+  if (map.size < max) return;
+  let n = Math.max(1, Math.floor(max / 8));
+  for (const [key, value] of map) {
+    if (n === 0) break;
+    map.delete(key);
+    const marked = value as { used?: boolean };
+    if (marked.used === true) {
+      marked.used = false;
+      map.set(key, value);
+      continue;
+    }
+    forget(value);
+    n--;
   }
+}
+
+/** Forgets the least recently used eighth of the series (their pending counts are queued first). */
+function forgetOldest(s: RecorderState): void {
+  evictOldest(s.series, s.maxSeries, (entry) => {
+    if (entry.created && entry.count > entry.written) enqueue(s, entry);
+  });
 }
 
 /** Folds the occurrence into its running series; false when there is none within the window. */
@@ -67,9 +89,8 @@ function aggregate(s: RecorderState, key: string, now: number): boolean {
   if (running !== undefined && now - running.lastMs <= s.windowMs) {
     running.count++;
     running.lastMs = now;
-    // Most recently used last (client-go's LRU): a busy series is not the one forgotten first.
-    s.series.delete(key);
-    s.series.set(key, running);
+    // Recently used (client-go's LRU): a busy series is not the one forgotten first.
+    running.used = true;
     s.stats.aggregated++;
     if (running.created && running.written === 1) enqueue(s, running);
     return true;
@@ -82,16 +103,6 @@ function aggregate(s: RecorderState, key: string, now: number): boolean {
   return false;
 }
 
-/** Forgets the oldest eighth of a bounded map once it holds `max` entries. */
-function bound<V>(map: Map<string, V>, max: number): void {
-  if (map.size < max) return;
-  let n = Math.max(1, Math.floor(max / 8));
-  for (const k of map.keys()) {
-    if (n-- === 0) break;
-    map.delete(k);
-  }
-}
-
 /**
  * Counts the occurrence's note among the similar ones of the window (client-go's EventAggregator):
  * true once `maxSimilar` distinct notes were seen, when it is to be combined. The set stays below the
@@ -101,14 +112,15 @@ function similarPastLimit(s: RecorderState, event: EventRecord, now: number): bo
   if (s.maxSimilar === 0) return false;
   const key = similarKey(event);
   let record: SimilarRecord | undefined = s.similar.get(key);
-  if (record !== undefined) s.similar.delete(key);
   if (record === undefined || now - record.lastMs > s.similarWindowMs) {
-    bound(s.similar, s.maxSeries);
-    record = { notes: new Set(), lastMs: now };
+    if (record === undefined) evictOldest(s.similar, s.maxSeries);
+    record = { notes: new Set(), lastMs: now, used: record !== undefined };
+    s.similar.set(key, record);
+  } else {
+    // Recently used (client-go's LRU): a policy failing on many objects keeps its record while the
+    // records of those objects come and go.
+    record.used = true;
   }
-  // Most recently used last (client-go's LRU): a policy failing on many objects keeps its record
-  // while the records of those objects come and go.
-  s.similar.set(key, record);
   record.lastMs = now;
   record.notes.add(event.note);
   if (record.notes.size < s.maxSimilar) return false;
@@ -159,6 +171,7 @@ export function recordOccurrence(s: RecorderState, occurrence: EventRecord): voi
     writing: false,
     again: false,
     tries: 0,
+    used: false,
   };
   s.series.set(key, entry);
   enqueue(s, entry);

@@ -231,6 +231,19 @@ describe("event recorder", () => {
     expect(creates(api.calls)).toHaveLength(2010);
   });
 
+  it("keeps folding a busy occurrence into its series while thousands of other series come and go", async () => {
+    const { api, recorder } = setup({ maxSeries: 64, spamBurst: 1000, maxQueued: 10_000, qps: 0 });
+    const busy = violation("web", "policy require-labels/check-team fail: the busy one");
+    for (let i = 0; i < 2000; i++) {
+      recorder.record(busy);
+      recorder.record(violation(`other-${i}`, `policy p/r fail: ${i}`));
+    }
+    await recorder.flush();
+    const ofBusy = creates(api.calls).filter((e) => e.note === busy.note);
+    expect(ofBusy).toHaveLength(1);
+    expect(recorder.stats()).toMatchObject({ aggregated: 1999 });
+  });
+
   it("counts similar occurrences anew after ten quiet minutes, and never combines with similarEvents 0", async () => {
     const { api, recorder, clock } = setup({ spamBurst: 1000 });
     for (let i = 0; i < 9; i++) recorder.record(violation("web", `message ${i}`));
