@@ -76,15 +76,17 @@ export interface AdmissionCoreOptions {
 }
 
 /** Evaluation workers started with the admission core (see `EvaluationSettings.prestartWorkers`). */
-const DEFAULT_PRESTART_WORKERS = 1;
+const DEFAULT_PRESTART_WORKERS = 0;
 
 /** How the admission core evaluates (see `AdmissionCoreOptions.evaluation`). */
 export interface EvaluationSettings {
   /** Evaluation worker threads; 0 evaluates on the event loop that serves requests. */
   workers: number;
   /**
-   * Workers started at once, the others when requests need them (default 1: the first slow request
-   * finds a worker ready; starting one takes a second or more, while the serving thread answers).
+   * Workers started at once, the others when requests need them (default 0: a worker is a V8 isolate
+   * with its own copy of the engine and the policies, ~30 MiB before it evaluates anything and more
+   * once its code is optimized, while most requests are answered inline and never need one; the first
+   * review sent to the pool waits for a worker to start, ~0.4 s of CPU at the workers' lower priority).
    */
   prestartWorkers?: number;
   limits?: Partial<EvaluationLimits>;

@@ -221,7 +221,11 @@ describe("large reviews in the evaluation pool", { timeout: 60_000 }, () => {
     };
     const inline = build(0);
     core = build(1);
+    // No worker runs before a review needs one (a worker costs ~30 MiB); the large review starts it,
+    // waits for it, and is answered by it.
+    expect(core.pool?.stats().workers).toBe(0);
     expect(await core.handler.handleBody(route, body)).toEqual(await inline.handler.handleBody(route, body));
+    expect(core.pool?.stats()).toMatchObject({ workers: 1, ready: 1, abandoned: 0 });
     const celRoute = { type: "validate", failurePolicy: "Fail" } as const;
     expect(await core.celHandler.serveBody(celRoute, body)).toEqual(
       await inline.celHandler.serveBody(celRoute, body),
