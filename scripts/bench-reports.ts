@@ -9,6 +9,10 @@
 // Usage: node scripts/bench-reports.ts [--pods 10000] [--deployments 2000] [--workers 2] [--qps 0] [--cpu-prof DIR]
 //   [--expensive N] (N more Pods of 300/400 containers and a nested-foreach policy near/over the engine's budget)
 //   [--http1-only] (the API server offers HTTP/1.1 only, as before it spoke HTTP/2: the client falls back to it)
+//   [--heap-snapshot DIR [--heap-snapshot-every S]] (the first run's controller writes V8 heap snapshots
+//   there: when it starts leading, every S seconds of the scan (default 10) and when the scan is done;
+//   writing one stops the process for seconds and grows its RSS, so that run's time and RSS do not count;
+//   summarise them with `node scripts/heap-summary.ts FILE`)
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -302,7 +306,12 @@ const probeFigures = (samples: readonly number[]): string =>
   `p50 ${quantile(samples, 0.5).toFixed(0)} / p99 ${quantile(samples, 0.99).toFixed(0)} / max ${Math.max(0, ...samples).toFixed(0)} ms over ${samples.length} probes`;
 
 /** Starts `kyverno-ts reports` as a user does and waits for its first full scan to be done. */
-async function runCommand(kubeconfigPath: string, workers: number, qps: number): Promise<ScanRun> {
+async function runCommand(
+  kubeconfigPath: string,
+  workers: number,
+  qps: number,
+  snapshotDir?: string,
+): Promise<ScanRun> {
   const start = performance.now();
   // --cpu-prof DIR: the controller writes a V8 CPU profile there when it stops.
   const profileDir = stringFlag("cpu-prof");
@@ -310,6 +319,9 @@ async function runCommand(kubeconfigPath: string, workers: number, qps: number):
     process.execPath,
     [
       ...(profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]),
+      ...(snapshotDir === undefined
+        ? []
+        : ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${snapshotDir}`]),
       // BENCH_NODE_ARGS: node flags of the command only, for experiments (e.g. --heap-growing-percent=50).
       ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
       CLI,
@@ -339,11 +351,18 @@ async function runCommand(kubeconfigPath: string, workers: number, qps: number):
   let startRss = 0;
   let cpuAtLeading = 0;
   createInterface({ input: child.stdout }).on("line", (line) => {
+    // BENCH_DEBUG=1 prints the command's output (e.g. --trace-gc lines from BENCH_NODE_ARGS) and logs.
+    if (process.env.BENCH_DEBUG) console.error(line);
     const m = /metrics: http:\/\/[^:]+:(\d+)\//.exec(line);
     if (m) port = Number(m[1]);
   });
   let peakRss = 0;
   let lastTrace = 0;
+  // --heap-snapshot: a snapshot when leading starts, every `--heap-snapshot-every` seconds, at the end.
+  const snapshot = (): void => {
+    if (snapshotDir !== undefined) child.kill("SIGUSR2");
+  };
+  let snapshots: ReturnType<typeof setInterval> | undefined;
   const sampler = setInterval(() => {
     const { rss } = procMemory(pid);
     peakRss = Math.max(peakRss, rss);
@@ -385,8 +404,17 @@ async function runCommand(kubeconfigPath: string, workers: number, qps: number):
         startRss = procMemory(pid).rss;
         cpuAtLeading = procCpuSeconds(pid);
         leading = true;
+        // Once: a snapshot that stalls the process past its Lease makes it lead again.
+        if (snapshotDir !== undefined && snapshots === undefined) {
+          snapshot();
+          snapshots = setInterval(snapshot, flag("heap-snapshot-every", 10) * 1000);
+        }
       }
-      if (entry.msg === "full scan done") resolve(entry as Record<string, number>);
+      if (entry.msg === "full scan done") {
+        clearInterval(snapshots);
+        snapshot();
+        resolve(entry as Record<string, number>);
+      }
     });
   });
   const wallMs = performance.now() - start;
@@ -491,7 +519,7 @@ async function main() {
   const floorMs = performance.now() - floorStart;
   const floorRss = await importFloor();
 
-  const run = await runCommand(kubeconfigPath, workers, flag("qps", 0));
+  const run = await runCommand(kubeconfigPath, workers, flag("qps", 0), stringFlag("heap-snapshot"));
   // Second scan: the command again (a restart), with every report already written and nothing changed.
   const again = await runCommand(kubeconfigPath, workers, flag("qps", 0));
   const evalSeconds = sumBy(run.metrics, "kyverno_policy_execution_duration_seconds_sum").get("") ?? 0;
