@@ -12,9 +12,14 @@ import type { ObjectStore } from "./store.js";
 /** The handlers registered for each event. */
 export type Handlers<T> = { [E in keyof InformerHandlers<T>]: Set<InformerHandlers<T>[E]> };
 
-/** What one informer holds while it runs. */
-export interface InformerState<T> {
+/**
+ * What one informer holds while it runs: `T` is what its cache keeps of each object, `R` the objects as
+ * decoded (see `TransformingInformerOptions`).
+ */
+export interface InformerState<T, R = T> {
   readonly options: InformerOptions;
+  /** What the cache keeps of a decoded object (the object itself without a transform). */
+  readonly transform: (object: R) => T;
   readonly client: KubeClient;
   readonly clock: Clock;
   readonly delay: (attempt: number) => number;
@@ -42,7 +47,7 @@ function unreachable(failure: ApiFailure | undefined): boolean {
 
 /** Calls the handlers of `event`; a handler that throws is reported to the error handlers. */
 export function emit<T, E extends keyof InformerHandlers<T>>(
-  state: InformerState<T>,
+  state: { readonly handlers: Handlers<T> },
   event: E,
   ...args: Parameters<InformerHandlers<T>[E]>
 ): void {
@@ -73,16 +78,19 @@ function query<Q extends { signal?: AbortSignal }>(options: InformerOptions, ext
   return q;
 }
 
-/** Lists every page; a 410 on a continue token restarts the list unpaginated, as client-go does. */
-async function listAll<T extends ObjectHeader>(
-  state: InformerState<T>,
+/**
+ * Lists every page, each transformed as it arrives; a 410 on a continue token restarts the list
+ * unpaginated, as client-go does.
+ */
+async function listAll<T, R extends ObjectHeader>(
+  state: InformerState<T, R>,
   signal: AbortSignal,
 ): Promise<ApiResult<{ items: T[]; resourceVersion: string }>> {
   const items: T[] = [];
   let token: string | undefined;
   let limit: number | undefined = state.pageSize;
   for (;;) {
-    const page = await state.client.list<T>({
+    const page = await state.client.list<R>({
       ...query(state.options, { signal }),
       ...(limit === undefined ? {} : { limit }),
       ...(token === undefined ? {} : { continue: token }),
@@ -96,7 +104,7 @@ async function listAll<T extends ObjectHeader>(
       }
       return page;
     }
-    items.push(...page.value.items);
+    for (const item of page.value.items) items.push(state.transform(item));
     token = page.value.metadata.continue;
     if (token === undefined || token === "")
       return {
@@ -108,7 +116,7 @@ async function listAll<T extends ObjectHeader>(
 }
 
 /** Replaces the cache with a list and reports the difference. */
-function applyList<T>(state: InformerState<T>, items: T[]): void {
+function applyList<T, R>(state: InformerState<T, R>, items: T[]): void {
   const diff = state.store.replace(items);
   for (const object of diff.added) emit(state, "add", object);
   for (const { object, old } of diff.updated) emit(state, "update", object, old);
@@ -116,9 +124,9 @@ function applyList<T>(state: InformerState<T>, items: T[]): void {
 }
 
 /** One watch event into the cache and the handlers; an ERROR ends the watch. */
-function onEvent<T extends ObjectHeader>(
-  state: InformerState<T>,
-  event: WatchEvent<T>,
+function onEvent<T, R extends ObjectHeader>(
+  state: InformerState<T, R>,
+  event: WatchEvent<R>,
   watch: { gone: boolean; failure?: ApiFailure; events: number },
 ): void {
   if (event.type === "ERROR") {
@@ -128,8 +136,12 @@ function onEvent<T extends ObjectHeader>(
     return;
   }
   watch.events++;
-  const object = event.object;
-  const rv = object.metadata?.resourceVersion;
+  const rv = event.object.metadata?.resourceVersion;
+  if (event.type === "BOOKMARK") {
+    if (rv !== undefined && rv !== "") state.resourceVersion = rv;
+    return;
+  }
+  const object = state.transform(event.object);
   if (event.type === "ADDED" || event.type === "MODIFIED") {
     const old = state.store.put(object);
     if (old === undefined) emit(state, "add", object);
@@ -142,15 +154,15 @@ function onEvent<T extends ObjectHeader>(
 }
 
 /** Watches from `from` until the watch ends; what to do next. */
-async function watchOnce<T extends ObjectHeader>(
-  state: InformerState<T>,
+async function watchOnce<T, R extends ObjectHeader>(
+  state: InformerState<T, R>,
   from: string,
   signal: AbortSignal,
 ): Promise<WatchOutcome> {
   const { options, clock } = state;
   const watch: { gone: boolean; failure?: ApiFailure; events: number } = { gone: false, events: 0 };
   const timeoutSeconds = options.watchTimeoutSeconds ?? Math.floor(300 * (1 + Math.random()));
-  const opened = await state.client.watch<T>(
+  const opened = await state.client.watch<R>(
     query(options, { signal, resourceVersion: from, timeoutSeconds }),
     (event) => onEvent(state, event, watch),
   );
@@ -178,8 +190,8 @@ async function watchOnce<T extends ObjectHeader>(
  * Waits `retryInMs` before retry `attempt` (reported to the error handlers with its failure); when the
  * server could not be reached, until its backoff ends or as soon as it answers again.
  */
-async function waitToRetry<T>(
-  state: InformerState<T>,
+async function waitToRetry<T, R>(
+  state: InformerState<T, R>,
   source: "list" | "watch",
   failure: ApiFailure | undefined,
   attempt: number,
@@ -200,9 +212,24 @@ async function waitToRetry<T>(
   wake.abort();
 }
 
+/**
+ * Lists into the cache (the list itself is not kept: while the loop watches, only the cache holds its
+ * objects); the failure, or undefined once cached.
+ */
+async function relist<T, R extends ObjectHeader>(
+  state: InformerState<T, R>,
+  signal: AbortSignal,
+): Promise<ApiFailure | undefined> {
+  const listed = await listAll(state, signal);
+  if (signal.aborted || !listed.ok) return listed.ok ? undefined : listed;
+  applyList(state, listed.value.items);
+  state.resourceVersion = listed.value.resourceVersion;
+  return undefined;
+}
+
 /** Lists and watches until `signal` aborts; `onSynced` once the first list is cached. */
-export async function runInformer<T extends ObjectHeader>(
-  state: InformerState<T>,
+export async function runInformer<T, R extends ObjectHeader>(
+  state: InformerState<T, R>,
   signal: AbortSignal,
   onSynced: () => void,
 ): Promise<void> {
@@ -211,22 +238,20 @@ export async function runInformer<T extends ObjectHeader>(
     waitToRetry(state, source, failure, ++attempt, signal);
   while (!signal.aborted) {
     if (state.resourceVersion === undefined) {
-      const listed = await listAll(state, signal);
+      const failure = await relist(state, signal);
       if (signal.aborted) break;
-      if (!listed.ok) {
-        await retry("list", listed);
+      if (failure !== undefined) {
+        await retry("list", failure);
         continue;
       }
       attempt = 0;
-      applyList(state, listed.value.items);
-      state.resourceVersion = listed.value.resourceVersion;
       if (!state.synced) {
         state.synced = true;
         onSynced();
         emit(state, "synced");
       }
     }
-    const outcome = await watchOnce(state, state.resourceVersion, signal);
+    const outcome = await watchOnce(state, state.resourceVersion ?? "", signal);
     if (outcome.next === "stopped") break;
     if (outcome.next === "relist") {
       state.resourceVersion = undefined;

@@ -21,6 +21,20 @@ export interface InformerOptions {
   clock?: Clock;
 }
 
+/**
+ * Options of an informer whose cache keeps `T` made of each object `R` the API server sends, as
+ * client-go's transform functions: e.g. a compact form of a large object.
+ */
+export interface TransformingInformerOptions<T, R> extends InformerOptions {
+  /**
+   * Applied to each list page and each watch event before the object is cached or handed to a
+   * handler (handlers, `list` and `get` see what it returns), so the decoded objects of a large list
+   * are not all alive at once. What it returns must keep the object's `metadata` namespace, name and
+   * resourceVersion (the cache's key, and how a relist tells changed objects).
+   */
+  transform: (object: R) => T;
+}
+
 /** Reported to `error` handlers; the informer keeps going after each (it retries until stopped). */
 export type InformerError =
   | { source: "list" | "watch"; failure: ApiFailure; attempt: number; retryInMs: number }

@@ -212,6 +212,87 @@ describe("informer against the sandbox", () => {
     expect(queries.count("list")).toBe(1);
   });
 
+  it("keeps what its transform makes of each listed page and watch event, and relists by it", async () => {
+    interface Slim {
+      metadata: { name?: string; namespace?: string; resourceVersion?: string };
+      v: string;
+    }
+    const { sandbox, client } = await setup({ watchHistorySize: 5 });
+    const labelled = (i: number) => {
+      const cm = configMap(`listed-${i}`, "default", { v: `${i}` });
+      return { ...cm, metadata: { ...cm.metadata, labels: { set: "listed" } } };
+    };
+    for (let i = 0; i < 5; i++) await client.create(labelled(i));
+    const seen: KubeObject[] = [];
+    const slim = createInformer<Slim, KubeObject>({
+      client,
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      namespace: "default",
+      labelSelector: "set=listed",
+      pageSize: 2,
+      delay: () => 0,
+      transform: (o) => {
+        seen.push(o);
+        const { name, namespace, resourceVersion } = o.metadata ?? {};
+        const rv = typeof resourceVersion === "string" ? resourceVersion : undefined;
+        const v = String((o.data as { v?: string } | undefined)?.v);
+        return { metadata: { name, namespace, resourceVersion: rv }, v };
+      },
+    });
+    informer = undefined;
+    const log: string[] = [];
+    slim.on("add", (o) => log.push(`add ${o.metadata.name} ${o.v}`));
+    slim.on("update", (o, old) => log.push(`update ${o.metadata.name} ${old.v}→${o.v}`));
+    slim.on("delete", (o) => log.push(`delete ${o.metadata.name} ${o.v}`));
+    try {
+      await slim.start();
+      // Three pages, each object transformed once, and the cache holds only what the transform made.
+      expect(queries.count("list")).toBe(3);
+      expect(seen.map((o) => o.metadata?.name)).toEqual([0, 1, 2, 3, 4].map((i) => `listed-${i}`));
+      expect(slim.get("default", "listed-3")).toEqual({
+        metadata: { name: "listed-3", namespace: "default", resourceVersion: expect.any(String) },
+        v: "3",
+      });
+      await client.patch(
+        { apiVersion: "v1", kind: "ConfigMap", namespace: "default", name: "listed-1" },
+        { type: "merge", patch: { data: { v: "one" } } },
+      );
+      await until(() => slim.get("default", "listed-1")?.v === "one", 3000, "the watched update");
+      expect(log.slice(5)).toEqual(["update listed-1 1→one"]);
+
+      // A relist (the server forgot the watch's resourceVersion) tells changes by the transformed
+      // objects' resourceVersions: only what changed meanwhile is an event.
+      const { watch } = client;
+      let release: () => void = () => undefined;
+      const blocked = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      client.watch = async (query, onEvent) => {
+        await blocked;
+        return watch(query, onEvent);
+      };
+      sandbox.dropWatchConnections();
+      await client.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "default", name: "listed-4" });
+      await client.patch(
+        { apiVersion: "v1", kind: "ConfigMap", namespace: "default", name: "listed-2" },
+        { type: "merge", patch: { data: { v: "two" } } },
+      );
+      for (let i = 0; i < 10; i++) await client.create(configMap(`other-${i}`, "kube-system"));
+      release();
+      await until(() => log.includes("delete listed-4 4"), 3000, "the relist's events");
+      expect(log.slice(6).sort()).toEqual(["delete listed-4 4", "update listed-2 2→two"]);
+      expect(
+        slim
+          .list()
+          .map((o) => `${o.metadata.name}=${o.v}`)
+          .sort(),
+      ).toEqual(["listed-0=0", "listed-1=one", "listed-2=two", "listed-3=3"]);
+    } finally {
+      await slim.stop();
+    }
+  });
+
   it("retries a failing list with the injected delay and reports each failure", async () => {
     const attempts: number[] = [];
     const { client } = await setup({});

@@ -16,15 +16,34 @@ import { systemClock } from "@kyverno-ts/api";
 import type { ObjectHeader } from "../client/types.js";
 import { exponentialBackoff } from "./backoff.js";
 import { type InformerState, runInformer } from "./informer-loop.js";
-import type { Informer, InformerOptions } from "./informer-types.js";
+import type { Informer, InformerOptions, TransformingInformerOptions } from "./informer-types.js";
 import { createObjectStore } from "./store.js";
 
-export type { Informer, InformerError, InformerHandlers, InformerOptions } from "./informer-types.js";
+export type {
+  Informer,
+  InformerError,
+  InformerHandlers,
+  InformerOptions,
+  TransformingInformerOptions,
+} from "./informer-types.js";
 
-/** Creates an informer for `apiVersion`/`kind`; nothing happens until `start()`. */
-export function createInformer<T extends ObjectHeader>(options: InformerOptions): Informer<T> {
-  const state: InformerState<T> = {
+/** The object itself: the cache of an informer without a transform keeps what was decoded. */
+const itself = <T>(object: unknown): T => object as T;
+
+/**
+ * Creates an informer for `apiVersion`/`kind`; nothing happens until `start()`. With a transform, its
+ * cache keeps `T` made of each `R` the API server sends.
+ */
+export function createInformer<T extends ObjectHeader, R extends ObjectHeader>(
+  options: TransformingInformerOptions<T, R>,
+): Informer<T>;
+export function createInformer<T extends ObjectHeader>(options: InformerOptions): Informer<T>;
+export function createInformer<T extends ObjectHeader, R extends ObjectHeader>(
+  options: InformerOptions & { transform?: (object: R) => T },
+): Informer<T> {
+  const state: InformerState<T, R> = {
     options,
+    transform: options.transform ?? itself,
     client: options.client,
     clock: options.clock ?? systemClock,
     delay: options.delay ?? exponentialBackoff(),

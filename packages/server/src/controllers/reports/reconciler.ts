@@ -22,6 +22,7 @@ import type { ReportWriter, WriteOutcome } from "../../reports/report-writer.js"
 import { type AdmissionPhase, PHASE_RULE_TYPES } from "../admission/results.js";
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
+import { materialize } from "./compact-object.js";
 import type { ReportsMetrics } from "./metrics.js";
 import { PROCESS_PROPERTY } from "./process-property.js";
 import type { ResourceInformers } from "./resource-informers.js";
@@ -163,8 +164,8 @@ export function createReconciler(
     const watched = informers.get(ref.kind);
     if (watched !== undefined && watched.apiVersion === ref.apiVersion) {
       if (!watched.informer.hasSynced()) return { state: "unsynced" };
-      const object = watched.informer.get(ref.namespace || undefined, ref.name);
-      if (object?.metadata?.uid === ref.uid) return { state: "live", object };
+      const cached = watched.informer.get(ref.namespace || undefined, ref.name);
+      if (cached?.metadata.uid === ref.uid) return { state: "live", object: materialize(cached) };
       // Admission results (the mutating webhook's first) can come before the informer's event for the
       // object: ask the API server instead of forgetting them.
       if (admission.get(ref.uid) === undefined) return { state: "gone" };

@@ -5,13 +5,12 @@
  * are watched: those the background policies match, less those the resource filters leave out
  * everywhere.
  */
-import type { KubeObject } from "@kyverno-ts/api";
 import { matchWildcard } from "@kyverno-ts/engine";
 import type { ClusterChange } from "../../cluster-state/changes.js";
 import type { CachedPolicy } from "../../policycache/policy-cache.js";
 import type { ControllerState } from "./controller-state.js";
 import { kindFilteredEverywhere } from "./filtered-kinds.js";
-import { refOfObject, refOfScope, resourceKey } from "./resource-key.js";
+import { type ObjectIdentity, refOfObject, refOfScope, resourceKey } from "./resource-key.js";
 
 /** Queues a key in the running term (dropped when none runs: the next term's full scan covers it). */
 export function enqueue(s: ControllerState, key: string): void {
@@ -27,7 +26,7 @@ export function enqueueAdmitted(s: ControllerState, key: string): void {
 /** Queues a resource of a watched kind. */
 export function enqueueObject(
   s: ControllerState,
-  object: KubeObject,
+  object: ObjectIdentity,
   kind: { apiVersion: string; kind: string },
 ): void {
   const ref = refOfObject(object, kind.apiVersion, kind.kind);

@@ -1,16 +1,18 @@
 /**
  * One informer per kind that background policies match, added and removed as policies change. Kinds
  * are watched by name (as the policy cache indexes them); each is resolved to an apiVersion once per
- * change of the wanted set, and unresolvable kinds are retried at the next change or rescan.
+ * change of the wanted set, and unresolvable kinds are retried at the next change or rescan. The
+ * caches keep each resource in its compact form (`compact-object.ts`).
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import { createInformer, type Informer, type KubeClient } from "@kyverno-ts/kube";
 import type { KindResolver, WatchableKind } from "../../cluster-state/kinds.js";
 import type { Logger } from "../../logger.js";
+import { type CompactObject, compactObject } from "./compact-object.js";
 
 /** A watched kind and its informer. */
 export interface WatchedKind extends WatchableKind {
-  informer: Informer<KubeObject>;
+  informer: Informer<CompactObject>;
 }
 
 /** What happened to a watched resource. */
@@ -27,7 +29,7 @@ export interface ResourceInformers {
   sync(
     kinds: readonly string[],
     options?: { retryUnresolved?: boolean },
-  ): Promise<Array<{ kind: WatchableKind; objects: KubeObject[] }>>;
+  ): Promise<Array<{ kind: WatchableKind; objects: CompactObject[] }>>;
   /** The watched kind of this name, if any. */
   get(kind: string): WatchedKind | undefined;
   /** Every watched kind. */
@@ -46,7 +48,7 @@ export interface ResourceInformersOptions {
   kinds: Pick<KindResolver, "watchable">;
   logger: Logger;
   /** Called for every informer event (the initial list included). */
-  onEvent: (event: ResourceEvent, object: KubeObject, kind: WatchedKind) => void;
+  onEvent: (event: ResourceEvent, object: CompactObject, kind: WatchedKind) => void;
   /** Informer retry delays (default: the kube package's exponential backoff). */
   delay?: (attempt: number) => number;
 }
@@ -61,10 +63,11 @@ export function createResourceInformers(options: ResourceInformersOptions): Reso
   let stopped = false;
 
   const watch = (kind: WatchableKind): void => {
-    const informer = createInformer<KubeObject>({
+    const informer = createInformer<CompactObject, KubeObject>({
       client,
       apiVersion: kind.apiVersion,
       kind: kind.kind,
+      transform: compactObject,
       ...(options.delay === undefined ? {} : { delay: options.delay }),
     });
     const entry: WatchedKind = { ...kind, informer };
@@ -94,7 +97,7 @@ export function createResourceInformers(options: ResourceInformersOptions): Reso
     if (stopped) return [];
     const skip = retryUnresolved ? new Set<string>() : new Set(missing);
     const wanted = new Set(kinds);
-    const dropped: Array<{ kind: WatchableKind; objects: KubeObject[] }> = [];
+    const dropped: Array<{ kind: WatchableKind; objects: CompactObject[] }> = [];
     for (const [name, entry] of watched) {
       if (wanted.has(name)) continue;
       watched.delete(name);

@@ -3,7 +3,7 @@
  * a resource deleted and created again under the same name is two items (the old report goes, a new
  * one comes), and a deleted resource can still be reconciled from its key alone.
  */
-import type { KubeObject, ObjectReference } from "@kyverno-ts/api";
+import type { ObjectReference } from "@kyverno-ts/api";
 
 /** A resource as the reports controller identifies it; `namespace` is `""` for cluster-scoped kinds. */
 export interface ResourceRef {
@@ -30,8 +30,17 @@ export function parseResourceKey(key: string): ResourceRef | undefined {
   return { apiVersion, kind, namespace, name, uid };
 }
 
+/** What `refOfObject` reads of an object: its metadata (a decoded object or a cached compact one). */
+export interface ObjectIdentity {
+  readonly metadata?: { readonly name?: unknown; readonly namespace?: unknown; readonly uid?: unknown };
+}
+
 /** The reference of an object read from the API; undefined when it lacks a name or uid. */
-export function refOfObject(object: KubeObject, apiVersion: string, kind: string): ResourceRef | undefined {
+export function refOfObject(
+  object: ObjectIdentity,
+  apiVersion: string,
+  kind: string,
+): ResourceRef | undefined {
   const meta = object.metadata;
   const name = meta?.name;
   const uid = meta?.uid;
