@@ -11,6 +11,9 @@ export default defineConfig({
       "@kyverno-ts/engine": pkg("engine"),
       "@kyverno-ts/sandbox": pkg("sandbox"),
       "@kyverno-ts/kube": pkg("kube"),
+      "@kyverno-ts/server/admission": fileURLToPath(
+        new URL("./packages/server/src/admission-command.ts", import.meta.url),
+      ),
       "@kyverno-ts/server": pkg("server"),
       "@kyverno-ts/reporter": pkg("reporter"),
       "@kyverno-ts/testing": pkg("testing"),

@@ -466,8 +466,11 @@ export function buildProgram(io: CliIo, done: (status: number) => void): Command
       "admission",
       "Run the admission controller (in a cluster, or --standalone with policies from files)",
       async (args) => {
-        // Loaded on use: the server packages are heavy and need Node 24 built-ins.
-        const { runAdmissionCommand, ADMISSION_DESCRIPTION, flagsOf } = await import("@kyverno-ts/server");
+        // Loaded on use: the server packages are heavy and need Node 24 built-ins. The admission entry
+        // leaves out the other controllers' modules (they would stay in the server's heap).
+        const { runAdmissionCommand, ADMISSION_DESCRIPTION, flagsOf } = await import(
+          "@kyverno-ts/server/admission"
+        );
         const usage = controllerHelp("admission", ADMISSION_DESCRIPTION, flagsOf("admission"));
         return runAdmissionCommand({ args, stdout: io.stdout, stderr: io.stderr, usage });
       },

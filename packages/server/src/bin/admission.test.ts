@@ -234,6 +234,19 @@ spec:
     );
   });
 
+  it("runs cluster mode without --standalone (its modules loaded on use), with a clear error for a missing kubeconfig", async () => {
+    const stderr = buffer();
+    const missing = join(tmpdir(), "kyverno-ts-admission-no-such-kubeconfig");
+    const code = await runAdmissionCommand({
+      args: ["--kubeconfig", missing, "--port", "0", "--metrics-port", "0", "--host", "127.0.0.1"],
+      stdout: buffer(),
+      stderr,
+      logger: recordingLogger(),
+    });
+    expect(code).toBe(2);
+    expect(stderr.text).toContain(`error: cannot start: ENOENT: no such file or directory, open '${missing}'`);
+  });
+
   it("prints the help it is given (the CLI's) with --help, -h or -help", async () => {
     for (const flag of ["--help", "-h", "-help"]) {
       const stdout = buffer();

@@ -24,7 +24,7 @@ import { admissionConfigProblems } from "../metrics/metrics.js";
 import { loadPolicyFiles } from "../standalone/load-policies.js";
 import type { TlsMaterial } from "../webhooks/server.js";
 import { ADMISSION_DESCRIPTION, type AdmissionArgs, parseAdmissionArgs } from "./args.js";
-import { type ClusterHooks, runClusterMode } from "./cluster-command.js";
+import type { ClusterHooks } from "./cluster-command.js";
 import { openControllerLog } from "./controller-start.js";
 import { stopSignal } from "./stop-signal.js";
 
@@ -122,6 +122,9 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
     warnings: args.warnings,
   });
   if (!args.standalone) {
+    // Loaded on use: the cluster-only modules (informers, the kube client, reports, external data)
+    // would otherwise stay in a standalone server's heap.
+    const { runClusterMode } = await import("./cluster-command.js");
     const stop = stopSignal(options.signal);
     try {
       return await runClusterMode({
