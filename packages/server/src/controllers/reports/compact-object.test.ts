@@ -1,6 +1,6 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { compactObject, materialize } from "./compact-object.js";
+import { compactObject, takeObject } from "./compact-object.js";
 
 const pod: KubeObject = {
   apiVersion: "v1",
@@ -21,7 +21,7 @@ const pod: KubeObject = {
 };
 
 describe("compact cached resources", () => {
-  it("keep the identity the cache and the queue need, and give evaluation the whole object back", () => {
+  it("keep the identity the cache and the queue need, and give a scan the whole object back once", () => {
     const compact = compactObject(pod);
     expect(compact.metadata).toEqual({
       name: "web",
@@ -29,12 +29,13 @@ describe("compact cached resources", () => {
       uid: "6355d49c-8d61-4b7d-be24-4a3147bb4af9",
       resourceVersion: "3194",
     });
-    const again = materialize(compact);
+    const again = takeObject(compact);
     expect(again).toEqual(pod);
     // Same keys in the same order: what a policy renders of the object is what the API server sent.
     expect(JSON.stringify(again)).toBe(JSON.stringify(pod));
-    // A fresh copy each time: an evaluation cannot change what the next one sees.
-    expect(materialize(compact)).not.toBe(again);
+    // Taken once: the cache keeps only the identity, and the next scan reads the API server.
+    expect(compact.json).toBeUndefined();
+    expect(takeObject(compact)).toBeUndefined();
   });
 
   it("leave out what a cluster-scoped or incomplete object does not have", () => {
@@ -44,7 +45,7 @@ describe("compact cached resources", () => {
       metadata: { name: "team", uid: 7 },
     });
     expect(compact.metadata).toEqual({ name: "team" });
-    expect(materialize(compact)).toEqual({
+    expect(takeObject(compact)).toEqual({
       apiVersion: "v1",
       kind: "Namespace",
       metadata: { name: "team", uid: 7 },

@@ -22,7 +22,7 @@ import type { ReportWriter, WriteOutcome } from "../../reports/report-writer.js"
 import { type AdmissionPhase, PHASE_RULE_TYPES } from "../admission/results.js";
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
-import { materialize } from "./compact-object.js";
+import { takeObject } from "./compact-object.js";
 import type { ReportsMetrics } from "./metrics.js";
 import { PROCESS_PROPERTY } from "./process-property.js";
 import type { ResourceInformers } from "./resource-informers.js";
@@ -165,10 +165,14 @@ export function createReconciler(
     if (watched !== undefined && watched.apiVersion === ref.apiVersion) {
       if (!watched.informer.hasSynced()) return { state: "unsynced" };
       const cached = watched.informer.get(ref.namespace || undefined, ref.name);
-      if (cached?.metadata.uid === ref.uid) return { state: "live", object: materialize(cached) };
+      if (cached?.metadata.uid === ref.uid) {
+        const object = takeObject(cached);
+        if (object !== undefined) return { state: "live", object };
+        // An earlier scan took its text: the API server has it (as upstream's scans always read it).
+      }
       // Admission results (the mutating webhook's first) can come before the informer's event for the
       // object: ask the API server instead of forgetting them.
-      if (admission.get(ref.uid) === undefined) return { state: "gone" };
+      else if (admission.get(ref.uid) === undefined) return { state: "gone" };
     }
     const got = await deps.client.get(
       {
