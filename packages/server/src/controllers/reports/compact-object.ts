@@ -1,13 +1,12 @@
 /**
  * How the reports controller's resource informers keep what they watch: each resource's identity (the
- * cache's key, the relist comparison, the work-queue key) as fields,
- * and the rest as the JSON text it came as, until a scan takes it. Tens of thousands of decoded Pods
- * would otherwise be most of what the controller holds: a Pod of `bench:scan` takes about 1.9 KB of
- * heap as objects and 1.15 KB as text, and once its scan took the text only the identity (~0.2 KB) is
- * left. The scan after that (a changed policy or namespace, the periodic rescan) reads the resource
- * from the API server, as upstream's scans always do; a change of the resource brings its text again
- * (the watch event), as does a relist. Evaluation sees exactly the object the API server sent (the text
- * is a lossless copy).
+ * cache's key, the relist comparison, the work-queue key) as fields, and the rest as the JSON text it
+ * came as, until a scan takes it. Tens of thousands of decoded Pods would otherwise be most of what the
+ * controller holds: a Pod of `bench:scan` takes about 1.9 KB of heap as objects and 1.15 KB as text, and
+ * once its scan took the text only the identity (~0.2 KB) is left. The scan after that (a changed
+ * policy or namespace, the periodic rescan) reads the resource from the API server, as upstream's scans
+ * always do; a change of the resource brings its text again (the watch event), as does a relist.
+ * Evaluation sees exactly the object the API server sent (the text is a lossless copy).
  */
 import type { KubeObject } from "@kyverno-ts/api";
 
