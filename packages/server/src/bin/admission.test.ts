@@ -244,7 +244,9 @@ spec:
       logger: recordingLogger(),
     });
     expect(code).toBe(2);
-    expect(stderr.text).toContain(`error: cannot start: ENOENT: no such file or directory, open '${missing}'`);
+    expect(stderr.text).toContain(
+      `error: cannot start: ENOENT: no such file or directory, open '${missing}'`,
+    );
   });
 
   it("prints the help it is given (the CLI's) with --help, -h or -help", async () => {
