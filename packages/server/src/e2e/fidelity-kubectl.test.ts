@@ -287,7 +287,11 @@ describe.skipIf(!hasKubectl)("in-cluster fidelity, through kubectl", { timeout: 
       },
       15_000,
       `the report of ${kind} ${namespace}/${name}`,
-    );
+    ).catch((e: unknown) => {
+      // Say what the report held instead, so an intermittent failure can be read from CI's log.
+      const held = results.map((r) => [r.policy, r.rule, r.result, r.properties?.process]);
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; it held ${JSON.stringify(held)}`);
+    });
     return results;
   };
 

@@ -109,4 +109,44 @@ describe("ephemeral report publisher", () => {
     expect(calls).toEqual(["uid-a", "uid-b", "uid-c", "uid-d", "uid-e"]);
     expect(publisher.stats()).toEqual({ written: 5, failed: 0 });
   });
+
+  it("creates its report alone when the older one it merges into is deleted between read and update", async () => {
+    // The reports controller deletes an ephemeral report once it has merged it; the publisher's
+    // update of that version then finds nothing and must not drop the newer results.
+    type Stored = { metadata: { name: string }; spec: { results: unknown[] } };
+    const stored = new Map<string, Stored>();
+    stored.set("uid-a", { metadata: { name: "uid-a" }, spec: { results: [] } });
+    const calls: string[] = [];
+    const client = {
+      create: async (object: Stored) => {
+        calls.push("create");
+        if (stored.has(object.metadata.name))
+          return { ok: false, status: 409, reason: "AlreadyExists", message: "exists" };
+        stored.set(object.metadata.name, object);
+        return { ok: true, status: 201, value: object };
+      },
+      get: async (ref: { name: string }) => {
+        calls.push("get");
+        const found = stored.get(ref.name);
+        return found === undefined
+          ? { ok: false, status: 404, reason: "NotFound", message: "not found" }
+          : { ok: true, status: 200, value: structuredClone(found) };
+      },
+      update: async (object: Stored) => {
+        calls.push("update");
+        stored.delete(object.metadata.name);
+        return { ok: false, status: 404, reason: "NotFound", message: "not found" };
+      },
+    } as unknown as KubeClient;
+    const queue = createBoundedResultQueue({ capacity: 100 });
+    const publisher = createEphemeralReportPublisher({ client, source: queue, concurrency: 1 });
+    publisher.start();
+    queue.offer(admitted("a"));
+    await publisher.flush();
+    expect(calls).toEqual(["create", "get", "update", "create"]);
+    expect(publisher.stats()).toEqual({ written: 1, failed: 0 });
+    const written = stored.get("uid-a") as { spec?: { results?: Array<{ policy: string }> } } | undefined;
+    expect(written?.spec?.results?.map((r) => r.policy)).toEqual(["require-owner"]);
+    await publisher.stop();
+  });
 });

@@ -214,10 +214,17 @@ export function createEphemeralReportPublisher(
     const created = await client.create<EphemeralReport>(report);
     if (created.ok || created.status !== 409) return created;
     for (let attempt = 0; ; attempt++) {
+      // An older report of the resource is there: merge into it.
       const current = await client.get<EphemeralReport>(refOf(report));
       if (!current.ok) return current.status === 404 ? client.create<EphemeralReport>(report) : current;
       const updated = await client.update<EphemeralReport>(mergeEphemeral(current.value, report));
-      if (updated.ok || !isConflict(updated) || attempt >= 2) return updated;
+      if (updated.ok || attempt >= 2) return updated;
+      // The reports controller deletes a report once it has merged it, which can happen between the
+      // read and the update: then this report is created on its own (the older one is merged).
+      if (updated.status === 404) {
+        const again = await client.create<EphemeralReport>(report);
+        if (again.ok || again.status !== 409) return again;
+      } else if (!isConflict(updated)) return updated;
     }
   };
 
