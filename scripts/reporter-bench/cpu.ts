@@ -52,14 +52,21 @@ function readStat(path: string): Map<string, number> {
 
 const quotaUs = (cores: number) => String(Math.round(cores * PERIOD_US));
 
-function limitV1(root: string, o: CpuLimitOptions): CpuLimit {
-  const path = join(root, o.name);
-  const setCores = (cores: number | undefined) =>
-    writeFileSync(join(path, "cpu.cfs_quota_us"), cores === undefined ? "-1" : quotaUs(cores));
+/**
+ * The cgroup `path`, made with its version's quota writer: `prepare` runs before the first quota is
+ * set (both undone if either fails); `throttledTime` names cpu.stat's waiting time and its unit.
+ */
+function cgroupLimit(
+  path: string,
+  cores: number | undefined,
+  setCores: (cores: number | undefined) => void,
+  prepare: () => void,
+  throttledTime: { key: string; perSecond: number },
+): CpuLimit {
   mkdirSync(path);
   try {
-    writeFileSync(join(path, "cpu.cfs_period_us"), String(PERIOD_US));
-    setCores(o.cores);
+    prepare();
+    setCores(cores);
   } catch (error) {
     rmdirSync(path);
     throw error;
@@ -73,11 +80,22 @@ function limitV1(root: string, o: CpuLimitOptions): CpuLimit {
       return {
         periods: stat.get("nr_periods") ?? 0,
         throttledPeriods: stat.get("nr_throttled") ?? 0,
-        throttledS: (stat.get("throttled_time") ?? 0) / 1e9,
+        throttledS: (stat.get(throttledTime.key) ?? 0) / throttledTime.perSecond,
       };
     },
     remove: () => rmdirSync(path),
   };
+}
+
+function limitV1(root: string, o: CpuLimitOptions): CpuLimit {
+  const path = join(root, o.name);
+  return cgroupLimit(
+    path,
+    o.cores,
+    (cores) => writeFileSync(join(path, "cpu.cfs_quota_us"), cores === undefined ? "-1" : quotaUs(cores)),
+    () => writeFileSync(join(path, "cpu.cfs_period_us"), String(PERIOD_US)),
+    { key: "throttled_time", perSecond: 1e9 },
+  );
 }
 
 function limitV2(root: string, o: CpuLimitOptions): CpuLimit {
@@ -87,29 +105,14 @@ function limitV2(root: string, o: CpuLimitOptions): CpuLimit {
   const subtree = readFileSync(join(root, "cgroup.subtree_control"), "utf8").split(/\s+/);
   if (!subtree.includes("cpu")) writeFileSync(join(root, "cgroup.subtree_control"), "+cpu");
   const path = join(root, o.name);
-  const setCores = (cores: number | undefined) =>
-    writeFileSync(join(path, "cpu.max"), `${cores === undefined ? "max" : quotaUs(cores)} ${PERIOD_US}`);
-  mkdirSync(path);
-  try {
-    setCores(o.cores);
-  } catch (error) {
-    rmdirSync(path);
-    throw error;
-  }
-  return {
+  return cgroupLimit(
     path,
-    setCores,
-    add: (pid) => writeFileSync(join(path, "cgroup.procs"), String(pid)),
-    throttled: () => {
-      const stat = readStat(join(path, "cpu.stat"));
-      return {
-        periods: stat.get("nr_periods") ?? 0,
-        throttledPeriods: stat.get("nr_throttled") ?? 0,
-        throttledS: (stat.get("throttled_usec") ?? 0) / 1e6,
-      };
-    },
-    remove: () => rmdirSync(path),
-  };
+    o.cores,
+    (cores) =>
+      writeFileSync(join(path, "cpu.max"), `${cores === undefined ? "max" : quotaUs(cores)} ${PERIOD_US}`),
+    () => undefined,
+    { key: "throttled_usec", perSecond: 1e6 },
+  );
 }
 
 /**

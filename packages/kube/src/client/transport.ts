@@ -59,6 +59,19 @@ const CLOSED_EARLY = new Error("the stream closed before a response");
 /** How long the credentials of one `applyToHTTPSOptions` call are reused (see `createConnections`). */
 export const CREDENTIALS_TTL_MS = 1000;
 
+/** A request as `start` prepared it, for the send of the negotiated protocol. */
+interface Outgoing {
+  req: HttpRequest;
+  /** The path with its query, as sent. */
+  path: string;
+  accept: string;
+  /** The encoded body (its length and what is written are the same bytes). */
+  body: Buffer | undefined;
+  /** Any failure before the response (settles the request once). */
+  fail: (error: unknown) => void;
+  answer: (head: ResponseHead, res: Readable, abort: () => void) => void;
+}
+
 /** Options of `createTransport`. */
 export interface TransportOptions {
   /** How long credentials are reused before the kubeconfig is asked again (default `CREDENTIALS_TTL_MS`). */
@@ -236,8 +249,8 @@ export function createTransport(
     };
     destroy =
       session === "http/1.1"
-        ? sendH1(conn, req, path, accept, body, fail, answer)
-        : sendH2(session, conn, req, path, accept, body, fail, answer);
+        ? sendH1(conn, { req, path, accept, body, fail, answer })
+        : sendH2(session, conn, { req, path, accept, body, fail, answer });
     if (settled) return;
     timer = setTimeout(() => {
       timedOut = true;
@@ -249,12 +262,7 @@ export function createTransport(
   /** Sends over the keep-alive agent; returns how to end the request. */
   const sendH1 = (
     conn: Connection,
-    req: HttpRequest,
-    path: string,
-    accept: string,
-    body: Buffer | undefined,
-    fail: (error: unknown) => void,
-    answer: (head: ResponseHead, res: Readable, abort: () => void) => void,
+    { req, path, accept, body, fail, answer }: Outgoing,
   ): ((error: Error) => void) => {
     const headers: Record<string, string> = { ...conn.headers, Accept: accept };
     if (body !== undefined) {
@@ -276,12 +284,7 @@ export function createTransport(
   const sendH2 = (
     session: http2.ClientHttp2Session,
     conn: Connection,
-    req: HttpRequest,
-    path: string,
-    accept: string,
-    body: Buffer | undefined,
-    fail: (error: unknown) => void,
-    answer: (head: ResponseHead, res: Readable, abort: () => void) => void,
+    { req, path, accept, body, fail, answer }: Outgoing,
   ): ((error: Error) => void) => {
     const headers: http2.OutgoingHttpHeaders = {
       ...conn.h2Headers,
