@@ -17,6 +17,14 @@
 //                       whose expression compares every container with every other, on /vpol/fail
 //                       (stopped by its CEL cost limit or deadline);
 //   --rate 200 --seconds 10 --containers 3000 --timeout 10
+//   --rounds 3          hostile phases per configuration, each between two quiet ones
+//                       (quiet, hostile, quiet, hostile, ..., quiet); each round's ratio takes the
+//                       quieter of its two neighbours as its baseline, and the verdict takes the
+//                       median round (a load spike from elsewhere in one phase decides nothing);
+// The pathological reviews are sent from a worker thread of this process, so that writing their
+// large bodies never delays the ordinary reviews' sends or timestamps on this thread (in a cluster
+// the API server sends them; the webhook's latency is what is measured, not the load generator's).
+// The load generator's own event-loop delay is printed per phase (p99, max) for the same reason.
 // Ends with one "VERDICT" line per configuration and an overall "VERDICT: PASS" or "VERDICT: FAIL",
 // with the machine's load average (numbers from a loaded machine are not the goal's).
 // BENCH_SERVER_NODE_ARGS (space-separated) are given to each server's node, e.g. "--cpu-prof
@@ -27,7 +35,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 
 const cliBin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 
@@ -46,6 +56,7 @@ const seconds = flag("seconds", 10);
 const containers = flag("containers", 3000);
 const timeoutSeconds = flag("timeout", 10);
 const workerCounts = (option("workers") ?? "0,2").split(",").map(Number);
+const rounds = flag("rounds", 3);
 const beforeBin = option("before");
 type Kind = "classic" | "cel";
 const kinds = (option("kinds") ?? "classic,cel").split(",").map((k) => {
@@ -199,7 +210,12 @@ function start(bin: string, args: string[], dir: string): Promise<Server> {
   });
 }
 
-function call(server: Server, method: string, path: string, body?: string): Promise<string> {
+function call(
+  server: Pick<Server, "port" | "agent" | "probeAgent">,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<string> {
   const agent = method === "GET" ? server.probeAgent : server.agent;
   return new Promise((resolve, reject) => {
     const req = request(
@@ -222,6 +238,54 @@ function call(server: Server, method: string, path: string, body?: string): Prom
   });
 }
 
+/** What the hostile sender (a worker thread) is told. */
+interface HostileJob {
+  port: number;
+  ca: string;
+  path: string;
+  containers: number;
+}
+
+/** The worker thread's loop: one pathological review always in flight until told to stop. */
+async function sendHostile(job: HostileJob): Promise<void> {
+  const agent = new Agent({ keepAlive: true, ca: job.ca, maxSockets: 1 });
+  const target = { port: job.port, agent, probeAgent: agent };
+  const heavy = review("pathological", "tenant-a", job.containers);
+  let stop = false;
+  parentPort?.once("message", () => {
+    stop = true;
+  });
+  const answers: string[] = [];
+  while (!stop) {
+    const sent = performance.now();
+    const answer = await call(target, "POST", job.path, heavy).catch((e: Error) => `error ${e.message}`);
+    const message =
+      /"message":"([^"]{0,160})/.exec(answer)?.[1] ??
+      (answer.includes('"allowed":true') ? "allowed" : answer.slice(0, 120));
+    answers.push(`${Math.round(performance.now() - sent)} ms: ${message.replace(/\\n/g, " ").trim()}`);
+  }
+  agent.destroy();
+  parentPort?.postMessage(answers);
+}
+
+/** Starts the hostile sender in a worker thread; `stop` answers how the pathological reviews were answered. */
+function startHostile(server: Server, kind: Kind): { stop: () => Promise<string[]> } {
+  const job: HostileJob = { port: server.port, ca: server.ca, path: HOSTILE_PATH[kind], containers };
+  const worker = new Worker(new URL(import.meta.url), { workerData: job });
+  const answered = new Promise<string[]>((resolve, reject) => {
+    worker.once("message", (answers: string[]) => resolve(answers));
+    worker.once("error", reject);
+  });
+  return {
+    stop: async () => {
+      worker.postMessage("stop");
+      const answers = await answered;
+      await worker.terminate();
+      return answers;
+    },
+  };
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -232,31 +296,26 @@ interface Phase {
   liveness: number[];
   errors: number;
   pathological: string[];
+  /** The load generator's own event-loop delay (ms): p99 and max. */
+  clientDelay: { p99: number; max: number };
 }
 
 /** One phase: ordinary reviews at `rate` for `seconds`, liveness every 50 ms, and optionally the hostile loop. */
 async function phase(server: Server, hostile: Kind | undefined): Promise<Phase> {
-  const result: Phase = { ordinary: [], liveness: [], errors: 0, pathological: [] };
+  const result: Phase = {
+    ordinary: [],
+    liveness: [],
+    errors: 0,
+    pathological: [],
+    clientDelay: { p99: 0, max: 0 },
+  };
   const body = review("ordinary", "default", 1);
-  const heavy = review("pathological", "tenant-a", containers);
+  const sender = hostile === undefined ? undefined : startHostile(server, hostile);
+  if (sender !== undefined) await new Promise((r) => setTimeout(r, 300));
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
   const start = performance.now();
   const end = start + seconds * 1000;
-  let stop = false;
-  const hostileLoop = (async () => {
-    while (hostile && !stop) {
-      const sent = performance.now();
-      const answer = await call(server, "POST", HOSTILE_PATH[hostile ?? "classic"], heavy).catch(
-        (e: Error) => `error ${e.message}`,
-      );
-      const message =
-        /"message":"([^"]{0,160})/.exec(answer)?.[1] ??
-        (answer.includes('"allowed":true') ? "allowed" : answer.slice(0, 120));
-      result.pathological.push(
-        `${Math.round(performance.now() - sent)} ms: ${message.replace(/\\n/g, " ").trim()}`,
-      );
-    }
-  })();
-  if (hostile) await new Promise((r) => setTimeout(r, 100));
   const pending: Promise<void>[] = [];
   const probes = setInterval(() => {
     const sent = performance.now();
@@ -285,8 +344,9 @@ async function phase(server: Server, hostile: Kind | undefined): Promise<Phase> 
   }
   clearInterval(probes);
   await Promise.all(pending);
-  stop = true;
-  await hostileLoop;
+  delay.disable();
+  result.clientDelay = { p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 };
+  if (sender !== undefined) result.pathological = await sender.stop();
   return result;
 }
 
@@ -322,35 +382,39 @@ async function main(): Promise<void> {
         // Warm-up: the JIT and the workers' first evaluations.
         for (let i = 0; i < 200; i++)
           await call(server, "POST", "/validate/fail", review(`w${i}`, "default", 1));
-        // Quiet before and after the hostile phase; the baseline is the quieter of the two (the
-        // strict choice: a load spike from elsewhere during one quiet phase does not flatter the ratio).
-        const quietBefore = await phase(server, undefined);
-        const hostile = await phase(server, config.kind);
-        const quietAfter = await phase(server, undefined);
-        const quiet =
-          percentile(quietBefore.ordinary, 99) <= percentile(quietAfter.ordinary, 99)
-            ? quietBefore
-            : quietAfter;
-        const p99q = percentile(quiet.ordinary, 99);
-        const p99h = percentile(hostile.ordinary, 99);
+        // Quiet, hostile, quiet, hostile, ..., quiet. Each round's baseline is the quieter of the
+        // quiet phases beside its hostile one (the strict choice: a load spike from elsewhere during
+        // one quiet phase does not flatter the ratio); the verdict takes the median round.
+        const phases: Array<{ label: string; phase: Phase }> = [
+          { label: "quiet  ", phase: await phase(server, undefined) },
+        ];
+        const ratios: number[] = [];
+        const hostiles: Phase[] = [];
+        for (let round = 0; round < rounds; round++) {
+          const before = phases[phases.length - 1]?.phase as Phase;
+          const hostile = await phase(server, config.kind);
+          const after = await phase(server, undefined);
+          phases.push({ label: "hostile", phase: hostile }, { label: "quiet  ", phase: after });
+          hostiles.push(hostile);
+          const p99q = Math.min(percentile(before.ordinary, 99), percentile(after.ordinary, 99));
+          ratios.push(percentile(hostile.ordinary, 99) / p99q);
+        }
         console.log(`\n${config.name}`);
-        for (const [label, r] of [
-          ["quiet  ", quietBefore],
-          ["hostile", hostile],
-          ["quiet  ", quietAfter],
-        ] as const)
+        for (const { label, phase: r } of phases)
           console.log(
-            `  ${label} ordinary n=${r.ordinary.length} p50 ${ms(percentile(r.ordinary, 50))} p99 ${ms(percentile(r.ordinary, 99))} max ${ms(Math.max(...r.ordinary))} | liveness p50 ${ms(percentile(r.liveness, 50))} p99 ${ms(percentile(r.liveness, 99))} max ${ms(Math.max(...r.liveness))} | errors ${r.errors}`,
+            `  ${label} ordinary n=${r.ordinary.length} p50 ${ms(percentile(r.ordinary, 50))} p99 ${ms(percentile(r.ordinary, 99))} max ${ms(Math.max(...r.ordinary))} | liveness p50 ${ms(percentile(r.liveness, 50))} p99 ${ms(percentile(r.liveness, 99))} max ${ms(Math.max(...r.liveness))} | errors ${r.errors} | load generator's loop delay p99 ${ms(r.clientDelay.p99)} max ${ms(r.clientDelay.max)}`,
           );
+        const ratio = percentile(ratios, 50);
+        const livenessMax = Math.max(...hostiles.flatMap((h) => h.liveness));
+        const errors = hostiles.reduce((n, h) => n + h.errors, 0);
         console.log(
-          `  ordinary p99 hostile/quiet ${(p99h / p99q).toFixed(2)}x (goal <= 2x: ${p99h <= 2 * p99q ? "met" : "MISSED"}); liveness max while hostile ${ms(Math.max(...hostile.liveness))} (goal < 100 ms: ${Math.max(...hostile.liveness) < 100 ? "met" : "MISSED"})`,
+          `  ordinary p99 hostile/quiet per round ${ratios.map((r) => `${r.toFixed(2)}x`).join(", ")}; median ${ratio.toFixed(2)}x (goal <= 2x: ${ratio <= 2 ? "met" : "MISSED"}); liveness max while hostile ${ms(livenessMax)} (goal < 100 ms: ${livenessMax < 100 ? "met" : "MISSED"})`,
         );
-        const answers = hostile.pathological;
+        const answers = hostiles.flatMap((h) => h.pathological);
         console.log(`  pathological reviews answered: ${answers.length}; first: ${answers[0] ?? "none"}`);
-        const livenessMax = Math.max(...hostile.liveness);
-        const held = p99h <= 2 * p99q && livenessMax < 100 && hostile.errors === 0;
+        const held = ratio <= 2 && livenessMax < 100 && errors === 0;
         verdicts.push(
-          `VERDICT ${config.name} at ${rate}/s: ${held ? "PASS" : "FAIL"} (ordinary p99 ${ms(p99q)} -> ${ms(p99h)} = ${(p99h / p99q).toFixed(2)}x, goal <= 2x; liveness max ${ms(livenessMax)}, goal < 100 ms; errors ${hostile.errors}; load average ${load()})`,
+          `VERDICT ${config.name} at ${rate}/s: ${held ? "PASS" : "FAIL"} (ordinary p99 hostile/quiet, median of ${rounds} round(s): ${ratio.toFixed(2)}x [${ratios.map((r) => r.toFixed(2)).join(", ")}], goal <= 2x; liveness max ${ms(livenessMax)}, goal < 100 ms; errors ${errors}; load average ${load()})`,
         );
       } finally {
         server.agent.destroy();
@@ -372,4 +436,5 @@ async function main(): Promise<void> {
   );
 }
 
-await main();
+if (isMainThread) await main();
+else await sendHostile(workerData as HostileJob);
