@@ -241,9 +241,28 @@ function procMemory(pid: number): { rss: number; hwm: number } {
 
 /** User + system CPU seconds of a process (clock ticks of 1/100 s, as on every Linux we run on). */
 function procCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+function statCpuSeconds(path: string): number {
+  const stat = readFileSync(path, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of a process's threads by name (V8's GC helpers, libuv's pool, the main thread), largest first. */
+function threadCpuSeconds(pid: number): Array<[string, number]> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      const key = tid === String(pid) ? "main" : name.replace(/\d+$/, "");
+      out.set(key, (out.get(key) ?? 0) + statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return [...out].sort((a, b) => b[1] - a[1]);
 }
 
 /** RSS of a process that loads the server's modules and nothing else (same V8 flags as the command). */
@@ -267,6 +286,8 @@ interface ScanRun {
   scanMs: number;
   done: Record<string, number>;
   cpuSeconds: number;
+  /** CPU seconds by thread (name without its number; the main thread is "main"). */
+  threads: Array<[string, number]>;
   /** CPU seconds spent before leading (module loading, informer lists) and after it, until the scan was done. */
   cpuAtLeading: number;
   peakRss: number;
@@ -424,6 +445,7 @@ async function runCommand(
   clearInterval(sampler);
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
   const cpuSeconds = procCpuSeconds(pid);
+  const threads = threadCpuSeconds(pid);
   peakRss = Math.max(peakRss, procMemory(pid).hwm);
   const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   child.removeAllListeners("exit");
@@ -435,6 +457,7 @@ async function runCommand(
     scanMs: done.durationMs ?? 0,
     done,
     cpuSeconds,
+    threads,
     cpuAtLeading,
     peakRss,
     startRss,
@@ -561,6 +584,12 @@ async function main() {
   console.log(`scan time / write floor: ${(run.scanMs / writeFloorMs).toFixed(2)}x (goal <= 2)`);
   console.log(
     `controller CPU: ${run.cpuSeconds.toFixed(2)} s (${run.cpuAtLeading.toFixed(2)} s before leading); evaluation (sum of rule execution time): ${evalSeconds.toFixed(2)} s`,
+  );
+  console.log(
+    `  by thread: ${run.threads
+      .filter(([, s]) => s >= 0.01)
+      .map(([name, s]) => `${name} ${s.toFixed(2)}`)
+      .join(", ")} s`,
   );
   console.log(`running as: ${run.cmdline.slice(0, 3).join(" ")} ...`);
   console.log(`API requests: ${[...queries].map(([op, n]) => `${op} ${n}`).join(", ")}`);
