@@ -45,6 +45,10 @@ export interface ReportOptions {
    * `--enableReporting` default does.
    */
   ruleTypes?: readonly RuleType[];
+  /** Leave `resources` out, as per-resource reports do (their `scope` names the resource). */
+  omitResources?: boolean;
+  /** Properties every result gets after the rule's own (e.g. the reports controller's `process`). */
+  properties?: Readonly<Record<string, string>>;
 }
 
 const VALIDATION_ONLY: readonly RuleType[] = ["Validation"];
@@ -102,26 +106,39 @@ export function policyReportResults(
   options: ReportOptions = {},
 ): PolicyReportResult[] {
   const p = response.policy;
-  const resource = resourceReference(response);
+  const resource = options.omitResources === true ? undefined : resourceReference(response);
   const out: PolicyReportResult[] = [];
   const types = options.ruleTypes ?? VALIDATION_ONLY;
   for (const rule of response.rules) {
     if (!types.includes(rule.type)) continue;
-    const result: PolicyReportResult = {
-      source: SOURCES[p.kind] ?? "kyverno",
-      policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,
-      rule: rule.name,
-      result: reportStatus(rule, options),
-      message: rule.message,
-      resources: [resource],
-      scored: !options.unscored,
-      timestamp: { seconds: Math.floor(response.timestamp / 1000), nanos: 0 },
-    };
+    // Built in one go, in the order upstream writes the fields (`resources` right after `message`).
+    const result: PolicyReportResult =
+      resource === undefined
+        ? {
+            source: SOURCES[p.kind] ?? "kyverno",
+            policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,
+            rule: rule.name,
+            result: reportStatus(rule, options),
+            message: rule.message,
+            scored: !options.unscored,
+            timestamp: { seconds: Math.floor(response.timestamp / 1000), nanos: 0 },
+          }
+        : {
+            source: SOURCES[p.kind] ?? "kyverno",
+            policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,
+            rule: rule.name,
+            result: reportStatus(rule, options),
+            message: rule.message,
+            resources: [resource],
+            scored: !options.unscored,
+            timestamp: { seconds: Math.floor(response.timestamp / 1000), nanos: 0 },
+          };
     if (response.category) result.category = response.category;
     const severity = response.severity?.toLowerCase();
     if (severity !== undefined && SEVERITIES.has(severity)) result.severity = severity as PolicySeverity;
     const properties = resultProperties(rule);
-    if (properties !== undefined) result.properties = properties;
+    if (options.properties !== undefined) result.properties = { ...properties, ...options.properties };
+    else if (properties !== undefined) result.properties = properties;
     out.push(result);
   }
   return out;

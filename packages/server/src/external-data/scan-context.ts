@@ -134,7 +134,8 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
     maxEntries: options.maxEntries ?? 1000,
     maxCachedBytes: options.maxCachedBytes ?? 32 * 2 ** 20,
   });
-  /** Requests the running evaluation missed; undefined outside `evaluate`. */
+  /** Whether an evaluation runs, and the requests it missed (made on the first miss: most miss none). */
+  let evaluating = false;
   let missed: Map<string, Request> | undefined;
 
   const answer = (request: Request): LoadResult => {
@@ -145,7 +146,10 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
     const key = keyOf(request);
     const hit = cache.get(key);
     if (hit !== undefined) return hit;
-    missed?.set(key, request);
+    if (evaluating) {
+      missed ??= new Map();
+      missed.set(key, request);
+    }
     return fail(`${describe(request)} not loaded yet`);
   };
 
@@ -159,15 +163,17 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
     loader,
     async evaluate(evaluate, signal) {
       for (let round = 1; ; round++) {
-        const misses = new Map<string, Request>();
-        missed = misses;
+        missed = undefined;
+        evaluating = true;
         let value: ReturnType<typeof evaluate>;
         try {
           value = evaluate();
         } finally {
-          missed = undefined;
+          evaluating = false;
         }
-        if (misses.size === 0 || round >= maxRounds || signal.aborted) return value;
+        const misses = missed as Map<string, Request> | undefined;
+        missed = undefined;
+        if (misses === undefined || round >= maxRounds || signal.aborted) return value;
         const fetched = await Promise.all(
           [...misses].map(
             async ([key, request]) => [key, await fetchRequest(limits, request, signal)] as const,

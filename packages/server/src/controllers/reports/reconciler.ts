@@ -82,10 +82,12 @@ export function reportResultsOf(
   const unscored = policy.policy.metadata.annotations?.[SCORED_ANNOTATION] === "false";
   const ruleTypes = PHASE_RULE_TYPES[phase];
   // Per-resource reports name the resource once, in `scope`; upstream leaves `resources` out of results.
-  return policyReportResults(response, { unscored, ruleTypes }).map(({ resources: _resources, ...r }) => ({
-    ...r,
-    properties: { ...r.properties, process },
-  }));
+  return policyReportResults(response, {
+    unscored,
+    ruleTypes,
+    omitResources: true,
+    properties: { process },
+  });
 }
 
 /** The label that keeps a policy out of every report (upstream 1.16), whatever its value. */
