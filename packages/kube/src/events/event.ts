@@ -109,31 +109,38 @@ export function seriesPatch(series: EventSeries): JsonObject {
   return seriesFields(series);
 }
 
-/** The key under which occurrences aggregate: everything but the time. */
-export function seriesKey(record: EventRecord): string {
-  return [
-    record.reportingController,
-    record.type,
-    record.reason,
-    record.action,
-    refKey(record.regarding),
-    record.related ? refKey(record.related) : "",
-    record.note,
-  ].join("\u0000");
+/**
+ * The keys of an occurrence's objects (`regarding`, `related`: empty without one), computed once for
+ * the series, similar and spam-filter keys built from them.
+ */
+export interface RecordKeys {
+  regarding: string;
+  related: string;
+}
+
+/** The object keys of an occurrence. */
+export function recordKeys(record: EventRecord): RecordKeys {
+  return { regarding: refKey(record.regarding), related: record.related ? refKey(record.related) : "" };
 }
 
 /**
  * The key under which similar occurrences are counted (client-go's EventAggregator): everything but
  * the note, the related object and the time.
  */
-export function similarKey(record: EventRecord): string {
-  return [
-    record.reportingController,
-    record.type,
-    record.reason,
-    record.action,
-    refKey(record.regarding),
-  ].join("\u0000");
+export function similarKey(record: EventRecord, keys: RecordKeys = recordKeys(record)): string {
+  return `${record.reportingController}\u0000${record.type}\u0000${record.reason}\u0000${record.action}\u0000${keys.regarding}`;
+}
+
+/**
+ * The key under which occurrences aggregate: everything but the time (the similar key, then the
+ * related object and the note).
+ */
+export function seriesKey(
+  record: EventRecord,
+  keys: RecordKeys = recordKeys(record),
+  similar: string = similarKey(record, keys),
+): string {
+  return `${similar}\u0000${keys.related}\u0000${record.note}`;
 }
 
 /** Prefix of the note of a series of similar occurrences (client-go's EventAggregator message). */
@@ -149,17 +156,13 @@ export function combinedRecord(record: EventRecord): EventRecord {
 }
 
 /** The series key of the combined occurrence of similar ones (constant whatever their notes). */
-export function combinedSeriesKey(record: EventRecord): string {
-  return `${similarKey(record)}\u0000\u0002combined`;
+export function combinedSeriesKey(record: EventRecord, similar: string = similarKey(record)): string {
+  return `${similar}\u0000\u0002combined`;
 }
 
 /** The spam filter's key: the source and the pair of objects (client-go: source + involved object). */
-export function sourceObjectKey(record: EventRecord): string {
-  return [
-    record.reportingController,
-    refKey(record.regarding),
-    record.related ? refKey(record.related) : "",
-  ].join("\u0000");
+export function sourceObjectKey(record: EventRecord, keys: RecordKeys = recordKeys(record)): string {
+  return `${record.reportingController}\u0000${keys.regarding}\u0000${keys.related}`;
 }
 
 function refKey(ref: EventObjectRef): string {

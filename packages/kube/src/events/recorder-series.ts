@@ -10,6 +10,8 @@ import {
   combinedSeriesKey,
   type EventRecord,
   eventName,
+  type RecordKeys,
+  recordKeys,
   seriesKey,
   similarKey,
   sourceObjectKey,
@@ -18,9 +20,9 @@ import { type Entry, enqueue, type RecorderState, type SimilarRecord, waiting } 
 import type { EventDropReason } from "./recorder-types.js";
 
 /** Takes a spam-filter token for a new Event; false when the source has created too many about the object. */
-function admit(s: RecorderState, record: EventRecord, now: number): boolean {
+function admit(s: RecorderState, record: EventRecord, keys: RecordKeys, now: number): boolean {
   const { spam, maxSeries, spamBurst } = s;
-  const key = sourceObjectKey(record);
+  const key = sourceObjectKey(record, keys);
   let b = spam.get(key);
   if (b === undefined) {
     // client-go keeps 4096 buckets (an LRU); forgetting one gives that pair a full bucket again.
@@ -108,9 +110,8 @@ function aggregate(s: RecorderState, key: string, now: number): boolean {
  * true once `maxSimilar` distinct notes were seen, when it is to be combined. The set stays below the
  * limit (client-go pops one), so the count goes on while similar occurrences keep coming.
  */
-function similarPastLimit(s: RecorderState, event: EventRecord, now: number): boolean {
+function similarPastLimit(s: RecorderState, event: EventRecord, key: string, now: number): boolean {
   if (s.maxSimilar === 0) return false;
-  const key = similarKey(event);
   let record: SimilarRecord | undefined = s.similar.get(key);
   if (record === undefined || now - record.lastMs > s.similarWindowMs) {
     if (record === undefined) evictOldest(s.similar, s.maxSeries);
@@ -138,15 +139,19 @@ export function recordOccurrence(s: RecorderState, occurrence: EventRecord): voi
   }
   const now = s.clock.now();
   let event = occurrence;
-  let key = seriesKey(event);
+  // The objects' keys are made once for the series, similar and spam-filter keys.
+  let keys = recordKeys(event);
+  const similar = similarKey(event, keys);
+  let key = seriesKey(event, keys, similar);
   if (aggregate(s, key, now)) return;
-  if (similarPastLimit(s, event, now)) {
+  if (similarPastLimit(s, event, similar, now)) {
     s.stats.combined++;
-    key = combinedSeriesKey(event);
+    key = combinedSeriesKey(event, similar);
     if (aggregate(s, key, now)) return;
     event = combinedRecord(event);
+    keys = { regarding: keys.regarding, related: "" };
   }
-  if (!admit(s, event, now)) {
+  if (!admit(s, event, keys, now)) {
     s.stats.spamFiltered++;
     drop(s, "spam", event);
     return;

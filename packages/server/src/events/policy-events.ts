@@ -170,6 +170,12 @@ function resourceRef(response: PolicyResponse): EventObjectRef {
   };
 }
 
+/** The two objects of a response's Events, resolved once for all its rules. */
+interface ResponseRefs {
+  policy: EventObjectRef;
+  resource: EventObjectRef;
+}
+
 /** A failing rule's Events: on the policy, and (unless the request was blocked) on the resource. */
 function ruleEvents(
   e: Emitter,
@@ -177,11 +183,14 @@ function ruleEvents(
   response: PolicyResponse,
   rule: RuleResponse,
   blocked: boolean,
-) {
+  refs?: ResponseRefs,
+): ResponseRefs | undefined {
   const reason: EventReason = rule.status === "error" ? "PolicyError" : "PolicyViolation";
-  if (!e.emits(reason)) return;
-  const policy = e.policyRef(response.policy);
-  const resource = resourceRef(response);
+  if (!e.emits(reason)) return refs;
+  const { policy, resource } = refs ?? {
+    policy: e.policyRef(response.policy),
+    resource: resourceRef(response),
+  };
   e.recorder.record({
     reportingController: source,
     regarding: policy,
@@ -191,16 +200,17 @@ function ruleEvents(
     action: blocked ? EventActions.blocked : EventActions.passed,
     note: EventMessages.policyRule(response, rule, blocked),
   });
-  if (blocked) return;
-  e.recorder.record({
-    reportingController: source,
-    regarding: resource,
-    related: policy,
-    type: "Warning",
-    reason,
-    action: EventActions.passed,
-    note: EventMessages.resourceRule(response, rule),
-  });
+  if (!blocked)
+    e.recorder.record({
+      reportingController: source,
+      regarding: resource,
+      related: policy,
+      type: "Warning",
+      reason,
+      action: EventActions.passed,
+      note: EventMessages.resourceRule(response, rule),
+    });
+  return { policy, resource };
 }
 
 /** The Events of rules a PolicyException exempted: on the policy and on the exception. */
@@ -253,10 +263,11 @@ function appliedEvent(e: Emitter, source: string, response: PolicyResponse): voi
 /** The Events of one response that did not block: failures, exemptions, or applied. */
 function outcomeEvents(e: Emitter, source: string, response: PolicyResponse): void {
   let failed = false;
+  let refs: ResponseRefs | undefined;
   for (const rule of response.rules)
     if (failing(rule)) {
       failed = true;
-      ruleEvents(e, source, response, rule, false);
+      refs = ruleEvents(e, source, response, rule, false, refs);
     }
   skippedEvents(e, source, response);
   if (failed || !e.emits("PolicyApplied")) return;
