@@ -16,9 +16,13 @@
 // at >= 80 % of the classic set's throughput (by server CPU per request). --no-cel skips it; it is
 // skipped with the reason printed when the conformance directory is not there; --cel-only runs only it.
 // Usage: npm run bench:admission [-- --requests 2500 --concurrency 32 --rounds 40 --rate 1000 --seconds 10
-//   --latency-rounds 3 --warmup 20000]
+//   --latency-rounds 3 --warmup 20000 --compare OTHER/packages/cli/dist/bin.js]
 // --pin pins the servers to CPU 1 and the load generator to CPU 0 (taskset): steadier on an idle
 // machine, much worse tail latency on a busy one.
+// --compare BIN runs a second admission server from another build's CLI bin (e.g. a copy of
+// packages/*/dist and node_modules/@kyverno-ts made at another commit) in the same rounds, rotating
+// the order of the three servers, and prints its CPU per request beside this build's: runs made one
+// after the other differ by more than most changes do (the no-op's CPU per request moves by ±20 %).
 // BENCH_ADMISSION_ARGS passes extra flags to the admission command (e.g. "--evaluationWorkers 0").
 // BENCH_SERVER_NODE_OPTIONS passes extra Node/V8 flags to both server processes (e.g. --cpu-prof);
 // without it each server runs with exactly the flags its own start path gives it.
@@ -31,7 +35,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
@@ -49,6 +53,31 @@ function flag(name: string, fallback: number): number {
   const value = i > 0 ? Number(process.argv[i + 1]) : fallback;
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
   return value;
+}
+
+function stringFlag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return undefined;
+  const value = process.argv[i + 1];
+  if (value === undefined || value.startsWith("--")) throw new Error(`--${name} needs a value`);
+  return value;
+}
+
+/**
+ * The server order of each round, cycled: two servers alternate; with three, every permutation comes
+ * in turn, so each server follows each other one equally often.
+ */
+function roundOrders<T>(servers: T[]): T[][] {
+  if (servers.length <= 2) return [servers, [...servers].reverse()];
+  const [x, y, z] = servers as [T, T, T];
+  return [
+    [x, y, z],
+    [z, x, y],
+    [y, z, x],
+    [z, y, x],
+    [x, z, y],
+    [y, x, z],
+  ];
 }
 
 interface Ready {
@@ -70,9 +99,10 @@ const extraNodeOptions = (process.env.BENCH_SERVER_NODE_OPTIONS ?? "").split(" "
 /** The admission controller as a user starts it: `kyverno-ts admission --standalone ...`. */
 function admissionCommand(
   policies: string[] = [`${policiesRoot}baseline`, `${policiesRoot}restricted`],
+  bin = cliBin,
 ): string[] {
   return [
-    cliBin,
+    bin,
     "admission",
     "--standalone",
     ...policies.flatMap((p) => ["--policies", p]),
@@ -542,6 +572,18 @@ async function main(): Promise<void> {
     startChild("kyverno-ts admission", admissionCommand(), {}, admissionReady),
     concurrency,
   );
+  const compareFlag = stringFlag("compare");
+  const compareBin = compareFlag === undefined ? undefined : resolve(compareFlag);
+  if (compareBin !== undefined && !existsSync(compareBin))
+    throw new Error(`--compare: ${compareBin} does not exist`);
+  const compared =
+    compareBin === undefined
+      ? undefined
+      : await start(
+          "admission (--compare)",
+          startChild("compared admission", admissionCommand(undefined, compareBin), {}, admissionReady),
+          concurrency,
+        );
   const noop = await start(
     "no-op fastify webhook",
     startChild(
@@ -558,24 +600,20 @@ async function main(): Promise<void> {
   try {
     // Long-running servers are judged in their steady state: the admission server's JIT is still
     // tiering up its evaluation code well past the first few thousand requests.
-    for (const server of [admission, noop])
+    const servers = compared === undefined ? [admission, noop] : [admission, compared, noop];
+    for (const server of servers)
       await closedLoop(server.agent, server.port, warmupRequests, concurrency, uidBlock(0, 0), server.path);
     // Many short throughput rounds, alternating which server goes first, then the latency rounds.
-    const results = new Map<Server, ThroughputRound[]>([
-      [admission, []],
-      [noop, []],
-    ]);
-    const latencies = new Map<Server, LatencyRound[]>([
-      [admission, []],
-      [noop, []],
-    ]);
+    const results = new Map<Server, ThroughputRound[]>(servers.map((s) => [s, []]));
+    const latencies = new Map<Server, LatencyRound[]>(servers.map((s) => [s, []]));
+    const orders = roundOrders(servers);
     for (let i = 0; i < rounds; i++) {
-      const order = i % 2 === 0 ? [admission, noop] : [noop, admission];
+      const order = orders[i % orders.length] ?? servers;
       for (const server of order)
         results.get(server)?.push(await throughputRound(server, i + 1, requests, concurrency));
     }
     for (let i = 0; i < latencyRounds; i++) {
-      const order = i % 2 === 0 ? [admission, noop] : [noop, admission];
+      const order = orders[i % orders.length] ?? servers;
       for (const server of order)
         latencies.get(server)?.push(await latencyRound(server, i + 1, rate, seconds));
     }
@@ -586,7 +624,15 @@ async function main(): Promise<void> {
       ask(admission.child),
     );
     const n = summarize(noop.name, results.get(noop) ?? [], latencies.get(noop) ?? [], ask(noop.child));
-    process.stdout.write(`${row(a, rate)}\n${row(n, rate)}\n`);
+    const c =
+      compared &&
+      summarize(
+        compared.name,
+        results.get(compared) ?? [],
+        latencies.get(compared) ?? [],
+        ask(compared.child),
+      );
+    process.stdout.write(`${row(a, rate)}\n${c ? `${row(c, rate)}\n` : ""}${row(n, rate)}\n`);
     // The machine's speed drifts (the no-op's CPU per request moves by ±20 % within seconds on a
     // shared VM), so the servers alternate in short rounds and each one's CPU per request is its total
     // over all of them: the drift then weighs on both alike. The spread of the ratios taken within
@@ -603,8 +649,19 @@ async function main(): Promise<void> {
         `throughput >= 70% of no-op: ${cpuRatio >= 0.7 ? "met" : "MISSED"} (${(cpuRatio * 100).toFixed(0)}% by CPU); ` +
         `zero errors: ${a.errors === 0 ? "met" : "MISSED"}; RSS <= 150 MiB (issue #21): ${a.peakRssMiB <= 150 ? "met" : "MISSED"} (${a.peakRssMiB.toFixed(0)} MiB)\n`,
     );
+    if (c && compared) {
+      const comparedRounds = results.get(compared) ?? [];
+      const perRound = admissionRounds.map(
+        (r, i) => r.cpuMicros / (comparedRounds[i]?.cpuMicros ?? Number.NaN),
+      );
+      process.stdout.write(
+        `--compare: this build's CPU per request is ${((a.cpuMicros / c.cpuMicros) * 100).toFixed(1)}% of the compared build's ` +
+          `(per round: quartiles ${[25, 50, 75].map((q) => `${(percentile(perRound, q) * 100).toFixed(0)}%`).join(" / ")}); ` +
+          `by CPU per request vs the no-op: this build ${(cpuRatio * 100).toFixed(1)}%, compared ${((n.cpuMicros / c.cpuMicros) * 100).toFixed(1)}%\n`,
+      );
+    }
   } finally {
-    await Promise.all([stop(admission), stop(noop)]);
+    await Promise.all([stop(admission), stop(noop), ...(compared ? [stop(compared)] : [])]);
   }
   if (process.argv.includes("--no-cel")) return;
   await celComparison({ requests, concurrency, rounds, warmupRequests });
