@@ -109,11 +109,9 @@ const CEL_PREFIXES = ["/vpol", "/mpol", "/ivpol", "/gpol"] as const;
 function celRoutes(
   celHandler: CelAdmissionHandler,
   limit: number,
-  clock: ServerClock,
 ): (path: string) => DirectRoute | undefined {
   const celBatch = createReviewBatch<CelWebhookRoute>({
     handler: { handleBody: (route, body, opts) => celHandler.serveBody(route, body, opts) },
-    clock,
   });
   return (path) => {
     const prefix = CEL_PREFIXES.find((p) => path.startsWith(`${p}/`));
@@ -210,7 +208,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   const bodyOf = (raw: unknown): BoundedBody => received(raw).body;
 
   // Resource reviews that arrive together are evaluated together (see review-batch.ts).
-  const batch = createReviewBatch({ handler, clock });
+  const batch = createReviewBatch({ handler });
   /** Answers a review on fastify's reply (paths the direct dispatcher leaves, e.g. with a query string). */
   const respond = (reply: FastifyReply, close: boolean) => (result: BatchAnswer) => {
     if (close) reply.header("connection", "close");
@@ -254,7 +252,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       return reply;
     });
   }
-  const celRoute = options.celHandler && celRoutes(options.celHandler, limit, clock);
+  const celRoute = options.celHandler && celRoutes(options.celHandler, limit);
   if (celRoute !== undefined)
     for (const prefix of CEL_PREFIXES) {
       app.post(`${prefix}/*`, (request, reply) => {
