@@ -112,27 +112,16 @@ export function policyReportResults(
   for (const rule of response.rules) {
     if (!types.includes(rule.type)) continue;
     // Built in one go, in the order upstream writes the fields (`resources` right after `message`).
-    const result: PolicyReportResult =
-      resource === undefined
-        ? {
-            source: SOURCES[p.kind] ?? "kyverno",
-            policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,
-            rule: rule.name,
-            result: reportStatus(rule, options),
-            message: rule.message,
-            scored: !options.unscored,
-            timestamp: { seconds: Math.floor(response.timestamp / 1000), nanos: 0 },
-          }
-        : {
-            source: SOURCES[p.kind] ?? "kyverno",
-            policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,
-            rule: rule.name,
-            result: reportStatus(rule, options),
-            message: rule.message,
-            resources: [resource],
-            scored: !options.unscored,
-            timestamp: { seconds: Math.floor(response.timestamp / 1000), nanos: 0 },
-          };
+    const result: PolicyReportResult = {
+      source: SOURCES[p.kind] ?? "kyverno",
+      policy: p.namespace ? `${p.namespace}/${p.name}` : p.name,
+      rule: rule.name,
+      result: reportStatus(rule, options),
+      message: rule.message,
+      ...(resource === undefined ? undefined : { resources: [resource] }),
+      scored: !options.unscored,
+      timestamp: { seconds: Math.floor(response.timestamp / 1000), nanos: 0 },
+    };
     if (response.category) result.category = response.category;
     const severity = response.severity?.toLowerCase();
     if (severity !== undefined && SEVERITIES.has(severity)) result.severity = severity as PolicySeverity;
