@@ -503,7 +503,13 @@ async function main() {
   const workers = flag("workers", 2);
   const child = spawn(
     process.execPath,
-    [fileURLToPath(import.meta.url), "--serve-sandbox", ...process.argv.slice(2)],
+    [
+      // BENCH_SANDBOX_NODE_ARGS: node flags of the API server's process, e.g. to profile it.
+      ...(process.env.BENCH_SANDBOX_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+      fileURLToPath(import.meta.url),
+      "--serve-sandbox",
+      ...process.argv.slice(2),
+    ],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   const first = await new Promise<string>((resolve) =>
