@@ -9,7 +9,9 @@
 // between them, because the machine's speed drifts (on a shared VM the no-op's CPU per request moves
 // by ±20 % from one second to the next). Server CPU time per request (total over the rounds) is the
 // steadier throughput measure and is what the throughput goal is judged on.
-// Prints p50/p99 latency, requests/s, CPU per request, errors and peak RSS for both, and the ratios.
+// Prints p50/p99 latency, requests/s, CPU per request, errors and peak RSS for both, and the ratios;
+// then, from the admission server's /metrics, the requests its evaluation pool's workers evaluated
+// (by reason: kyverno_admission_offloaded_total) and the workers it started (each adds ~30 MiB RSS).
 // Then the CEL comparison: the Pod Security Standards as ValidatingPolicies (the library's
 // pod-security-vpol, on /vpol/fail) against the classic policies of the same names (on
 // /validate/fail), each in its own admission server, alternating throughput rounds; goal: the CEL set
@@ -83,6 +85,8 @@ function roundOrders<T>(servers: T[]): T[][] {
 interface Ready {
   port: number;
   caCertPem: string;
+  /** The admission command's metrics port (its `/metrics`, plain HTTP on loopback). */
+  metricsPort?: number;
 }
 
 interface ServerStats {
@@ -124,7 +128,12 @@ function admissionReady(stdout: string): Ready | undefined {
   const port = /webhooks: https:\/\/[^\s]*:(\d+)/.exec(stdout)?.[1];
   const bundle = /caBundle: ([A-Za-z0-9+/=]+)\n/.exec(stdout)?.[1];
   if (port === undefined || bundle === undefined) return undefined;
-  return { port: Number(port), caCertPem: Buffer.from(bundle, "base64").toString("utf8") };
+  const metrics = /metrics: http:\/\/[^\s]*:(\d+)\/metrics/.exec(stdout)?.[1];
+  return {
+    port: Number(port),
+    caCertPem: Buffer.from(bundle, "base64").toString("utf8"),
+    ...(metrics === undefined ? {} : { metricsPort: Number(metrics) }),
+  };
 }
 
 /**
@@ -396,6 +405,7 @@ interface Server {
   port: number;
   /** The webhook path the reviews go to. */
   path: string;
+  metricsPort: number | undefined;
 }
 
 interface ThroughputRound {
@@ -427,7 +437,32 @@ async function start(
 ): Promise<Server> {
   const { child, ready } = await started;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: ready.caCertPem });
-  return { name, child, agent, port: ready.port, path };
+  return { name, child, agent, port: ready.port, path, metricsPort: ready.metricsPort };
+}
+
+/**
+ * What the server's evaluation pool did over the whole run, from its /metrics: the requests evaluated
+ * by a worker instead of the serving thread (by reason) and the workers started (each costs RSS).
+ */
+async function poolLine(server: Server): Promise<string> {
+  if (server.metricsPort === undefined) return "evaluation pool: no metrics address printed";
+  let text: string;
+  try {
+    const res = await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`);
+    text = await res.text();
+  } catch (error) {
+    return `evaluation pool: /metrics unreadable (${String(error)})`;
+  }
+  const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? Number.NaN);
+  const reasons = [...text.matchAll(/^kyverno_admission_offloaded_total\{reason="([a-z_]+)"\} (\S+)$/gm)];
+  if (reasons.length === 0)
+    return "evaluation pool: not in its metrics (a build before kyverno_admission_offloaded_total)";
+  const total = reasons.reduce((n, m) => n + Number(m[2]), 0);
+  const by = reasons.filter((m) => Number(m[2]) > 0).map((m) => `${m[1]} ${m[2]}`);
+  return (
+    `evaluation pool: ${total} requests evaluated by a worker${by.length > 0 ? ` (${by.join(", ")})` : ""}; ` +
+    `workers started ${value(/^kyverno_evaluation_worker_starts_total (\S+)$/m)}, running now ${value(/^kyverno_evaluation_workers (\S+)$/m)}`
+  );
 }
 
 async function stop(server: Server): Promise<void> {
@@ -649,6 +684,8 @@ async function main(): Promise<void> {
         `throughput >= 70% of no-op: ${cpuRatio >= 0.7 ? "met" : "MISSED"} (${(cpuRatio * 100).toFixed(0)}% by CPU); ` +
         `zero errors: ${a.errors === 0 ? "met" : "MISSED"}; RSS <= 150 MiB (issue #21): ${a.peakRssMiB <= 150 ? "met" : "MISSED"} (${a.peakRssMiB.toFixed(0)} MiB)\n`,
     );
+    for (const server of compared === undefined ? [admission] : [admission, compared])
+      process.stdout.write(`${server.name}: ${await poolLine(server)}\n`);
     if (c && compared) {
       const comparedRounds = results.get(compared) ?? [];
       const perRound = admissionRounds.map(

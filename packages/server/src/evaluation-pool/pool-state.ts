@@ -78,6 +78,8 @@ export interface PoolState {
   readonly slots: Slot[];
   nextId: number;
   replaced: number;
+  /** Workers started, of every cause. */
+  started: number;
   abandoned: number;
   closed: boolean;
   /** Workers that died before they got ready, in a row. */

@@ -55,6 +55,8 @@ export interface PoolStats {
   ready: number;
   /** Workers terminated for overrunning a deadline, or replaced after they died. */
   replaced: number;
+  /** Workers started since the pool was created (prestarted ones, replacements and those a job wanted). */
+  started: number;
   /** Jobs answered without evaluation (deadline passed while queued, or worker replaced). */
   abandoned: number;
 }
@@ -113,6 +115,7 @@ function poolState(options: EvaluationPoolOptions): PoolState {
     slots: [],
     nextId: 1,
     replaced: 0,
+    started: 0,
     abandoned: 0,
     closed: false,
     failedStarts: 0,
@@ -182,6 +185,7 @@ function stats(s: PoolState): PoolStats {
     running,
     queued: s.queue.size,
     replaced: s.replaced,
+    started: s.started,
     abandoned: s.abandoned,
   };
 }

@@ -40,6 +40,7 @@ export function spawn(s: PoolState): void {
     ...(s.execArgv ? { execArgv: s.execArgv } : {}),
   });
   const slot: Slot = { worker, job: undefined, ready: false, retire: undefined };
+  s.started++;
   // The current policies and exceptions, so a replacement worker starts where the others are.
   for (const policy of s.policies.values())
     worker.postMessage({ type: "setPolicy", policy } satisfies ToWorker);

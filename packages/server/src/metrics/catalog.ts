@@ -1,7 +1,7 @@
 /**
  * Every metric family the controllers expose, in one table: name, type, labels (in exposition
  * order), description, which binary serves it and how it stands against upstream Kyverno. The
- * recorders build their families from it, the docs table (`docs/metrics.md`) is generated from it,
+ * recorders build their families from it, the docs table (`docs/monitoring.md`, scripts/monitoring/generate.ts) is generated from it,
  * and the scrape tests compare each binary's `/metrics` with it.
  */
 
@@ -281,6 +281,31 @@ export const METRIC_FAMILIES = {
     type: "counter",
     labels: [],
     help: "Generate and mutate-existing work of admitted requests dropped because the UpdateRequest intake was full (10,000 waiting to be created).",
+    binaries: ["admission"],
+    origin: "kyverno-ts",
+  }),
+  admissionOffloaded: family({
+    name: "kyverno_admission_offloaded_total",
+    type: "counter",
+    labels: ["reason"],
+    help: "Admission requests evaluated by the evaluation pool's worker threads instead of the serving thread: reason is `slow_policy` (a selected policy was found slow lately), `cut` (its inline attempts overran the inline budget), `deadline` (too little time left to try inline), `inline_off` (inline attempts disabled) or `large_body` (a review large enough to be parsed by a worker).",
+    binaries: ["admission"],
+    origin: "kyverno-ts",
+    note: "upstream evaluates every request on a goroutine; a steady rate of `cut` or `slow_policy` means costly policies, and each started worker adds memory",
+  }),
+  evaluationWorkers: family({
+    name: "kyverno_evaluation_workers",
+    type: "gauge",
+    labels: [],
+    help: "Evaluation pool worker threads running now (each a V8 isolate of about 30 MiB or more).",
+    binaries: ["admission"],
+    origin: "kyverno-ts",
+  }),
+  evaluationWorkerStarts: family({
+    name: "kyverno_evaluation_worker_starts_total",
+    type: "counter",
+    labels: [],
+    help: "Evaluation pool worker threads started: prestarted, wanted by a queued job, or replacing one that died or overran a deadline.",
     binaries: ["admission"],
     origin: "kyverno-ts",
   }),

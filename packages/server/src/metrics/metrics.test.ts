@@ -90,6 +90,23 @@ describe("admission metrics", () => {
       expect(text).toContain(`kyverno_http_requests_duration_seconds_bucket{le="${le}",`);
   });
 
+  it("counts requests sent to the evaluation pool by reason, and its workers", async () => {
+    let pool = { workers: 0, started: 0 };
+    const metrics = createAdmissionMetrics({ version: "x", poolStats: () => pool });
+    // Every reason is exported from the start, so a rate has data.
+    expect(await metrics.render()).toContain('kyverno_admission_offloaded_total{reason="cut"} 0');
+    metrics.offloaded("slow_policy");
+    metrics.offloaded("slow_policy");
+    metrics.offloaded("large_body");
+    pool = { workers: 1, started: 3 };
+    const text = await metrics.render();
+    expect(text).toContain('kyverno_admission_offloaded_total{reason="slow_policy"} 2');
+    expect(text).toContain('kyverno_admission_offloaded_total{reason="large_body"} 1');
+    expect(text).toContain('kyverno_admission_offloaded_total{reason="deadline"} 0');
+    expect(text).toContain("kyverno_evaluation_workers 1");
+    expect(text).toContain("kyverno_evaluation_worker_starts_total 3");
+  });
+
   it("replaces a policy's rule-info series", async () => {
     const metrics = createAdmissionMetrics({ version: "x" });
     metrics.setRuleInfo("p", [{ policy, rule: "a", ruleType: "validate", ready: true }]);

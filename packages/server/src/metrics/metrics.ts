@@ -26,7 +26,13 @@ import {
   createHistogramFamily,
   type FamilyLimits,
 } from "./family.js";
-import type { PolicyLabels, RequestRuleLabels, RuleResultRecorder } from "./recorder-types.js";
+import {
+  OFFLOAD_REASONS,
+  type OffloadReason,
+  type PolicyLabels,
+  type RequestRuleLabels,
+  type RuleResultRecorder,
+} from "./recorder-types.js";
 import { createRecorderCache } from "./rule-results.js";
 
 export type { PolicyLabels, RequestRuleLabels, RuleResultRecorder } from "./recorder-types.js";
@@ -93,6 +99,8 @@ export interface AdmissionMetrics extends MetricsSource {
   resultsDropped(count: number): void;
   /** Counts generate / mutate-existing intents the UpdateRequest intake dropped (it was full). */
   updateRequestsDropped(count: number): void;
+  /** A request evaluated by the evaluation pool instead of the serving thread (`kyverno_admission_offloaded_total`). */
+  offloaded(reason: OffloadReason): void;
   /** One API request of the controller's client (`kyverno_client_queries_total`); wire it to `onQuery`. */
   clientQuery(event: ClientQueryLabels): void;
   /** A request that could not be evaluated normally (`kyverno_admission_errors_total`). */
@@ -131,6 +139,8 @@ export interface AdmissionMetricsOptions {
   maxSeries?: number;
   /** Process figures (default: this process). */
   processProbe?: ProcessProbe;
+  /** The evaluation pool's workers now and started so far (none without a pool). */
+  poolStats?: () => { workers: number; started: number };
 }
 
 const F = METRIC_FAMILIES;
@@ -167,6 +177,7 @@ function createAdmissionFamilies(options: AdmissionMetricsOptions, config: Metri
   const collected = (spec: MetricFamilySpec, collect: () => Iterable<CollectedSample>) =>
     createCollectedFamily(spec, exposure(spec), collect);
   const ruleInfo = new Map<string, string[][]>();
+  const pool = options.poolStats ?? (() => ({ workers: 0, started: 0 }));
   const certificates = new Map<string, number>();
   const f = {
     dropped,
@@ -192,6 +203,7 @@ function createAdmissionFamilies(options: AdmissionMetricsOptions, config: Metri
     admissionErrors: counter(F.admissionErrors),
     resultsDropped: counter(F.resultsDropped),
     updateRequestsDropped: counter(F.updateRequestsDropped),
+    offloaded: counter(F.admissionOffloaded),
     reconciles: counter(F.controllerReconcile),
     requeues: counter(F.controllerRequeue),
     // The leader's duty queue retries forever: nothing is ever dropped, the family stays at 0.
@@ -221,6 +233,9 @@ function createAdmissionFamilies(options: AdmissionMetricsOptions, config: Metri
     f.admissionErrors,
     f.resultsDropped,
     f.updateRequestsDropped,
+    f.offloaded,
+    collected(F.evaluationWorkers, () => [{ values: [], value: pool().workers }]),
+    collected(F.evaluationWorkerStarts, () => [{ values: [], value: pool().started }]),
     collected(F.certificateExpiry, () =>
       [...certificates].map(([certificate, seconds]) => ({ values: [certificate], value: seconds })),
     ),
@@ -238,6 +253,7 @@ function seedSeries(f: AdmissionFamilies): void {
       f.admissionErrors.series(`${webhook}\u0000${type}`, () => [webhook, type])?.inc(0);
   f.resultsDropped.series("", () => [])?.inc(0);
   f.updateRequestsDropped.series("", () => [])?.inc(0);
+  for (const reason of OFFLOAD_REASONS) f.offloaded.series(reason, () => [reason])?.inc(0);
   f.drops.series(ADMISSION_LEADER_QUEUE, () => [ADMISSION_LEADER_QUEUE])?.inc(0);
   f.requeues.series(`${ADMISSION_LEADER_QUEUE}\u00001`, () => [ADMISSION_LEADER_QUEUE, "1"])?.inc(0);
   for (const spec of [F.policyResults, F.policyExecution, F.admissionRequests, F.admissionReview])
@@ -336,6 +352,9 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     },
     updateRequestsDropped(count) {
       if (count > 0) f.updateRequestsDropped.series("", () => [])?.inc(count);
+    },
+    offloaded(reason) {
+      f.offloaded.series(reason, () => [reason])?.inc();
     },
     clientQuery(e) {
       const key = `${e.operation}\u0000${e.clientType}\u0000${e.kind}\u0000${e.namespace}`;

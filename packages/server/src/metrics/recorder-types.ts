@@ -36,3 +36,13 @@ export interface RuleResultRecorder {
     durationSeconds: number,
   ): void;
 }
+
+/**
+ * Why an admission request was evaluated by the evaluation pool's workers instead of the serving
+ * thread (`kyverno_admission_offloaded_total`'s `reason`): a selected policy is remembered as slow (or
+ * was found slow in the request's inline attempt), every inline attempt was cut at its budget, too
+ * little of the deadline was left for an attempt, inline attempts are off (`inlineMs` 0), or the
+ * review was large enough to be parsed by a worker.
+ */
+export const OFFLOAD_REASONS = ["slow_policy", "cut", "deadline", "inline_off", "large_body"] as const;
+export type OffloadReason = (typeof OFFLOAD_REASONS)[number];

@@ -20,6 +20,7 @@ import type { ScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import type { MetricsConfig } from "../../metrics/config.js";
 import { type AdmissionMetrics, createAdmissionMetrics } from "../../metrics/metrics.js";
+import type { OffloadReason } from "../../metrics/recorder-types.js";
 import { type CelPolicyStore, createCelPolicyStore } from "../../policycache/cel-policy-store.js";
 import {
   acceptedExceptionNamespaces,
@@ -133,10 +134,6 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(evaluation?.limits ? { limits: evaluation.limits } : {}),
     ...(options.namespaceLabels ? { namespaceLabels: options.namespaceLabels } : {}),
   });
-  const metrics = createAdmissionMetrics({
-    version: options.version ?? serverVersion(),
-    ...(options.metricsConfig ? { config: options.metricsConfig } : {}),
-  });
   const pool =
     evaluation !== undefined && evaluation.workers > 0
       ? createEvaluationPool({
@@ -153,6 +150,12 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
           ...(evaluation.execArgv ? { execArgv: evaluation.execArgv } : {}),
         })
       : undefined;
+  const metrics = createAdmissionMetrics({
+    version: options.version ?? serverVersion(),
+    ...(options.metricsConfig ? { config: options.metricsConfig } : {}),
+    ...(pool ? { poolStats: () => pool.stats() } : {}),
+  });
+  const onOffload = (reason: OffloadReason) => metrics.offloaded(reason);
   const compiledCache = createPolicyCache({ engine, metrics, forceFailurePolicyIgnore });
   const cache = pool ? mirrorToPool(compiledCache, pool) : compiledCache;
   const handler = createAdmissionHandler({
@@ -170,7 +173,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.externalData ? { externalData: options.externalData } : {}),
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
     ...(options.background ? { background: options.background } : {}),
-    ...(pool ? { evaluator: pool } : {}),
+    ...(pool ? { evaluator: pool, onOffload } : {}),
     ...(evaluation?.inlineMs !== undefined ? { inlineMs: evaluation.inlineMs } : {}),
   });
   const celEngine = createCelEngine({
@@ -191,7 +194,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
     ...(options.resourceKind ? { resourceKind: options.resourceKind } : {}),
     ...(options.background ? { background: options.background } : {}),
     ...(options.events ? { events: options.events } : {}),
-    ...(pool ? { evaluator: pool } : {}),
+    ...(pool ? { evaluator: pool, onOffload } : {}),
     ...(evaluation?.inlineMs !== undefined ? { inlineMs: evaluation.inlineMs } : {}),
     deadlineMs: (options.webhookTimeoutSeconds ?? 10) * 1000,
     onEvaluated: (policy, response, seconds, review) => {

@@ -3,6 +3,7 @@ import type { CelEngine, PolicyResponse } from "@kyverno-ts/engine";
 import type { ServerClock } from "../../clock.js";
 import type { PolicyEvents } from "../../events/policy-events.js";
 import type { Logger } from "../../logger.js";
+import type { OffloadReason } from "../../metrics/recorder-types.js";
 import type { CachedCelPolicy, CelPolicyStore } from "../../policycache/cel-policy-store.js";
 import type { BackgroundSink } from "./background.js";
 import type { CelOffload } from "./cel-offload.js";
@@ -37,6 +38,8 @@ export interface CelAdmissionHandlerOptions {
   inlineMs?: number;
   /** CPU time (ms) of the serving thread, for telling a slow policy from a busy machine (see inline-budget.ts). */
   threadCpuMs?: () => number;
+  /** Called with the reason each time a request goes to the evaluator (`kyverno_admission_offloaded_total`). */
+  onOffload?: (reason: OffloadReason) => void;
   /**
    * With an evaluator that parses reviews: validate bodies of at least this many characters are parsed
    * and evaluated in its workers, not here (default 32 Ki; see review-shell.ts).

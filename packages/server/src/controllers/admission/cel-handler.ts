@@ -88,6 +88,7 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
         clock,
         inlineMs: options.inlineMs ?? DEFAULT_INLINE_MS,
         ...(options.threadCpuMs ? { threadCpuMs: options.threadCpuMs } : {}),
+        ...(options.onOffload ? { onOffload: options.onOffload } : {}),
       }),
     }),
   };
@@ -100,8 +101,10 @@ export function createCelAdmissionHandler(options: CelAdmissionHandlerOptions): 
       if (evaluator === undefined) return handleBody(d, route, body);
       const receivedAt = opts.receivedAt ?? clock.monotonic();
       // A large validate review is parsed and evaluated in workers (see review-shell.ts).
-      if (route.type === "validate" && body.length >= largeBody && parsesReviews(evaluator))
+      if (route.type === "validate" && body.length >= largeBody && parsesReviews(evaluator)) {
+        options.onOffload?.("large_body");
         return serveLarge(d, route, body, evaluator, receivedAt);
+      }
       return serveBody(d, route, body, evaluator, receivedAt);
     },
   };

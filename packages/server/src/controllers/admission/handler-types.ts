@@ -5,6 +5,7 @@ import type { PolicyEvents } from "../../events/policy-events.js";
 import type { ScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import type { AdmissionMetrics } from "../../metrics/metrics.js";
+import type { OffloadReason } from "../../metrics/recorder-types.js";
 import type { FailurePolicy, PolicyCache } from "../../policycache/policy-cache.js";
 import type { BackgroundSink } from "./background.js";
 import type { KyvernoConfig } from "./filters.js";
@@ -68,6 +69,8 @@ export interface AdmissionHandlerOptions {
   inlineMs?: number;
   /** CPU time (ms) of the serving thread, for telling a slow policy from a busy machine (see inline-budget.ts). */
   threadCpuMs?: () => number;
+  /** Called with the reason each time a request goes to the evaluator (`kyverno_admission_offloaded_total`). */
+  onOffload?: (reason: OffloadReason) => void;
   /**
    * With an evaluator that parses reviews: bodies of at least this many characters are parsed and
    * evaluated in its workers, not here (default 32 Ki; see review-shell.ts).

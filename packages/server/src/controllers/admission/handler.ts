@@ -72,6 +72,7 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
       clock: options.clock,
       inlineMs: options.inlineMs ?? DEFAULT_INLINE_MS,
       ...(options.threadCpuMs ? { threadCpuMs: options.threadCpuMs } : {}),
+      ...(options.onOffload ? { onOffload: options.onOffload } : {}),
     }),
   };
   const { clock } = d;
@@ -145,8 +146,10 @@ export function createAdmissionHandler(options: AdmissionHandlerOptions): Admiss
     handleBody(route, body, opts = {}) {
       const receivedAt = opts.receivedAt ?? clock.monotonic();
       const evaluator = options.evaluator;
-      if (body.length >= largeBody && parsesReviews(evaluator))
+      if (body.length >= largeBody && parsesReviews(evaluator)) {
+        options.onOffload?.("large_body");
         return handleLargeBody(d, route, body, receivedAt, evaluator, handleHere);
+      }
       return handleHere(route, body, receivedAt);
     },
     rejectBody(route, head, message) {

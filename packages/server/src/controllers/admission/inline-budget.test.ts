@@ -7,17 +7,19 @@ import { createInlineBudget, type InlineAttempt } from "./inline-budget.js";
  * this thread computing (clock and CPU time advance), `held(ms)` for the thread descheduled (only the
  * clock advances).
  */
-function setup() {
+function setup(inlineMs = 5) {
   const clock = fakeClock();
   let cpu = 0;
   let cpuReads = 0;
+  const offloads: string[] = [];
   const budget = createInlineBudget({
     clock,
-    inlineMs: 5,
+    inlineMs,
     threadCpuMs: () => {
       cpuReads++;
       return cpu;
     },
+    onOffload: (reason) => offloads.push(reason),
   });
   const busy = (ms: number) => {
     clock.advance(ms);
@@ -32,10 +34,27 @@ function setup() {
       spend(ms);
       return { result: `${key} done`, cut, policyMs: new Map([[key, ms]]) };
     };
-  return { budget, busy, held, run, runs: () => runs, cpuReads: () => cpuReads };
+  return { budget, busy, held, run, runs: () => runs, cpuReads: () => cpuReads, offloads };
 }
 
 describe("createInlineBudget", () => {
+  it("says why each request it leaves to the evaluator went there, and nothing for one it finished", () => {
+    const t = setup();
+    expect(t.budget.attempt(["p"], 10_000, t.run("p", 1, false, t.busy))).toBe("p done");
+    expect(t.offloads).toEqual([]);
+    // Cut in both attempts while running (3 ms: an overrun, not yet slow).
+    expect(t.budget.attempt(["p"], 10_000, t.run("p", 3, true, t.busy))).toBe(undefined);
+    // Too little of the deadline left for an attempt: not even tried.
+    expect(t.budget.attempt(["p"], 4, t.run("p", 1, false, t.busy))).toBe(undefined);
+    // One policy ran four budgets of CPU: slow at once, then remembered.
+    expect(t.budget.attempt(["q"], 10_000, t.run("q", 20, true, t.busy))).toBe(undefined);
+    expect(t.budget.attempt(["q"], 10_000, t.run("q", 1, false, t.busy))).toBe(undefined);
+    expect(t.offloads).toEqual(["cut", "deadline", "slow_policy", "slow_policy"]);
+    const off = setup(0);
+    expect(off.budget.attempt(["p"], 10_000, off.run("p", 1, false, off.busy))).toBe(undefined);
+    expect(off.offloads).toEqual(["inline_off"]);
+  });
+
   it("uses an evaluation that finished, however long it took on the clock: never evaluated twice", () => {
     const t = setup();
     expect(t.budget.attempt(["p"], 10_000, t.run("p", 40, false, t.held))).toBe("p done");

@@ -31,6 +31,7 @@
  * most once per inline budget.
  */
 import type { ServerClock } from "../../clock.js";
+import type { OffloadReason } from "../../metrics/recorder-types.js";
 
 /** Inline attempts of one request. */
 const INLINE_ATTEMPTS = 2;
@@ -79,6 +80,8 @@ export interface InlineBudgetOptions {
   inlineMs: number;
   /** CPU time (ms) this thread has used; only differences are meaningful. Default: `process.threadCpuUsage()`. */
   threadCpuMs?: () => number;
+  /** Called with the reason each time `attempt` leaves a request to the evaluator. */
+  onOffload?: (reason: OffloadReason) => void;
 }
 
 const processThreadCpuMs = (): number => {
@@ -90,6 +93,11 @@ const processThreadCpuMs = (): number => {
 export function createInlineBudget(options: InlineBudgetOptions): InlineBudget {
   const { clock, inlineMs } = options;
   const threadCpuMs = options.threadCpuMs ?? processThreadCpuMs;
+  const onOffload = options.onOffload ?? (() => {});
+  const offload = (reason: OffloadReason): undefined => {
+    onOffload(reason);
+    return undefined;
+  };
   const until = new Map<string, number>();
   const strikes = new Map<string, number>();
   /** The last reading of the thread's CPU time, and when (monotonic) it was taken. */
@@ -157,13 +165,14 @@ export function createInlineBudget(options: InlineBudgetOptions): InlineBudget {
     inlineMs,
     isSlow,
     attempt(keys, remainingMs, run) {
-      if (inlineMs <= 0 || isSlow(keys)) return undefined;
+      if (inlineMs <= 0) return offload("inline_off");
+      if (isSlow(keys)) return offload("slow_policy");
       const first = clock.monotonic();
       let started = first;
       let counted = 0;
       let held = 0;
       while (counted < INLINE_ATTEMPTS) {
-        if (remainingMs - (started - first) <= inlineMs) return undefined;
+        if (remainingMs - (started - first) <= inlineMs) return offload("deadline");
         if (started - checkpoint.at > inlineMs) checkpoint = { at: started, cpu: threadCpuMs() };
         const attempt = run(inlineMs);
         if (!attempt.cut) {
@@ -172,12 +181,12 @@ export function createInlineBudget(options: InlineBudgetOptions): InlineBudget {
         }
         const ended = clock.monotonic();
         const judged = judge(attempt.policyMs, started, ended, counted === INLINE_ATTEMPTS - 1);
-        if (judged.slow) return undefined;
+        if (judged.slow) return offload("slow_policy");
         if (judged.held && held < HELD_ATTEMPTS) held++;
         else counted++;
         started = ended;
       }
-      return undefined;
+      return offload("cut");
     },
   };
 }
