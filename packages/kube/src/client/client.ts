@@ -1,12 +1,14 @@
 /**
  * `createKubeClient`: get / list / create / update / patch / apply / delete / watch for any apiVersion
  * and kind, through one shared token bucket, reporting each request to `onQuery`. API errors come back
- * as `ApiFailure` values; nothing here throws once the client is created.
+ * as `ApiFailure` values; nothing here throws once the client is created. Credentials come from
+ * `credentials.ts`, which reads kubeconfigs itself and loads `@kubernetes/client-node` only for what it
+ * does not handle (exec and auth-provider plugins, proxies, ...).
  */
-import { createRequire } from "node:module";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type Clock, type KubeObject, systemClock } from "@kyverno-ts/api";
 import { createTokenBucket } from "../ratelimit/token-bucket.js";
+import { loadCredentials } from "./credentials.js";
 import { clientFailure } from "./failure.js";
 import { createRecoveryProbe } from "./recovery.js";
 import { createRequestCore } from "./request-core.js";
@@ -28,9 +30,13 @@ import type {
   WriteOptions,
 } from "./types.js";
 
-/** Where the credentials come from (first match wins; none: `KUBECONFIG`, `~/.kube/config`, then in-cluster). */
+/**
+ * Where the credentials come from (first match wins; none: `KUBECONFIG`, `~/.kube/config`, then
+ * in-cluster). Kubeconfigs are read without `@kubernetes/client-node` unless the chosen cluster or user
+ * needs it (exec, auth-provider, proxy-url, ...: see `credentials.ts`) or a `KubeConfig` is passed.
+ */
 export interface KubeClientOptions {
-  /** An already loaded config, or the YAML of one. */
+  /** An already loaded config (used through client-node), or the YAML of one. */
   kubeconfig?: KubeConfig | string;
   /** A kubeconfig file. */
   kubeconfigPath?: string;
@@ -49,7 +55,7 @@ export interface KubeClientOptions {
   /** Called after every API request (not discovery), for `kyverno_client_queries_total`. */
   onQuery?: (event: QueryEvent) => void;
   userAgent?: string;
-  /** For the rate limiter. */
+  /** For the rate limiter and the age of a token read from a file. */
   clock?: Clock;
   /** How often `recovered()` asks the API server whether it answers again (default 1000 ms). */
   recoveryProbeMs?: number;
@@ -126,33 +132,12 @@ const decodeOf = <R extends object>(req: R, opts: WriteOptions | undefined): R =
 const PROBE_TIMEOUT_MS = 2000;
 
 /**
- * `@kubernetes/client-node`, loaded on the first client: its index pulls in every generated API model
- * (~80 MiB of heap), which a process that never talks to a cluster (standalone admission, the CLI)
- * should not pay for. Only `KubeConfig` is used, for credentials.
- */
-function clientNode(): { KubeConfig: new () => KubeConfig } {
-  return createRequire(import.meta.url)("@kubernetes/client-node") as { KubeConfig: new () => KubeConfig };
-}
-
-function loadConfig(options: KubeClientOptions): KubeConfig {
-  const { KubeConfig: Config } = clientNode();
-  if (options.kubeconfig instanceof Config) return options.kubeconfig;
-  const kc = new Config();
-  if (options.kubeconfig !== undefined) kc.loadFromString(options.kubeconfig);
-  else if (options.kubeconfigPath !== undefined) kc.loadFromFile(options.kubeconfigPath);
-  else if (options.inCluster === true) kc.loadFromCluster();
-  else kc.loadFromDefault();
-  if (options.context !== undefined) kc.setCurrentContext(options.context);
-  return kc;
-}
-
-/**
  * Creates a client from a kubeconfig, a kubeconfig file or the in-cluster service account. Throws only
  * for an unusable configuration (unreadable file, no current cluster); every request failure is an
  * `ApiFailure` value. Share one client per process so the QPS limit holds for all its users.
  */
 export function createKubeClient(options: KubeClientOptions = {}): KubeClient {
-  const transport = createTransport(loadConfig(options), options.userAgent ?? "kyverno-ts");
+  const transport = createTransport(loadCredentials(options), options.userAgent ?? "kyverno-ts");
   return clientOver(transport, options);
 }
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { clientNodeCredentials } from "./credentials.js";
 import { createTransport } from "./transport.js";
 
 /** A server that answers 401 to the token "old" and 200 with the token it saw otherwise. */
@@ -45,7 +46,10 @@ describe("transport credentials", () => {
   it("loads the credentials once per TTL, not per request, and picks up a rotated token after it", async () => {
     const { kc, token, loads } = rotatingConfig();
     let now = 0;
-    const transport = createTransport(kc, "test", { credentialsTtlMs: 1000, now: () => now });
+    const transport = createTransport(clientNodeCredentials(kc), "test", {
+      credentialsTtlMs: 1000,
+      now: () => now,
+    });
     const first = await Promise.all(Array.from({ length: 20 }, () => transport.request(get)));
     expect(first.every((r) => authOf(r) === "Bearer first")).toBe(true);
     expect(loads()).toBe(1);
@@ -61,7 +65,10 @@ describe("transport credentials", () => {
   it("loads the credentials again at once after a 401", async () => {
     const { kc, token, loads } = rotatingConfig();
     token.value = "old";
-    const transport = createTransport(kc, "test", { credentialsTtlMs: 60_000, now: () => 0 });
+    const transport = createTransport(clientNodeCredentials(kc), "test", {
+      credentialsTtlMs: 60_000,
+      now: () => 0,
+    });
     expect((await transport.request(get)).status).toBe(401);
     token.value = "new";
     const retried = await transport.request(get);
@@ -78,7 +85,10 @@ describe("transport credentials", () => {
       if (fail) throw new Error("exec plugin failed");
       opts.headers = { ...opts.headers, Authorization: "Bearer ok" };
     });
-    const transport = createTransport(kc, "test", { credentialsTtlMs: 60_000, now: () => 0 });
+    const transport = createTransport(clientNodeCredentials(kc), "test", {
+      credentialsTtlMs: 60_000,
+      now: () => 0,
+    });
     const failed = await transport.request(get);
     expect(failed.ok).toBe(false);
     fail = false;

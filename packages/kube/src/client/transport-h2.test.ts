@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createCertificateAuthority } from "@kyverno-ts/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientNodeCredentials } from "./credentials.js";
 import { createTransport, type Transport } from "./transport.js";
 
 /** What the scripted servers saw: each request's HTTP version and Authorization, and each connection. */
@@ -76,7 +77,7 @@ function transportTo(server: string, user: { token?: string; username?: string; 
     contexts: [{ name: "ctx", cluster: "c", user: "u" }],
     currentContext: "ctx",
   });
-  return createTransport(kc, "test");
+  return createTransport(clientNodeCredentials(kc), "test");
 }
 
 const get = (path: string, more: { timeoutMs?: number; signal?: AbortSignal } = {}) => ({

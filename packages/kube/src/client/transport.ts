@@ -1,7 +1,7 @@
 /**
- * HTTP to the API server. `@kubernetes/client-node`'s `KubeConfig` does what is hard to get right
- * (kubeconfig and in-cluster loading, client certificates, bearer tokens from files, exec and OIDC
- * plugins); requests go through `node:https` with one keep-alive agent per client, because
+ * HTTP to the API server, with the credentials of one kubeconfig context (`credentials.ts`: read
+ * natively in the common cases, by `@kubernetes/client-node`'s `KubeConfig` for exec and OIDC plugins,
+ * proxies and the rest). Requests go through `node:https` with one keep-alive agent per client, because
  * `KubernetesObjectApi` re-encodes bodies through its typed models (dropping fields it does not know,
  * turning timestamps into `Date`s), cannot send a JSON Patch, throws on every API error, and its fetch
  * path builds a new connection pool for each request. An HTTPS server reached without a proxy is
@@ -11,7 +11,7 @@ import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as https from "node:https";
 import type { Readable } from "node:stream";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { Credentials } from "./credentials.js";
 import { clientFailure, failureFromError, failureFromResponse } from "./failure.js";
 import { answerOf, decode, readBody, readLines, type StreamSink } from "./transport-body.js";
 import { createH2Sessions, type H2TlsOptions, h2Head, type ResponseHead } from "./transport-h2.js";
@@ -56,7 +56,7 @@ interface Connection {
 /** What a stream that closed before its response failed with. */
 const CLOSED_EARLY = new Error("the stream closed before a response");
 
-/** How long the credentials of one `applyToHTTPSOptions` call are reused (see `createConnections`). */
+/** How long the credentials of one `Credentials.apply` call are reused (see `createConnections`). */
 export const CREDENTIALS_TTL_MS = 1000;
 
 /** A request as `start` prepared it, for the send of the negotiated protocol. */
@@ -82,13 +82,13 @@ export interface TransportOptions {
 
 /**
  * The credentials of the current context and one keep-alive agent for all requests (a proxy's agent
- * when the kubeconfig names a proxy), created on the first request. `applyToHTTPSOptions` re-reads CA
- * and key files and builds an agent on every call, so its headers are reused for `credentialsTtlMs`:
- * a rotated token file (client-node re-reads it every 60 s, exec plugins when their credential
- * expires) is picked up at most that much later, and a 401 answer (`invalidate`) asks again at once.
+ * when the kubeconfig names a proxy), created on the first request. `apply` re-reads CA and key files
+ * (client-node's also builds an agent) on every call, so its headers are reused for `credentialsTtlMs`:
+ * a rotated token file (re-read every 60 s, exec plugins when their credential expires) is picked up
+ * at most that much later, and a 401 answer (`invalidate`) asks again at once.
  */
 function createConnections(
-  kc: KubeConfig,
+  credentials: Credentials,
   userAgent: string,
   secure: boolean,
   options: TransportOptions,
@@ -102,13 +102,13 @@ function createConnections(
   const load = async (): Promise<Connection | ApiFailure> => {
     const options: https.RequestOptions = { headers: {} };
     try {
-      await kc.applyToHTTPSOptions(options);
+      await credentials.apply(options);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return clientFailure(0, "ConfigError", `credentials: ${message}`);
     }
     if (agent === undefined) {
-      const proxied = kc.getCurrentCluster()?.proxyUrl !== undefined && options.agent instanceof http.Agent;
+      const proxied = credentials.proxied && options.agent instanceof http.Agent;
       if (proxied) agent = options.agent as Agent;
       else {
         const tls: https.AgentOptions = { keepAlive: true, keepAliveMsecs: 30000 };
@@ -180,15 +180,14 @@ function requestPath(path: string, base: URL): string {
   return `${url.pathname}${url.search}`;
 }
 
-/** Creates the transport for the current context of `kc`; nothing is sent until the first request. */
+/** Creates the transport for one context's credentials; nothing is sent until the first request. */
 export function createTransport(
-  kc: KubeConfig,
+  credentials: Credentials,
   userAgent: string,
   options: TransportOptions = {},
 ): Transport {
-  const server = kc.getCurrentCluster()?.server;
-  if (server === undefined || server === "")
-    throw new Error("kubeconfig: the current context has no cluster");
+  const server = credentials.server;
+  if (server === "") throw new Error("kubeconfig: the current context has no cluster");
   const base = new URL(server);
   const basePath = base.pathname.replace(/\/+$/, "");
   const secure = base.protocol === "https:";
@@ -199,7 +198,7 @@ export function createTransport(
     ...(base.port === "" ? {} : { port: Number(base.port) }),
   };
   const send = secure ? https.request : http.request;
-  const connections = createConnections(kc, userAgent, secure, options);
+  const connections = createConnections(credentials, userAgent, secure, options);
 
   const sessions = createH2Sessions(base);
 
