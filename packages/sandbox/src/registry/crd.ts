@@ -2,6 +2,7 @@
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
 import { AGE_COLUMN, DEFAULT_CUSTOM_COLUMNS, NAME_COLUMN } from "../table/builtin-columns.js";
 import { evaluateJsonPath, parseJsonPath } from "../table/jsonpath.js";
+import { compileStructuralSchema } from "./structural-schema.js";
 import type { PrinterColumn, ResourceType } from "./types.js";
 
 const CUSTOM_VERBS = [
@@ -68,7 +69,7 @@ export function resourcesOfCrd(crd: JsonObject): ResourceType[] {
       storageVersion,
       custom: true,
     };
-    if (Object.keys(schema).length > 0) resource.schema = schema;
+    if (Object.keys(schema).length > 0) resource.schema = compileStructuralSchema(schema);
     result.push(resource);
   }
   return result;

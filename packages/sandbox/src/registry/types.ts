@@ -1,5 +1,6 @@
 /** What the server knows about one served resource (a built-in kind or one version of a CRD). */
 import type { JsonObject, JsonValue } from "@kyverno-ts/api";
+import type { StructuralSchema } from "./structural-schema.js";
 
 /** How `metadata.generation` moves: on spec changes, on any non-metadata change, or never set. */
 export type GenerationPolicy = "spec" | "nonMetadata" | "none";
@@ -48,8 +49,8 @@ export interface ResourceType {
   storageKey: string;
   /** The apiVersion objects are stored at (CRD storage version). */
   storageVersion: string;
-  /** Structural OpenAPI schema of a custom resource version (for pruning/defaulting/validation). */
-  schema?: JsonObject;
+  /** Structural OpenAPI schema of a custom resource version, compiled (for pruning/defaulting/validation). */
+  schema?: StructuralSchema;
   /** Whether this is served from a CRD. */
   custom: boolean;
   /**

@@ -12,7 +12,7 @@ import { isDryRun } from "./context.js";
 import { validateCrd } from "./crd-rules.js";
 import { asResourceObject, readJson } from "./decode.js";
 import { prepareCreate } from "./object-rules.js";
-import { decodeCustomResource, validateCustomResource } from "./schema-rules.js";
+import { checkCustomResource, decodeCustomResource, validateCustomResource } from "./schema-rules.js";
 
 /** Handles `POST /…/<resource>`. */
 export async function handleCreate(env: ApiEnv, request: ResourceRequest): Promise<void> {
@@ -96,7 +96,11 @@ export async function createObject(
   env.checkWrite?.(request, object, undefined);
   if (resource.kind === "CustomResourceDefinition" && resource.group === "apiextensions.k8s.io")
     validateCrd(object);
-  if (resource.custom) object = validateCustomResource(resource, object, request);
+  if (resource.custom) {
+    // Decoded above; again only when a webhook's patch may have added fields or removed defaults.
+    if (admitted === null) checkCustomResource(resource, object);
+    else object = validateCustomResource(resource, object, request);
+  }
   object = toStorageVersion(object, resource);
   checkObjectSize(object);
   const gr = { group: resource.group, resource: resource.plural };

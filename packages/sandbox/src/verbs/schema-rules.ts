@@ -14,11 +14,10 @@ import {
   invalid,
   type StatusCause,
 } from "../http/status.js";
-import { asObject, metaString } from "../objects/meta.js";
+import { metaString } from "../objects/meta.js";
+import type { StructuralSchema } from "../registry/structural-schema.js";
 import type { ResourceType } from "../registry/types.js";
 import type { ResourceRequest } from "./context.js";
-
-type Schema = JsonObject;
 
 /**
  * The pruned and defaulted object; throws a 422 listing schema violations. Unknown fields left
@@ -29,13 +28,22 @@ export function validateCustomResource(
   object: JsonObject,
   request: ResourceRequest,
 ): JsonObject {
-  const schema = resource.schema;
-  if (schema === undefined) return object;
+  if (resource.schema === undefined) return object;
   const out = decodeCustomResource(resource, object, request);
-  const causes: StatusCause[] = [];
-  check(out, schema, "", causes, true);
-  if (causes.length > 0) throw invalid(resource.group, resource.kind, metaString(object, "name"), causes);
+  checkCustomResource(resource, out);
   return out;
+}
+
+/**
+ * Throws a 422 listing the schema violations of an object `decodeCustomResource` made and nothing
+ * changed since (no webhook patched it): pruning and defaulting it again would give the same object.
+ */
+export function checkCustomResource(resource: ResourceType, object: JsonObject): void {
+  const schema = resource.schema;
+  if (schema === undefined) return;
+  const causes: StatusCause[] = [];
+  check(object, schema, [], causes, true);
+  if (causes.length > 0) throw invalid(resource.group, resource.kind, metaString(object, "name"), causes);
 }
 
 /**
@@ -54,7 +62,7 @@ export function decodeCustomResource(
   if (schema === undefined) return object;
   const { metadata, apiVersion, kind, ...rest } = object;
   const unknown: string[] = [];
-  const processed = (walk(rest, schema, "", unknown, true) as JsonObject | undefined) ?? {};
+  const processed = (walk(rest, schema, [], unknown, true) as JsonObject | undefined) ?? {};
   const mode = request.query.get("fieldValidation") ?? "Warn";
   const messages = unknown.map((f) => `unknown field "${f}"`);
   if (messages.length > 0 && mode === "Strict")
@@ -65,43 +73,54 @@ export function decodeCustomResource(
   return { apiVersion: apiVersion ?? null, kind: kind ?? null, metadata: metadata ?? {}, ...processed };
 }
 
-function properties(schema: Schema): JsonObject {
-  return asObject(schema.properties) ?? {};
+/** Where a walk is: field names and list indexes, made into text only for a message. */
+type Path = Array<string | number>;
+
+/** `a.b[0].c` (with the leading dot of the old format dropped, as the messages show it). */
+function field(path: Path, last?: string): string {
+  let out = "";
+  for (const segment of path) out += typeof segment === "number" ? `[${segment}]` : `.${segment}`;
+  if (last !== undefined) out += `.${last}`;
+  return out.startsWith(".") ? out.slice(1) : out;
 }
 
 function walk(
   value: JsonValue,
-  schema: Schema,
-  path: string,
+  node: StructuralSchema,
+  path: Path,
   unknown: string[],
   root = false,
 ): JsonValue | undefined {
   if (Array.isArray(value)) {
-    const items = asObject(schema.items);
-    return items === undefined
-      ? value
-      : value.map((v, i) => walk(v, items, `${path}[${i}]`, unknown) ?? null);
+    const items = node.items;
+    if (items === undefined) return value;
+    const out: JsonValue[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      out[i] = walk(value[i] as JsonValue, items, path, unknown) ?? null;
+      path.pop();
+    }
+    return out;
   }
-  const object = asObject(value);
-  if (object === undefined) return value;
-  const props = properties(schema);
-  const additional = schema.additionalProperties;
-  const preserve = schema["x-kubernetes-preserve-unknown-fields"] === true;
+  if (value === null || typeof value !== "object") return value;
   const out: JsonObject = {};
-  for (const [key, v] of Object.entries(object)) {
+  for (const key in value) {
     if (root && (key === "apiVersion" || key === "kind" || key === "metadata")) continue;
-    const sub = asObject(props[key]);
-    if (sub !== undefined) out[key] = walk(v, sub, `${path}.${key}`, unknown) ?? null;
-    else if (asObject(additional) !== undefined)
-      out[key] = walk(v, additional as Schema, `${path}.${key}`, unknown) ?? null;
-    else if (preserve || additional === true) out[key] = v;
-    else unknown.push(`${path}.${key}`.slice(1));
+    const v = value[key] as JsonValue;
+    const sub = node.props.get(key) ?? node.additional;
+    if (sub !== undefined) {
+      path.push(key);
+      out[key] = walk(v, sub, path, unknown) ?? null;
+      path.pop();
+    } else if (node.keepUnknown) out[key] = v;
+    else unknown.push(field(path, key));
   }
-  for (const [key, sub] of Object.entries(props)) {
-    const s = asObject(sub);
-    if (s === undefined || out[key] !== undefined || s.default === undefined) continue;
+  for (const [key, value, sub] of node.defaults) {
+    if (out[key] !== undefined) continue;
     if (root && key === "metadata") continue;
-    out[key] = walk(structuredClone(s.default), s, `${path}.${key}`, []) ?? null;
+    path.push(key);
+    out[key] = walk(structuredClone(value), sub, path, []) ?? null;
+    path.pop();
   }
   return out;
 }
@@ -113,21 +132,23 @@ function typeOf(value: JsonValue): string {
   return typeof value;
 }
 
-function field(path: string): string {
-  return path.startsWith(".") ? path.slice(1) : path;
-}
-
-function check(value: JsonValue, schema: Schema, path: string, causes: StatusCause[], root = false): void {
-  const type = typeof schema.type === "string" ? schema.type : "";
-  const actual = typeOf(value);
+function check(
+  value: JsonValue,
+  node: StructuralSchema,
+  path: Path,
+  causes: StatusCause[],
+  root = false,
+): void {
+  const { type, schema } = node;
   if (value === null) {
-    if (schema.nullable !== true && type !== "")
+    if (!node.nullable && type !== "")
       causes.push(
         fieldInvalid(field(path), "null", `${field(path)} in body must be of type ${type}: "null"`),
       );
     return;
   }
-  if (schema["x-kubernetes-int-or-string"] === true) {
+  const actual = typeOf(value);
+  if (node.intOrString) {
     if (actual !== "integer" && actual !== "string")
       causes.push(
         fieldInvalid(
@@ -146,75 +167,84 @@ function check(value: JsonValue, schema: Schema, path: string, causes: StatusCau
     );
     return;
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
-    causes.push(
-      fieldNotSupported(
-        field(path),
-        value,
-        schema.enum.map((e) => (typeof e === "string" ? e : JSON.stringify(e))),
-      ),
-    );
-  if (typeof value === "string") checkString(value, schema, path, causes);
-  if (typeof value === "number") checkNumber(value, schema, path, causes);
-  if (Array.isArray(value)) {
-    if (typeof schema.maxItems === "number" && value.length > schema.maxItems)
-      causes.push({
-        reason: "FieldValueTooMany",
-        message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`,
-        field: field(path),
-      });
-    if (typeof schema.minItems === "number" && value.length < schema.minItems)
-      causes.push(
-        fieldInvalid(
-          field(path),
-          value.length,
-          `${field(path)} in body should have at least ${schema.minItems} items`,
-        ),
-      );
-    const items = asObject(schema.items);
-    if (items !== undefined) for (const [i, v] of value.entries()) check(v, items, `${path}[${i}]`, causes);
-    return;
-  }
-  const object = asObject(value);
-  if (object === undefined) return;
-  if (Array.isArray(schema.required))
-    for (const r of schema.required)
-      if (typeof r === "string" && object[r] === undefined)
-        causes.push(fieldRequired(field(`${path}.${r}`), ""));
-  const props = properties(schema);
-  for (const [key, v] of Object.entries(object)) {
-    if (root && (key === "metadata" || key === "apiVersion" || key === "kind")) continue;
-    const sub = asObject(props[key]) ?? asObject(schema.additionalProperties);
-    if (sub !== undefined) check(v, sub, `${path}.${key}`, causes);
+  if (node.enumJson !== undefined && !node.enumJson.has(JSON.stringify(value)))
+    causes.push(fieldNotSupported(field(path), value, [...node.enumShown]));
+  if (typeof value === "string") checkString(value, node, path, causes);
+  else if (typeof value === "number") checkNumber(value, schema, path, causes);
+  else if (Array.isArray(value)) checkList(value, node, path, causes);
+  else if (typeof value === "object") {
+    for (const r of node.required) if (value[r] === undefined) causes.push(fieldRequired(field(path, r), ""));
+    for (const key in value) {
+      if (root && (key === "metadata" || key === "apiVersion" || key === "kind")) continue;
+      const sub = node.props.get(key) ?? node.additional;
+      if (sub === undefined) continue;
+      path.push(key);
+      check(value[key] as JsonValue, sub, path, causes);
+      path.pop();
+    }
   }
 }
 
-function checkString(value: string, schema: Schema, path: string, causes: StatusCause[]): void {
-  const f = field(path);
+function checkList(value: JsonValue[], node: StructuralSchema, path: Path, causes: StatusCause[]): void {
+  const { schema } = node;
+  if (typeof schema.maxItems === "number" && value.length > schema.maxItems)
+    causes.push({
+      reason: "FieldValueTooMany",
+      message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`,
+      field: field(path),
+    });
+  if (typeof schema.minItems === "number" && value.length < schema.minItems)
+    causes.push(
+      fieldInvalid(
+        field(path),
+        value.length,
+        `${field(path)} in body should have at least ${schema.minItems} items`,
+      ),
+    );
+  const items = node.items;
+  if (items === undefined) return;
+  for (let i = 0; i < value.length; i++) {
+    path.push(i);
+    check(value[i] as JsonValue, items, path, causes);
+    path.pop();
+  }
+}
+
+function checkString(value: string, node: StructuralSchema, path: Path, causes: StatusCause[]): void {
+  const { schema } = node;
   if (typeof schema.maxLength === "number" && value.length > schema.maxLength)
     causes.push({
       reason: "FieldValueTooLong",
       message: `Too long: may not be more than ${schema.maxLength} bytes`,
-      field: f,
+      field: field(path),
     });
   if (typeof schema.minLength === "number" && value.length < schema.minLength)
-    causes.push(fieldInvalid(f, value, `${f} in body should be at least ${schema.minLength} chars long`));
-  if (typeof schema.pattern === "string") {
-    let re: RegExp | undefined;
-    try {
-      re = new RegExp(schema.pattern, "u");
-    } catch {
-      re = undefined;
-    }
-    if (re !== undefined && !re.test(value))
-      causes.push(fieldInvalid(f, value, `${f} in body should match '${schema.pattern}'`));
-  }
+    causes.push(
+      fieldInvalid(
+        field(path),
+        value,
+        `${field(path)} in body should be at least ${schema.minLength} chars long`,
+      ),
+    );
+  if (node.pattern !== undefined && !node.pattern.test(value))
+    causes.push(fieldInvalid(field(path), value, `${field(path)} in body should match '${schema.pattern}'`));
 }
 
-function checkNumber(value: number, schema: Schema, path: string, causes: StatusCause[]): void {
-  const f = field(path);
+function checkNumber(value: number, schema: JsonObject, path: Path, causes: StatusCause[]): void {
   if (typeof schema.maximum === "number" && value > schema.maximum)
-    causes.push(fieldInvalid(f, value, `${f} in body should be less than or equal to ${schema.maximum}`));
+    causes.push(
+      fieldInvalid(
+        field(path),
+        value,
+        `${field(path)} in body should be less than or equal to ${schema.maximum}`,
+      ),
+    );
   if (typeof schema.minimum === "number" && value < schema.minimum)
-    causes.push(fieldInvalid(f, value, `${f} in body should be greater than or equal to ${schema.minimum}`));
+    causes.push(
+      fieldInvalid(
+        field(path),
+        value,
+        `${field(path)} in body should be greater than or equal to ${schema.minimum}`,
+      ),
+    );
 }

@@ -11,7 +11,7 @@ import { isDryRun } from "./context.js";
 import { validateCrd } from "./crd-rules.js";
 import { asResourceObject, readJson } from "./decode.js";
 import { isFinalized, isNoop, prepareUpdate } from "./object-rules.js";
-import { decodeCustomResource, validateCustomResource } from "./schema-rules.js";
+import { checkCustomResource, decodeCustomResource, validateCustomResource } from "./schema-rules.js";
 
 /** Handles `PUT /…/<resource>/<name>[/status|/finalize]`. */
 export async function handleUpdate(env: ApiEnv, request: ResourceRequest): Promise<void> {
@@ -78,7 +78,11 @@ export async function updateObject(
   checkFinalizers(request, existing, next);
   if (resource.kind === "CustomResourceDefinition" && resource.group === "apiextensions.k8s.io")
     validateCrd(next);
-  if (resource.custom) next = validateCustomResource(resource, next, request);
+  if (resource.custom) {
+    // Decoded above; again only when a webhook's patch may have added fields or removed defaults.
+    if (admitted === null) checkCustomResource(resource, next);
+    else next = validateCustomResource(resource, next, request);
+  }
   next = toStorageVersion(next, resource);
   if (isNoop(existing, next)) return existing;
   checkObjectSize(next);
