@@ -121,7 +121,7 @@ describe("custom resources against their structural schema", () => {
   });
 
   it("lists every violation with its field path", () => {
-    const spec = {
+    const spec: JsonObject = {
       size: 11,
       mode: "c",
       name: "ABCDEFG",
