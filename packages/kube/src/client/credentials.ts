@@ -42,7 +42,7 @@ export type CredentialsSource = Pick<
   "kubeconfig" | "kubeconfigPath" | "inCluster" | "context" | "clock"
 >;
 
-/** The process around the loader; tests replace it. */
+/** The process around the loader; tests replace it (client-node, when it loads instead, reads `process.env`). */
 export interface CredentialsEnvironment {
   /** `KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST`/`_PORT` (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
@@ -122,8 +122,10 @@ function loadDefault(source: CredentialsSource, environment: CredentialsEnvironm
     const files = list.split(delimiter).filter((f) => f !== "");
     if (files.length === 0) throw new Error(`KUBECONFIG=${list} names no file`);
     const configs: Kubeconfig[] = files.map((f) => readKubeconfigFile(f));
-    const merged = configs.length === 1 ? configs[0] : mergeKubeconfigs(configs, `KUBECONFIG ${list}`);
-    return resolveContext(merged as Kubeconfig, source.context);
+    const [only] = configs;
+    const merged =
+      configs.length === 1 && only !== undefined ? only : mergeKubeconfigs(configs, `KUBECONFIG ${list}`);
+    return resolveContext(merged, source.context);
   }
   const platform = environment.platform ?? process.platform;
   if (platform === "win32") return undefined;
