@@ -4,7 +4,10 @@ import { decodeHeader } from "./transport-body.js";
 describe("decodeHeader", () => {
   it("decodes apiVersion, kind and metadata only, wherever they are, skipping strings with braces and escapes", () => {
     const object = {
-      results: [{ message: 'a "quoted" } ] { [ \\ text', policy: "p" }],
+      results: [
+        { message: 'a "quoted" } ] { [ \\ text', policy: "p" },
+        { message: "ends in a backslash \\", rule: '\\"}' },
+      ],
       apiVersion: "wgpolicyk8s.io/v1alpha2",
       scope: { kind: "Pod", name: "x" },
       kind: "PolicyReport",

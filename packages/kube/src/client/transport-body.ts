@@ -16,39 +16,57 @@ export interface StreamSink {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const TAB = 0x09;
+const CR = 0x0d;
+const LF = 0x0a;
 const HEADER_KEYS = new Set(["apiVersion", "kind", "metadata"]);
 
-/** The index after the string that starts (with its quote) at `i`. */
+const isSpace = (c: number): boolean => c === SPACE || c === LF || c === CR || c === TAB;
+
+/** The index after the string that starts (with its quote) at `i`: from quote to quote, escapes skipped. */
 function stringEnd(text: string, i: number): number {
   let j = i + 1;
   for (;;) {
-    const c = text.charCodeAt(j);
-    if (Number.isNaN(c)) throw new SyntaxError("unterminated string");
-    if (c === BACKSLASH) j += 2;
-    else if (c === QUOTE) return j + 1;
-    else j++;
+    const quote = text.indexOf('"', j);
+    if (quote < 0) throw new SyntaxError("unterminated string");
+    // The quote is escaped when an odd number of backslashes precede it.
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    j = quote + 1;
   }
 }
 
 /** The index after the JSON value that starts at `i` (strings and nesting skipped, nothing parsed). */
 function valueEnd(text: string, i: number): number {
-  const first = text[i];
-  if (first === '"') return stringEnd(text, i);
-  if (first !== "{" && first !== "[") {
+  const first = text.charCodeAt(i);
+  if (first === QUOTE) return stringEnd(text, i);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
     let j = i;
-    while (j < text.length && !",}] \t\r\n".includes(text[j] as string)) j++;
+    while (j < text.length) {
+      const c = text.charCodeAt(j);
+      if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
+      j++;
+    }
     return j;
   }
   let depth = 0;
   let j = i;
   while (j < text.length) {
-    const c = text[j];
-    if (c === '"') {
+    const c = text.charCodeAt(j);
+    if (c === QUOTE) {
       j = stringEnd(text, j);
       continue;
     }
-    if (c === "{" || c === "[") depth++;
-    else if ((c === "}" || c === "]") && --depth === 0) return j + 1;
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return j + 1;
     j++;
   }
   throw new SyntaxError("unterminated value");
@@ -56,7 +74,7 @@ function valueEnd(text: string, i: number): number {
 
 const skipSpace = (text: string, i: number): number => {
   let j = i;
-  while (j < text.length && " \t\r\n".includes(text[j] as string)) j++;
+  while (j < text.length && isSpace(text.charCodeAt(j))) j++;
   return j;
 };
 
@@ -68,15 +86,15 @@ const skipSpace = (text: string, i: number): number => {
 export function decodeHeader(text: string): unknown {
   try {
     let i = skipSpace(text, 0);
-    if (text[i] !== "{") return decode(text);
+    if (text.charCodeAt(i) !== OPEN_BRACE) return decode(text);
     const out: Record<string, unknown> = {};
     let found = 0;
     i = skipSpace(text, i + 1);
-    while (text[i] === '"') {
+    while (text.charCodeAt(i) === QUOTE) {
       const keyEnd = stringEnd(text, i);
       const key = text.slice(i + 1, keyEnd - 1);
       i = skipSpace(text, keyEnd);
-      if (text[i] !== ":") return decode(text);
+      if (text.charCodeAt(i) !== COLON) return decode(text);
       const start = skipSpace(text, i + 1);
       const end = valueEnd(text, start);
       if (HEADER_KEYS.has(key)) {
@@ -84,7 +102,7 @@ export function decodeHeader(text: string): unknown {
         if (++found === HEADER_KEYS.size) return out;
       }
       i = skipSpace(text, end);
-      if (text[i] !== ",") break;
+      if (text.charCodeAt(i) !== COMMA) break;
       i = skipSpace(text, i + 1);
     }
     return out;
