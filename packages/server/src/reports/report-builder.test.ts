@@ -44,6 +44,14 @@ describe("buildResourceReport", () => {
       summary: { pass: 1, fail: 1, warn: 0, error: 0, skip: 1 },
     });
   });
+  it("writes apiVersion and kind before the rest (the writer reads only the answer's head), merged results as given", () => {
+    const results = [result("b", "r", "skip"), result("a", "r2", "pass"), result("a", "r1", "fail")];
+    const report = buildResourceReport(pod, results);
+    expect(Object.keys(report).slice(0, 3)).toEqual(["apiVersion", "kind", "metadata"]);
+    expect(JSON.stringify(buildResourceReport(pod, mergeResults(results), undefined, { merged: true }))).toBe(
+      JSON.stringify(report),
+    );
+  });
   it("writes a ClusterPolicyReport for cluster-scoped resources", () => {
     const ns = { apiVersion: "v1", kind: "Namespace", name: "prod", uid: "ns-1" };
     expect(buildResourceReport(ns, []).kind).toBe("ClusterPolicyReport");

@@ -67,7 +67,8 @@ const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(v
 function resultChars(r: PolicyReportResult): number {
   let n =
     256 + r.policy.length + (r.rule?.length ?? 0) + (r.message?.length ?? 0) + (r.category?.length ?? 0);
-  for (const [k, v] of Object.entries(r.properties ?? {})) n += k.length + v.length + 8;
+  const properties = r.properties;
+  if (properties !== undefined) for (const k in properties) n += k.length + (properties[k]?.length ?? 0) + 8;
   if (r.resources !== undefined || r.resourceSelector !== undefined)
     n += JSON.stringify([r.resources, r.resourceSelector]).length;
   return n;
@@ -118,8 +119,10 @@ export function buildResourceReport(
   resource: ObjectReference & { uid: string },
   results: readonly PolicyReportResult[],
   limits: ReportLimits = DEFAULT_REPORT_LIMITS,
+  /** `merged`: the results are `mergeResults`' output already (merging them again would give them back). */
+  options: { merged?: boolean } = {},
 ): AnyPolicyReport {
-  const all = mergeResults(results);
+  const all = options.merged === true ? results : mergeResults(results);
   const { kept, truncated } = bounded(all, limits);
   const limit = `limits: ${limits.maxResults} results, ${limits.maxResultBytes ?? DEFAULT_REPORT_LIMITS.maxResultBytes} bytes`;
   const metadata = {
@@ -138,14 +141,16 @@ export function buildResourceReport(
       },
     ],
   };
-  const base = {
-    apiVersion: POLICY_REPORT_API_VERSION as typeof POLICY_REPORT_API_VERSION,
+  // `kind` before the results: the writer's create decodes only the answer's apiVersion, kind and
+  // metadata, and stops reading its text once it has them (the API server keeps the key order).
+  return {
+    apiVersion: POLICY_REPORT_API_VERSION,
+    kind: resource.namespace ? "PolicyReport" : "ClusterPolicyReport",
     metadata,
     scope: resource,
     results: kept,
     summary: reportSummary(all),
   };
-  return resource.namespace ? { ...base, kind: "PolicyReport" } : { ...base, kind: "ClusterPolicyReport" };
 }
 
 /** True when two reports carry the same results and summary (no write needed). */

@@ -5,7 +5,7 @@
  * the order in which the API server returns them does not matter, and it is cheap enough to compute
  * for every reconcile.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { AnyPolicyReport, ObjectReference, PolicyReportResult } from "@kyverno-ts/api";
 
 const ref = (r: ObjectReference | undefined) =>
@@ -39,5 +39,5 @@ export function reportDigest(report: Pick<AnyPolicyReport, "results" | "summary"
     [s.pass, s.fail, s.warn, s.error, s.skip],
     (report.results ?? []).map(fields),
   ];
-  return createHash("sha1").update(JSON.stringify(content)).digest("base64");
+  return hash("sha1", JSON.stringify(content), "base64");
 }

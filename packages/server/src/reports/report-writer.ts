@@ -6,7 +6,7 @@
  * gone under the index is created again, a conflict or an existing name is re-read and compared).
  */
 
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { AnyPolicyReport } from "@kyverno-ts/api";
 import {
   type ApiResult,
@@ -78,7 +78,7 @@ const locate = (r: AnyPolicyReport): ReportLocation => ({
 
 /** The scan inputs bound to the content digest of the report they produced. */
 const stampOf = (inputs: string, digest: string): string =>
-  createHash("sha1").update(`${inputs}\u0000${digest}`).digest("base64");
+  hash("sha1", `${inputs}\u0000${digest}`, "base64");
 
 /** The report with its stamp annotation. */
 function stamped(report: AnyPolicyReport, stamp: string): AnyPolicyReport {

@@ -24,6 +24,7 @@ import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
 import { takeObject } from "./compact-object.js";
 import type { ReportsMetrics } from "./metrics.js";
+import { admissionFed, createSelections, reportsDisabled } from "./policy-selection.js";
 import { PROCESS_PROPERTY } from "./process-property.js";
 import type { ResourceInformers } from "./resource-informers.js";
 import { parseResourceKey, type ResourceRef, scopeOf } from "./resource-key.js";
@@ -69,6 +70,13 @@ export interface ReconcilerDeps {
   slicer?: ScanSlicer;
 }
 
+export {
+  policyApplies,
+  REPORTS_DISABLED_LABEL,
+  reportsDisabled,
+  scannedInBackground,
+} from "./policy-selection.js";
+
 /**
  * Report results of a policy response as per-resource reports carry them: without `resources` (the
  * report's `scope` names the resource), with the `process` property of where they came from.
@@ -88,54 +96,6 @@ export function reportResultsOf(
     omitResources: true,
     properties: { process },
   });
-}
-
-/** The label that keeps a policy out of every report (upstream 1.16), whatever its value. */
-export const REPORTS_DISABLED_LABEL = "reports.kyverno.io/disabled";
-
-/** Whether a policy's results are kept out of reports (`reports.kyverno.io/disabled`). */
-export function reportsDisabled(p: CachedPolicy): boolean {
-  return p.policy.metadata.labels?.[REPORTS_DISABLED_LABEL] !== undefined;
-}
-
-/** Whether a policy's rules can match a kind (by the policy cache's kind index) in a namespace. */
-export function policyApplies(p: CachedPolicy, kind: string, namespace: string): boolean {
-  return p.types.validate && reportsOn(p, kind, namespace);
-}
-
-/** Whether a policy of any rule type can report on a kind in a namespace. */
-function reportsOn(p: CachedPolicy, kind: string, namespace: string): boolean {
-  if (reportsDisabled(p)) return false;
-  if (p.namespace !== undefined && p.namespace !== namespace) return false;
-  return p.kinds[0] === "*" || p.kinds.includes(kind);
-}
-
-/**
- * Whether the rows of a rule reach a report only from admission (or the background controller), so
- * that the report itself is where they survive a restart: mutate, generate and mutate-existing rules,
- * and validate rules no background scan answers (the policy is not scanned, or the rule reads
- * admission-only data).
- */
-function admissionFed(p: CachedPolicy, rule: string): boolean {
-  const info = p.compiled.rules.find((r) => r.name === rule);
-  if (info === undefined) return false;
-  if (info.kind !== "validate" && info.kind !== "verifyImages") return true;
-  return !scannedInBackground(p) || info.admissionOnly;
-}
-
-/** Whether a policy has rules whose rows only admission (or the background controller) writes. */
-function hasAdmissionFedRules(p: CachedPolicy): boolean {
-  return p.compiled.rules.some((r) => admissionFed(p, r.name));
-}
-
-/**
- * Whether background scans evaluate a policy: `background: true`, and no wildcard kind (a kind
- * written `*`, or a group/version form whose kind part is `*`): upstream does not allow those in
- * background mode ("wildcard policy not allowed in background mode"). Admission results of the
- * others are still merged into reports.
- */
-export function scannedInBackground(p: CachedPolicy): boolean {
-  return p.policy.spec.background === true && p.kinds[0] !== "*";
 }
 
 const ok = <T>(value: T): ApiResult<T> => ({ ok: true, status: 200, value });
@@ -159,7 +119,10 @@ export function createReconciler(
   /** Resources with admission results not found yet, and how often they were looked for. */
   const notStoredYet = new Map<string, number>();
   const slicer = deps.slicer ?? createScanSlicer({ monotonic: deps.monotonic });
-  const pause = (): Promise<void> => slicer.pause();
+  const select = createSelections();
+  const none: CachedPolicy[] = [];
+  /** Yields once the scan held the loop for a slice: awaited only then (no promise per policy otherwise). */
+  const pause = (): Promise<void> | undefined => (slicer.due() ? slicer.pause() : undefined);
 
   /** The resource, from its informer when its kind is watched, else from the API server. */
   const lookup = async (ref: ResourceRef, signal: AbortSignal): Promise<Lookup> => {
@@ -201,7 +164,8 @@ export function createReconciler(
     // The policies scanning one resource share its context and plain lookups.
     const requestCache = createRequestCache();
     for (const p of policies) {
-      await pause();
+      const paused = pause();
+      if (paused !== undefined) await paused;
       let elapsed = 0;
       const response = await deps.context.evaluate(() => {
         const started = deps.monotonic();
@@ -231,7 +195,7 @@ export function createReconciler(
         );
       }
       deps.events?.scan(response);
-      out.push(...reportResultsOf(response, p, PROCESS_PROPERTY.background));
+      for (const r of reportResultsOf(response, p, PROCESS_PROPERTY.background)) out.push(r);
     }
     return out;
   };
@@ -308,19 +272,17 @@ export function createReconciler(
   };
 
   return async (key, { retries, signal }) => {
-    await pause();
+    const paused = pause();
+    if (paused !== undefined) await paused;
     const ref = parseResourceKey(key);
     if (ref === undefined) return undefined;
     const filtered = deps.filtered?.(ref) === true;
-    const applicable = filtered
-      ? []
-      : cache.policies().filter((p) => policyApplies(p, ref.kind, ref.namespace));
+    const selection = filtered ? undefined : select(cache.policies(), ref.kind, ref.namespace);
+    const applicable = selection?.applicable ?? none;
     const celApplicable =
       filtered || deps.skipValidateScans === true ? [] : (deps.cel?.applicable(ref) ?? []);
-    const background = deps.skipValidateScans === true ? [] : applicable.filter(scannedInBackground);
-    const admissionFedPolicies = filtered
-      ? []
-      : cache.policies().filter((p) => reportsOn(p, ref.kind, ref.namespace) && hasAdmissionFedRules(p));
+    const background = deps.skipValidateScans === true ? none : (selection?.scanned ?? none);
+    const admissionFedPolicies = selection?.admissionFed ?? none;
     const celAdmissionFed = filtered ? [] : (deps.cel?.admissionFed(ref) ?? []);
     const at = { namespace: ref.namespace, name: ref.uid };
     if (filtered) admission.delete(ref.uid);
@@ -358,7 +320,7 @@ export function createReconciler(
             resourceVersion: stringOf(found.object.metadata?.resourceVersion),
             namespaceLabels: ref.namespace === "" ? undefined : deps.namespaceLabels(ref.namespace),
             scanned: background,
-            reporting: [...applicable, ...admissionFedPolicies],
+            reporting: selection?.reporting ?? none,
           });
     // Nothing the scan reads changed since the report was written for it: it still says the same.
     if (inputs !== undefined && writer.answers(at, inputs)) return settle(ok("unchanged"), key, retries);
@@ -370,7 +332,7 @@ export function createReconciler(
     ];
     const results = mergeResults(admissionResults(ref.uid, scanned), scanned);
     if (results.length === 0) return settle(await writer.remove(at, { known: true, signal }), key, retries);
-    const report = buildResourceReport(scopeOf(ref), results, deps.limits);
+    const report = buildResourceReport(scopeOf(ref), results, deps.limits, { merged: true });
     return settle(await writer.apply(report, signal, inputs), key, retries);
   };
 }

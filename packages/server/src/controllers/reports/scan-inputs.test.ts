@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PolicyException } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import type { CachedPolicy } from "../../policycache/policy-cache.js";
@@ -55,5 +56,42 @@ describe("scan inputs", () => {
     expect(
       inputs.digest({ ...input, resourceVersion: undefined, scanned: [policy("p", "1")] }),
     ).toBeUndefined();
+  });
+
+  it("is the digest of its parts joined, whether the policies' part was remembered or not", () => {
+    let exceptions = [exception("e", "1")];
+    const inputs = createScanInputs({
+      cache: { exceptionsFor: (p) => (p.key === "p" ? exceptions : []) },
+      limits: DEFAULT_REPORT_LIMITS,
+      version: "v",
+    });
+    const scanned = [policy("p", "10"), policy("q", "11")];
+    const reporting = [policy("m", "3")];
+    const expected = (rv: string, ev: string) =>
+      createHash("sha1")
+        .update(
+          [
+            "u1",
+            rv,
+            `v\u0000${JSON.stringify(DEFAULT_REPORT_LIMITS)}`,
+            "s/p@10",
+            `ens/e@${ev}`,
+            "s/q@11",
+            "r/m@3",
+            "la=1",
+            "lb=2",
+          ].join("\u0000"),
+        )
+        .digest("base64");
+    expect(inputs.digest({ ...input, scanned, reporting })).toBe(expected("7", "1"));
+    expect(inputs.digest({ ...input, resourceVersion: "9", scanned, reporting })).toBe(expected("9", "1"));
+    exceptions = [exception("e", "2")];
+    expect(inputs.digest({ ...input, scanned, reporting })).toBe(expected("7", "2"));
+    const none = createScanInputs({ cache: { exceptionsFor: () => [] }, limits: DEFAULT_REPORT_LIMITS });
+    expect(none.digest({ ...input, namespaceLabels: undefined, scanned: [] })).toBe(
+      createHash("sha1")
+        .update(["u1", "7", `\u0000${JSON.stringify(DEFAULT_REPORT_LIMITS)}`].join("\u0000"))
+        .digest("base64"),
+    );
   });
 });

@@ -11,7 +11,7 @@
  * the time, random numbers, CEL (which sees the namespace object) or verify images, nor for a resource or policy without a
  * resourceVersion.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { PolicyException } from "@kyverno-ts/api";
 import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
 import type { ReportLimits } from "../../reports/report-builder.js";
@@ -63,29 +63,68 @@ export function createScanInputs(options: {
   };
   const exceptionVersion = (e: PolicyException) => versionOf(e.metadata);
 
+  /** The policies' part of the digest text (`s`, `e` and `r` parts joined), undefined when there is none. */
+  const policyText = (
+    scanned: readonly CachedPolicy[],
+    reporting: readonly CachedPolicy[],
+    exceptions: ReadonlyArray<readonly PolicyException[]>,
+  ): string | undefined => {
+    const parts: string[] = [];
+    for (let i = 0; i < scanned.length; i++) {
+      const p = scanned[i] as CachedPolicy;
+      const version = versionOf(p.policy.metadata);
+      if (version === undefined || !isPure(p)) return undefined;
+      parts.push(`s${version}`);
+      for (const e of exceptions[i] ?? []) {
+        const ev = exceptionVersion(e);
+        if (ev === undefined) return undefined;
+        parts.push(`e${ev}`);
+      }
+    }
+    for (const p of reporting) {
+      const version = versionOf(p.policy.metadata);
+      if (version === undefined) return undefined;
+      parts.push(`r${version}`);
+    }
+    return parts.join("\u0000");
+  };
+  // The policies' part per selection: the reconciler passes the same arrays for every resource of a
+  // kind in a namespace while no policy changes, and the policy cache the same exception lists while
+  // no exception changes (any other array is simply a miss).
+  const remembered = new WeakMap<
+    readonly CachedPolicy[],
+    {
+      scanned: readonly CachedPolicy[];
+      exceptions: Array<readonly PolicyException[]>;
+      text: string | undefined;
+    }
+  >();
+  const policiesPart = (scanned: readonly CachedPolicy[], reporting: readonly CachedPolicy[]) => {
+    const exceptions = scanned.map((p) => options.cache.exceptionsFor(p));
+    const known = remembered.get(reporting);
+    if (
+      known !== undefined &&
+      known.scanned === scanned &&
+      known.exceptions.every((list, i) => list === exceptions[i])
+    )
+      return known.text;
+    const text = policyText(scanned, reporting, exceptions);
+    remembered.set(reporting, { scanned, exceptions, text });
+    return text;
+  };
+
   return {
     digest({ uid, resourceVersion, namespaceLabels, scanned, reporting }) {
       if (resourceVersion === undefined || resourceVersion === "") return undefined;
-      const parts: string[] = [uid, resourceVersion, limits];
-      for (const p of scanned) {
-        const version = versionOf(p.policy.metadata);
-        if (version === undefined || !isPure(p)) return undefined;
-        parts.push(`s${version}`);
-        for (const e of options.cache.exceptionsFor(p)) {
-          const ev = exceptionVersion(e);
-          if (ev === undefined) return undefined;
-          parts.push(`e${ev}`);
-        }
-      }
-      for (const p of reporting) {
-        const version = versionOf(p.policy.metadata);
-        if (version === undefined) return undefined;
-        parts.push(`r${version}`);
-      }
+      const policies = policiesPart(scanned, reporting);
+      if (policies === undefined) return undefined;
+      // The parts joined by NUL: uid, resourceVersion, limits, the policies' parts, the labels' parts.
+      let text = `${uid}\u0000${resourceVersion}\u0000${limits}`;
+      if (policies !== "") text += `\u0000${policies}`;
       if (namespaceLabels !== undefined)
         for (const [k, v] of Object.entries(namespaceLabels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-          parts.push(`l${k}=${v}`);
-      return createHash("sha1").update(parts.join("\u0000")).digest("base64");
+          text += `\u0000l${k}=${v}`;
+      return hash("sha1", text, "base64");
     },
   };
 }

@@ -42,6 +42,19 @@ describe("scan slicer", () => {
     expect(slicer.yields).toBe(0);
   });
 
+  it("says when a pause would yield (due once the slice is used up, and again after the yield)", async () => {
+    const loop = fakeLoop();
+    const slicer = createScanSlicer({ monotonic: loop.monotonic, sliceMs: 10, yieldTurn: loop.yieldTurn });
+    loop.advance(9);
+    expect(slicer.due()).toBe(false);
+    loop.advance(1);
+    expect(slicer.due()).toBe(true);
+    await slicer.pause();
+    expect(slicer.yields).toBe(1);
+    expect(slicer.due()).toBe(false);
+    expect(createScanSlicer({ monotonic: loop.monotonic, sliceMs: 0 }).due()).toBe(true);
+  });
+
   it("with a slice of 0 yields at every pause", async () => {
     const loop = fakeLoop();
     const slicer = createScanSlicer({ monotonic: loop.monotonic, sliceMs: 0, yieldTurn: loop.yieldTurn });

@@ -10,6 +10,11 @@
 export interface ScanSlicer {
   /** Resolves at once while the current slice lasts; otherwise yields one turn and starts a new slice. */
   pause(): Promise<void>;
+  /**
+   * Whether `pause` would yield now (the slice is over): a caller that pauses often awaits `pause` only
+   * then, instead of a resolved promise per step.
+   */
+  due(): boolean;
   /** How many times it yielded (for tests and logs). */
   readonly yields: number;
 }
@@ -37,13 +42,15 @@ export function createScanSlicer(options: ScanSlicerOptions): ScanSlicer {
   const yieldTurn = options.yieldTurn ?? nextTurn;
   let sliceStart = monotonic();
   let yields = 0;
+  const due = (): boolean => sliceMs <= 0 || monotonic() - sliceStart >= sliceMs;
   return {
     async pause() {
-      if (sliceMs > 0 && monotonic() - sliceStart < sliceMs) return;
+      if (!due()) return;
       yields++;
       await yieldTurn();
       sliceStart = monotonic();
     },
+    due,
     get yields() {
       return yields;
     },
