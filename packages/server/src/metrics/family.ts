@@ -71,14 +71,15 @@ export function header(spec: MetricFamilySpec): string {
   return `# HELP ${spec.name} ${spec.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n# TYPE ${spec.name} ${spec.type}\n`;
 }
 
-/** The rendered label pairs of the kept labels (`a="x",b="y"`), empty without labels. */
+/**
+ * The rendered label pairs of the kept labels (`a="x",b="y"`), empty without labels. Joined into one
+ * flat string: each series keeps its text, and text appended piece by piece stays a chain of a node
+ * per piece (a background scan's controller held about 170,000 such nodes for its series).
+ */
 export function labelText(spec: MetricFamilySpec, exposure: Exposure, values: readonly string[]): string {
-  let text = "";
-  for (const i of exposure.kept) {
-    if (text !== "") text += ",";
-    text += `${spec.labels[i]}="${escapeLabel(values[i] ?? "")}"`;
-  }
-  return text;
+  const pairs: string[] = [];
+  for (const i of exposure.kept) pairs.push(`${spec.labels[i]}="${escapeLabel(values[i] ?? "")}"`);
+  return pairs.join(",");
 }
 
 /** `name{labels}` or `name` when there are none. */
