@@ -32,7 +32,11 @@ export interface SpamBucket {
 
 /** Distinct notes of similar occurrences seen recently (client-go's aggregate record). */
 export interface SimilarRecord {
-  notes: Set<string>;
+  /**
+   * Their hashes (`noteHash`): 4,096 records of up to `similarEvents` notes each would keep megabytes
+   * of messages only to count them; two of ten notes share a 30-bit hash about once in 20 million.
+   */
+  notes: Set<number>;
   lastMs: number;
   /** Used since an eviction sweep last passed it (see `evictOldest`). */
   used: boolean;

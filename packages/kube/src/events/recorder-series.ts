@@ -105,6 +105,13 @@ function aggregate(s: RecorderState, key: string, now: number): boolean {
   return false;
 }
 
+/** FNV-1a of a note, to 30 bits (a small integer V8 stores without allocating). */
+function noteHash(note: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < note.length; i++) h = Math.imul(h ^ note.charCodeAt(i), 0x01000193);
+  return h & 0x3fffffff;
+}
+
 /**
  * Counts the occurrence's note among the similar ones of the window (client-go's EventAggregator):
  * true once `maxSimilar` distinct notes were seen, when it is to be combined. The set stays below the
@@ -123,9 +130,10 @@ function similarPastLimit(s: RecorderState, event: EventRecord, key: string, now
     record.used = true;
   }
   record.lastMs = now;
-  record.notes.add(event.note);
+  const note = noteHash(event.note);
+  record.notes.add(note);
   if (record.notes.size < s.maxSimilar) return false;
-  record.notes.delete(event.note);
+  record.notes.delete(note);
   return true;
 }
 
