@@ -70,13 +70,6 @@ export interface ReconcilerDeps {
   slicer?: ScanSlicer;
 }
 
-export {
-  policyApplies,
-  REPORTS_DISABLED_LABEL,
-  reportsDisabled,
-  scannedInBackground,
-} from "./policy-selection.js";
-
 /**
  * Report results of a policy response as per-resource reports carry them: without `resources` (the
  * report's `scope` names the resource), with the `process` property of where they came from.

@@ -34,7 +34,7 @@ import { createCertRenewer } from "../../certificates/cert-renewer.js";
 import { servingHosts, tlsSecretNames } from "../../certificates/tls-secrets.js";
 import { createTlsWatcher, type TlsWatcher } from "../../certificates/tls-watcher.js";
 import { createStatusWriter } from "../../policy-status/policy-status.js";
-import { REPORTS_DISABLED_LABEL } from "../../reports/reconciler.js";
+import { REPORTS_DISABLED_LABEL } from "../../reports/policy-selection.js";
 import { MANAGED_BY_LABEL, type WebhookEndpoint } from "../../webhooks/webhook-configs.js";
 import { createWebhookController } from "../../webhooks/webhook-controller.js";
 import { type AdmissionCore, createAdmissionCore } from "../admission-core.js";
