@@ -39,6 +39,8 @@ export interface CelWatch {
   stop(): Promise<void>;
   /** True once the informers created at `start` have listed. */
   synced(): boolean;
+  /** True once the kind is watched and its informer has listed (false while its CRD is not seen yet). */
+  kindSynced(kind: string): boolean;
   /** The stored object of a CEL policy key; null when the key is not a watched CEL policy kind's. */
   policyObject(key: string): KubeObject | undefined | null;
 }
@@ -96,6 +98,7 @@ export function createCelWatch(options: CelWatchOptions): CelWatch {
       await Promise.all([...informers.values()].map((i) => i.stop()));
     },
     synced: () => atStart.every((i) => i.hasSynced()),
+    kindSynced: (kind) => informers.get(kind)?.hasSynced() === true,
     policyObject(key) {
       const [kind, ...rest] = key.split("/");
       const watched = kind === undefined ? undefined : informers.get(kind);

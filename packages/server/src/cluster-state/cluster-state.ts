@@ -92,6 +92,12 @@ export interface ClusterState {
   policyKeys(): string[];
   /** The stored object of a policy (with its status), by cache key. */
   policyObject(key: string): KubeObject | undefined;
+  /**
+   * Whether the policies of a `policies.kyverno.io` kind are all known: the kind is watched and its
+   * informer has listed (a kind whose CRD was installed after start is not until then). True when this
+   * controller watches no CEL kinds.
+   */
+  celKindSynced(kind: string): boolean;
   /** Why a stored policy could not be loaded (it is then not in the cache), if it could not. */
   loadFailure(key: string): string | undefined;
 }
@@ -316,6 +322,7 @@ export function createClusterState(options: ClusterStateOptions): ClusterState {
     revision: () => revision,
     policyRevision: (key) => policyFeed?.policyRevision(key) ?? cel?.feed.policyRevision(key),
     policyKeys: () => [...(policyFeed?.policyKeys() ?? []), ...(cel?.feed.policyKeys() ?? [])],
+    celKindSynced: (kind) => cel === undefined || cel.informers.kindSynced(kind),
     policyObject(key) {
       const celObject = cel === undefined ? null : cel.informers.policyObject(key);
       return celObject !== null ? celObject : classic?.policyObject(key);

@@ -41,6 +41,7 @@ import { createPolicyEvents } from "./policy-events.js";
 import { type ProcessOutcome, processUpdateRequest } from "./process.js";
 import {
   asUpdateRequest,
+  celPolicyKindOf,
   celRequestPolicyKey,
   type UpdateRequest,
   UR_API_VERSION,
@@ -330,6 +331,12 @@ export function createBackgroundController(options: BackgroundControllerOptions)
     results: options.results,
     get: (name: string) => asUpdateRequest(requests.get(namespace, name)),
     process: createProcessor(options, evaluation, reactions),
+    policyKindReady: (ur: UpdateRequest) => {
+      const type = ur.spec.requestType;
+      return type === "cel-generate" || type === "cel-mutate"
+        ? evaluation.state.celKindSynced(celPolicyKindOf(type, ur.spec.policy))
+        : true;
+    },
   };
 
   const startLeading = (signal: AbortSignal): void => {

@@ -4,7 +4,9 @@
  * results handed to the reports and its outcome `Completed` or `Skip` written (see `ur-outcome.ts`);
  * a Completed one a previous leader left is deleted, a Skip one kept. A failure is recorded on the
  * status (`Failed`, message, `retryCount`) and returned so the work queue retries it; one that failed
- * more than `MAX_RETRIES` times is deleted after an error log.
+ * more than `MAX_RETRIES` times is deleted after an error log. A Pending one whose policy kind this
+ * controller has not listed yet (a CEL kind whose CRD came after start) is looked at again later, not
+ * judged: its policy would be "not found" and the request skipped for good.
  */
 import type { KubeObject } from "@kyverno-ts/api";
 import type { PolicyResponse } from "@kyverno-ts/engine";
@@ -35,10 +37,19 @@ export interface ReconcileDeps {
   get(name: string): UpdateRequest | undefined;
   /** The processor of its request type. */
   process(ur: UpdateRequest, signal: AbortSignal): Promise<ProcessOutcome>;
+  /**
+   * Whether the policies of its kind are known yet (a CEL policy kind whose CRD was installed after
+   * start is watched only once discovery serves it): until then a policy the admission controller
+   * already saw would be "not found" and the request skipped for good. Default: always.
+   */
+  policyKindReady?(ur: UpdateRequest): boolean;
 }
 
 /** A failure for the work queue to retry; undefined when done. */
-export type ReconcileResult = { error: unknown } | undefined;
+export type ReconcileResult = { error: unknown } | { requeueAfterMs: number } | undefined;
+
+/** How long an UpdateRequest whose policy kind is not listed yet waits before it is looked at again (ms). */
+export const POLICY_KIND_WAIT_MS = 1000;
 
 /** Hands the results of a generate or mutate-existing rule to the reports, as upstream's background controller. */
 function offerResults(deps: ReconcileDeps, ur: UpdateRequest, trigger: KubeObject, response: PolicyResponse) {
@@ -143,6 +154,7 @@ export async function reconcileUpdateRequest(
     case undefined:
       return setPending(deps, ur, signal);
     default:
+      if (deps.policyKindReady?.(ur) === false) return { requeueAfterMs: POLICY_KIND_WAIT_MS };
       return processPending(deps, ur, signal);
   }
 }
