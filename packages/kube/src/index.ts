@@ -1,6 +1,7 @@
 /**
- * @kyverno-ts/kube: typed wrappers over `@kubernetes/client-node` for the controllers: a client for any
- * kind (API errors as values, QPS/burst limits, query metrics), informers, a rate-limited work queue,
+ * @kyverno-ts/kube: the controllers' Kubernetes client (its own transport and kubeconfig loader;
+ * `@kubernetes/client-node` only for the credentials the loader leaves to it): a client for any kind
+ * (API errors as values, QPS/burst limits, query metrics), informers, a rate-limited work queue,
  * leader election on a Lease and an event recorder. The public API is this list; nothing is re-exported wholesale.
  */
 
