@@ -1,3 +1,4 @@
+export { fnv1a32 } from "./hash/fnv.js";
 export { classifyDocument } from "./load/classify.js";
 export type { LoadError, Loaded, Where } from "./load/errors.js";
 export { formatLoadError } from "./load/errors.js";

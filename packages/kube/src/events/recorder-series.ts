@@ -5,6 +5,7 @@
  * series' counts and forgets ended series and refilled spam buckets. Functions over one
  * `RecorderState` (see `recorder-queue.ts` for the write path).
  */
+import { fnv1a32 } from "@kyverno-ts/api";
 import {
   combinedRecord,
   combinedSeriesKey,
@@ -106,11 +107,7 @@ function aggregate(s: RecorderState, key: string, now: number): boolean {
 }
 
 /** FNV-1a of a note, to 30 bits (a small integer V8 stores without allocating). */
-function noteHash(note: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < note.length; i++) h = Math.imul(h ^ note.charCodeAt(i), 0x01000193);
-  return h & 0x3fffffff;
-}
+const noteHash = (note: string): number => fnv1a32(note) & 0x3fffffff;
 
 /**
  * Counts the occurrence's note among the similar ones of the window (client-go's EventAggregator):

@@ -7,6 +7,7 @@
  * counted through `onDropped` (about once per refused label set). Rendering yields the exposition series by series, so a scrape is
  * streamed instead of built as one string.
  */
+import { fnv1a32 } from "@kyverno-ts/api";
 import type { MetricFamilySpec } from "./catalog.js";
 
 /** What a family exposes, and how (from the `kyverno-metrics` ConfigMap; see `exposureOf`). */
@@ -87,13 +88,6 @@ export function sampleName(name: string, labels: string): string {
   return labels === "" ? name : `${name}{${labels}}`;
 }
 
-/** FNV-1a hash of a string (32 bits): refused keys are remembered by hash, without keeping the strings. */
-function hashOf(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
 /**
  * The series bookkeeping shared by counters and histograms: series by rendered labels (the identity,
  * bounded by `maxSeries`) and a cache from caller keys to series. With dropped dimensions there is no
@@ -129,7 +123,7 @@ function createStore<S>(
       const full = byLabels.size >= limits.maxSeries;
       let hash = 0;
       if (full) {
-        hash = hashOf(key);
+        hash = fnv1a32(key);
         if (refused.has(hash)) return undefined;
         if (!reduced) return refuse(hash);
       }

@@ -114,8 +114,6 @@ export function createReconciler(
   const slicer = deps.slicer ?? createScanSlicer({ monotonic: deps.monotonic });
   const select = createSelections();
   const none: CachedPolicy[] = [];
-  /** Yields once the scan held the loop for a slice: awaited only then (no promise per policy otherwise). */
-  const pause = (): Promise<void> | undefined => (slicer.due() ? slicer.pause() : undefined);
 
   /** The resource, from its informer when its kind is watched, else from the API server. */
   const lookup = async (ref: ResourceRef, signal: AbortSignal): Promise<Lookup> => {
@@ -157,8 +155,8 @@ export function createReconciler(
     // The policies scanning one resource share its context and plain lookups.
     const requestCache = createRequestCache();
     for (const p of policies) {
-      const paused = pause();
-      if (paused !== undefined) await paused;
+      // Yields once the scan held the loop for a slice (no promise per policy otherwise).
+      if (slicer.due()) await slicer.pause();
       let elapsed = 0;
       const response = await deps.context.evaluate(() => {
         const started = deps.monotonic();
@@ -265,8 +263,7 @@ export function createReconciler(
   };
 
   return async (key, { retries, signal }) => {
-    const paused = pause();
-    if (paused !== undefined) await paused;
+    if (slicer.due()) await slicer.pause();
     const ref = parseResourceKey(key);
     if (ref === undefined) return undefined;
     const filtered = deps.filtered?.(ref) === true;
