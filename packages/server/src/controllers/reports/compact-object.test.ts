@@ -1,6 +1,6 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { compactObject, takeObject } from "./compact-object.js";
+import { compactObject, parseObject, takeJson, takeObject } from "./compact-object.js";
 
 const pod: KubeObject = {
   apiVersion: "v1",
@@ -36,6 +36,16 @@ describe("compact cached resources", () => {
     // Taken once: the cache keeps only the identity, and the next scan reads the API server.
     expect(compact.json).toBeUndefined();
     expect(takeObject(compact)).toBeUndefined();
+  });
+
+  it("give the text once, undecoded, and decode it to the object the API server sent", () => {
+    const compact = compactObject(pod);
+    const json = takeJson(compact);
+    expect(json).toBe(JSON.stringify(pod));
+    expect(compact.json).toBeUndefined();
+    expect(takeJson(compact)).toBeUndefined();
+    expect(takeObject(compact)).toBeUndefined();
+    expect(parseObject(json as string)).toEqual(pod);
   });
 
   it("leave out what a cluster-scoped or incomplete object does not have", () => {

@@ -43,12 +43,27 @@ export function compactObject(object: KubeObject): CompactObject {
 }
 
 /**
+ * The cached text of the resource, which the cache then lets go; undefined when a scan took it
+ * already. Decoding it is left to the caller (`parseObject`), which may find it needs no decoding (a
+ * scan whose inputs did not change).
+ */
+export function takeJson(compact: CompactObject): string | undefined {
+  const { json } = compact;
+  if (json === undefined) return undefined;
+  compact.json = undefined;
+  return json;
+}
+
+/** The resource of a text `takeJson` gave (a fresh object the caller may keep or drop). */
+export function parseObject(json: string): KubeObject {
+  return JSON.parse(json) as KubeObject;
+}
+
+/**
  * The resource itself, decoded from the cached text, which the cache then lets go (a fresh object the
  * caller may keep or drop); undefined when a scan took it already.
  */
 export function takeObject(compact: CompactObject): KubeObject | undefined {
-  const { json } = compact;
-  if (json === undefined) return undefined;
-  compact.json = undefined;
-  return JSON.parse(json) as KubeObject;
+  const json = takeJson(compact);
+  return json === undefined ? undefined : parseObject(json);
 }

@@ -22,7 +22,7 @@ import type { ReportWriter, WriteOutcome } from "../../reports/report-writer.js"
 import { type AdmissionPhase, PHASE_RULE_TYPES } from "../admission/results.js";
 import type { AdmissionResultStore } from "./admission-results.js";
 import type { CelReports } from "./cel-reports.js";
-import { takeObject } from "./compact-object.js";
+import { parseObject, takeJson } from "./compact-object.js";
 import type { ReportsMetrics } from "./metrics.js";
 import { admissionFed, createSelections, reportsDisabled } from "./policy-selection.js";
 import { PROCESS_PROPERTY } from "./process-property.js";
@@ -98,8 +98,12 @@ const stringOf = (value: unknown): string | undefined => (typeof value === "stri
 const NOT_STORED_RETRIES = 5;
 const NOT_STORED_DELAY_MS = 200;
 
+/**
+ * A live resource: its resourceVersion, and the object itself, decoded only when asked (a scan whose
+ * inputs did not change needs none; asking twice decodes once).
+ */
 type Lookup =
-  | { state: "live"; object: KubeObject }
+  | { state: "live"; resourceVersion: string | undefined; object: () => KubeObject }
   | { state: "gone" }
   | { state: "unsynced" }
   | { state: "failed"; failure: ApiResult<never> };
@@ -122,8 +126,16 @@ export function createReconciler(
       if (!watched.informer.hasSynced()) return { state: "unsynced" };
       const cached = watched.informer.get(ref.namespace || undefined, ref.name);
       if (cached?.metadata.uid === ref.uid) {
-        const object = takeObject(cached);
-        if (object !== undefined) return { state: "live", object };
+        // Taken from the cache now (as the scan of it would), decoded when the scan needs it.
+        const json = takeJson(cached);
+        if (json !== undefined) {
+          let object: KubeObject | undefined;
+          const decoded = () => {
+            object ??= parseObject(json);
+            return object;
+          };
+          return { state: "live", resourceVersion: cached.metadata.resourceVersion, object: decoded };
+        }
         // An earlier scan took its text: the API server has it (as upstream's scans always read it).
       }
       // Admission results (the mutating webhook's first) can come before the informer's event for the
@@ -139,8 +151,12 @@ export function createReconciler(
       },
       { signal },
     );
-    if (got.ok)
-      return got.value.metadata?.uid === ref.uid ? { state: "live", object: got.value } : { state: "gone" };
+    if (got.ok) {
+      const object = got.value;
+      return object.metadata?.uid === ref.uid
+        ? { state: "live", resourceVersion: stringOf(object.metadata?.resourceVersion), object: () => object }
+        : { state: "gone" };
+    }
     return got.status === 404 ? { state: "gone" } : { state: "failed", failure: got };
   };
 
@@ -307,7 +323,7 @@ export function createReconciler(
         ? undefined
         : deps.inputs?.digest({
             uid: ref.uid,
-            resourceVersion: stringOf(found.object.metadata?.resourceVersion),
+            resourceVersion: found.resourceVersion,
             namespaceLabels: ref.namespace === "" ? undefined : deps.namespaceLabels(ref.namespace),
             scanned: background,
             reporting: selection?.reporting ?? none,
@@ -316,9 +332,10 @@ export function createReconciler(
     if (inputs !== undefined && writer.answers(at, inputs)) return settle(ok("unchanged"), key, retries);
     const seeded = await seedFromReport(ref, admissionFedPolicies, celAdmissionFed, signal);
     if (seeded !== undefined) return settle(seeded, key, retries);
+    const object = found.object();
     const scanned = [
-      ...(await evaluate(ref, found.object, background, signal)),
-      ...((await deps.cel?.scan(ref, found.object, celApplicable, signal)) ?? []),
+      ...(await evaluate(ref, object, background, signal)),
+      ...((await deps.cel?.scan(ref, object, celApplicable, signal)) ?? []),
     ];
     const results = mergeResults(admissionResults(ref.uid, scanned), scanned);
     if (results.length === 0) return settle(await writer.remove(at, { known: true, signal }), key, retries);
