@@ -62,7 +62,7 @@ export class BudgetExceeded extends Error {
 export interface Budget {
   /** Charges `units` of work of `kind`; throws `BudgetExceeded` once a limit or the deadline is passed. */
   charge(kind: BudgetKind, units: number): void;
-  /** True once the deadline has passed (reads the clock). */
+  /** True once the deadline has passed (reads the clock). A method: call it on the budget. */
   expired(): boolean;
   /** The CEL cost one CEL evaluation of the rule may spend. */
   readonly celCost: number;
@@ -76,29 +76,51 @@ export interface BudgetOptions {
   now: () => number;
 }
 
-/** Starts the budget of one rule evaluation. */
+/**
+ * Starts the budget of one rule evaluation. One object per rule (the rule loop makes one for every
+ * rule of every request): its counters are fields and its methods are shared, where closures over a
+ * counters record cost four objects per rule.
+ */
 export function createBudget(options: BudgetOptions): Budget {
-  const { limits, deadline, now } = options;
-  const left: Record<BudgetKind, number> = {
-    foreachElements: limits.foreachElements,
-    patternNodes: limits.patternNodes,
-    jmespathSteps: limits.jmespathSteps,
-  };
-  let untilCheck = DEADLINE_CHECK_INTERVAL;
-  const expired = (): boolean => deadline !== undefined && now() > deadline;
-  return {
-    celCost: limits.celCost,
-    expired,
-    charge(kind, units) {
-      left[kind] -= units;
-      if (left[kind] < 0) throw new BudgetExceeded(BudgetMessages.exceeded(kind, limits[kind]));
-      untilCheck -= units;
-      if (untilCheck <= 0) {
-        untilCheck = DEADLINE_CHECK_INTERVAL;
-        if (expired()) throw new BudgetExceeded(BudgetMessages.deadline);
-      }
-    },
-  };
+  return new RuleBudget(options.limits, options.deadline, options.now);
+}
+
+class RuleBudget implements Budget {
+  readonly celCost: number;
+  #foreachElements: number;
+  #patternNodes: number;
+  #jmespathSteps: number;
+  #untilCheck = DEADLINE_CHECK_INTERVAL;
+  readonly #limits: Readonly<EvaluationLimits>;
+  readonly #deadline: number | undefined;
+  readonly #now: () => number;
+
+  constructor(limits: Readonly<EvaluationLimits>, deadline: number | undefined, now: () => number) {
+    this.celCost = limits.celCost;
+    this.#foreachElements = limits.foreachElements;
+    this.#patternNodes = limits.patternNodes;
+    this.#jmespathSteps = limits.jmespathSteps;
+    this.#limits = limits;
+    this.#deadline = deadline;
+    this.#now = now;
+  }
+
+  expired(): boolean {
+    return this.#deadline !== undefined && this.#now() > this.#deadline;
+  }
+
+  charge(kind: BudgetKind, units: number): void {
+    let left: number;
+    if (kind === "patternNodes") left = this.#patternNodes -= units;
+    else if (kind === "jmespathSteps") left = this.#jmespathSteps -= units;
+    else left = this.#foreachElements -= units;
+    if (left < 0) throw new BudgetExceeded(BudgetMessages.exceeded(kind, this.#limits[kind]));
+    this.#untilCheck -= units;
+    if (this.#untilCheck <= 0) {
+      this.#untilCheck = DEADLINE_CHECK_INTERVAL;
+      if (this.expired()) throw new BudgetExceeded(BudgetMessages.deadline);
+    }
+  }
 }
 
 /** The limits with the defaults filled in; a limit that is not a positive number is an error. */

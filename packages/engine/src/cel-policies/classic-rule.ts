@@ -130,10 +130,11 @@ function evaluateWithin(
   env: CelRuleEnv,
 ): Outcome & { properties?: Record<string, string> } {
   const target = requestTarget(req);
+  const budget = env.budget;
   const session = createSession({
     loader: env.loader,
     now: env.now,
-    ...(env.budget ? { budget: env.budget.celCost, expired: env.budget.expired } : {}),
+    ...(budget ? { budget: budget.celCost, expired: () => budget.expired() } : {}),
   });
   const labels = req.namespaceLabels ?? env.namespaceLabels(target.namespace);
   const namespace = (): KubeObject | undefined =>

@@ -105,7 +105,7 @@ export function runCelRule(
   const input = { policy, prepared: prepared.prepared, req, target, env };
   // A policy left when the deadline has passed is not started. Nothing in it throws the budget's
   // abort: the CEL session reports its cost limit and the deadline as the expressions' errors.
-  const outcomes = deadlinePassed(expired) ?? handler.process(input);
+  const outcomes = deadlinePassed(expired()) ?? handler.process(input);
   if (outcomes === undefined) return response;
   let patched: JsonValue | undefined;
   if (isList(outcomes)) {

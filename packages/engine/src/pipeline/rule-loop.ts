@@ -11,7 +11,7 @@ import type { EngineRequest } from "../engine-types.js";
 import { effectiveFailureAction } from "../evaluation/failure-action.js";
 import { type JsonContext, withValues } from "../evaluation/json-context.js";
 import { ended, prepare } from "../evaluation/prepare.js";
-import { type RequestFacts, sharedSearches } from "../evaluation/request-cache.js";
+import { type RequestFacts, type SharedSearches, sharedSearches } from "../evaluation/request-cache.js";
 import { requestContext } from "../evaluation/request-context.js";
 import {
   computeFacts,
@@ -23,7 +23,7 @@ import {
 import type { Scope } from "../evaluation/variables.js";
 import { exceptionsForRule } from "../exceptions/exceptions.js";
 import { matchesRule } from "../match/index.js";
-import type { PolicyResponse, RuleResponse } from "../response/types.js";
+import type { PolicyResponse, ResourceRef, RuleResponse } from "../response/types.js";
 import { acceptedExceptions, type PolicyEvalEnv, presetNames } from "./env.js";
 import type { HandlerOutcome, RuleHandler } from "./handler.js";
 import { exceptionSkip, newResponse, reportProperties, ruleResponse } from "./responses.js";
@@ -45,18 +45,14 @@ export function runRules(
   let current = original;
   // Built on the first result: most policies have one rule, and a literal fits it exactly.
   let rules: RuleResponse[] | undefined;
-  const finish = (): PolicyResponse => {
-    const response = newResponse(policy, resource, rules ?? [], env.now);
-    return handler.finish ? handler.finish(response, original, current) : response;
-  };
-  if (!policyApplies(req, policy, resource.namespace)) return finish();
-  if (handler.skips?.(req)) return finish();
+  if (!policyApplies(req, policy, resource.namespace) || handler.skips?.(req))
+    return finish(policy, resource, rules, env, handler, original, current);
 
   let request = req;
   let matchReq = matchRequestFor(facts, policy.namespace);
   const isDelete = req.operation === "DELETE";
   let base: JsonContext | undefined;
-  let scope: Scope | undefined;
+  let searches: SharedSearches | undefined;
   const exceptions = acceptedExceptions(req, env);
   const preset = presetNames(req, env);
   for (const compiled of policy.rulesFor(matchReq.kind)) {
@@ -65,17 +61,11 @@ export function runRules(
     if (req.background && compiled.admissionOnly) continue;
     if (!compiled.mayMatchKind(matchReq)) continue;
     if (!matchesRule(rule.match, rule.exclude, matchReq, env.memo.kindSelectors)) continue;
-    if (base === undefined || scope === undefined) {
+    if (base === undefined) {
       const shared = sharedSearches(request, facts.gvk, policy.usesImages);
       const ctx = shared?.ctx ?? requestContext(request, facts.gvk, policy.usesImages);
       base = withValues(ctx, req.values);
-      scope = {
-        jp: env.jp,
-        ctx: base,
-        isDelete,
-        memo: env.memo,
-        searches: base === ctx ? shared : undefined,
-      };
+      searches = base === ctx ? shared : undefined;
     }
     const type = handler.typeOf?.(compiled) ?? handler.type;
     const failureAction = handler.failureActions
@@ -111,11 +101,13 @@ export function runRules(
     }
     const budget = createBudget({ limits: env.limits, deadline: env.deadline, now: env.readNow });
     // Rules left when the deadline has passed are not started; a running one stops at its next check.
-    let outcome: HandlerOutcome | undefined = deadlinePassed(budget.expired);
+    let outcome: HandlerOutcome | undefined = deadlinePassed(budget.expired());
     if (outcome === undefined) {
       try {
+        // The rule's scope: the request's context and searches, and this rule's budget.
+        const scope: Scope = { jp: env.jp, ctx: base, isDelete, memo: env.memo, searches, budget };
         const prepared = prepare(
-          { ...scope, budget },
+          scope,
           rule,
           env.loader,
           preset,
@@ -159,9 +151,23 @@ export function runRules(
       facts = computeFacts(request, env.namespaceLabels, ref);
       matchReq = matchRequestFor(facts, policy.namespace);
       base = undefined;
-      scope = undefined;
+      searches = undefined;
     }
     if (spec.applyRules === "One" && outcome.status !== "skip") break;
   }
-  return finish();
+  return finish(policy, resource, rules, env, handler, original, current);
+}
+
+/** The policy's response with its rules' results (a plain function: no closure per policy). */
+function finish(
+  policy: CompiledPolicyImpl,
+  resource: ResourceRef,
+  rules: RuleResponse[] | undefined,
+  env: PolicyEvalEnv,
+  handler: RuleHandler,
+  original: JsonValue,
+  current: JsonValue,
+): PolicyResponse {
+  const response = newResponse(policy, resource, rules ?? [], env.now);
+  return handler.finish ? handler.finish(response, original, current) : response;
 }

@@ -29,11 +29,12 @@ export function policyApplies(req: EngineRequest, policy: GatedPolicy, resourceN
 export const NEVER_EXPIRED = (): boolean => false;
 
 /**
- * The outcome of a rule not started because the request's deadline has passed (`expired`: the rule's
- * `Budget.expired`): an `error`, so the caller's failure policy decides; undefined while there is time.
+ * The outcome of a rule not started because the request's deadline has passed (`expired`: what the
+ * rule's `Budget.expired()` says): an `error`, so the caller's failure policy decides; undefined while
+ * there is time.
  */
-export function deadlinePassed(expired: () => boolean): Outcome | undefined {
-  return expired() ? { status: "error", message: BudgetMessages.deadline } : undefined;
+export function deadlinePassed(expired: boolean): Outcome | undefined {
+  return expired ? { status: "error", message: BudgetMessages.deadline } : undefined;
 }
 
 /**
