@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeHeader } from "./transport-body.js";
+import { decodeHeader, decodeHeaderOf, textOf } from "./transport-body.js";
 
 describe("decodeHeader", () => {
   it("decodes apiVersion, kind and metadata only, wherever they are, skipping strings with braces and escapes", () => {
@@ -34,5 +34,55 @@ describe("decodeHeader", () => {
     expect(decodeHeader('{"kind": "A", "metadata": {"name": "unterminated')).toBe(
       '{"kind": "A", "metadata": {"name": "unterminated',
     );
+  });
+});
+
+/** `text` as the chunks a response may come in, cut at these byte offsets. */
+const chunked = (text: string, ...cuts: number[]): Buffer[] => {
+  const bytes = Buffer.from(text, "utf8");
+  const at = [0, ...cuts, bytes.length];
+  return at.slice(1).map((end, i) => bytes.subarray(at[i], end));
+};
+
+describe("decodeHeaderOf", () => {
+  const report = (annotation: string) =>
+    JSON.stringify({
+      apiVersion: "wgpolicyk8s.io/v1alpha2",
+      kind: "PolicyReport",
+      metadata: { name: "u", namespace: "prod", annotations: { note: annotation }, resourceVersion: "42" },
+      results: Array.from({ length: 60 }, (_, i) => ({ policy: `p${i}`, message: "m ü 💥".repeat(20) })),
+    });
+
+  it("gives what decodeHeader gives of the whole body, however the body is cut", () => {
+    const bodies = [
+      report("short"),
+      // The metadata ends past the first 4,096 bytes, and a 4-byte character is cut there.
+      report("x".repeat(4094) + "💥".repeat(10)),
+      report("ü".repeat(3000)),
+      '{"kind":"K","apiVersion":"v","metadata":12345,"x":1}',
+      `{"apiVersion":"v","results":[${'"a",'.repeat(2000)}"z"],"kind":"K","metadata":{"name":"late"}}`,
+      "[1,2]",
+      "not json",
+      '{"kind": "A", "metadata": {"name": "unterminated',
+      "",
+    ];
+    for (const body of bodies) {
+      const size = Buffer.byteLength(body);
+      const expected = body === "" ? undefined : decodeHeader(body);
+      for (const cuts of [[], [1], [Math.floor(size / 2)], [40, 41, 4097], [4095], [4098]]) {
+        const chunks = chunked(body, ...cuts.filter((c) => c < size));
+        expect(textOf(chunks)).toBe(body);
+        expect(decodeHeaderOf(chunks)).toEqual(expected);
+      }
+    }
+  });
+
+  it("does not take a value that the prefix may cut short", () => {
+    const body = '{"apiVersion":"v","kind":"K","metadata":12,"x":1}';
+    expect(decodeHeaderOf(chunked(body, body.indexOf("2,")))).toEqual({
+      apiVersion: "v",
+      kind: "K",
+      metadata: 12,
+    });
   });
 });

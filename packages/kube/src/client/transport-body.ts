@@ -78,15 +78,18 @@ const skipSpace = (text: string, i: number): number => {
   return j;
 };
 
+/** What `scanHeader` answers for a prefix that does not settle the header. */
+const INCOMPLETE: unique symbol = Symbol("incomplete");
+
 /**
- * `apiVersion`, `kind` and `metadata` of a JSON object's text, the other members skipped unparsed
- * (and the scan stopped once the three are found); the whole body decoded as `decode` does when the
- * text is not an object.
+ * `decodeHeader` of a whole text (`whole`), or of a prefix of it: then INCOMPLETE unless the prefix
+ * holds the three members, each ending before the prefix does (what the whole text would give then).
  */
-export function decodeHeader(text: string): unknown {
+function scanHeader(text: string, whole: boolean): unknown {
+  const otherwise = (): unknown => (whole ? decode(text) : INCOMPLETE);
   try {
     let i = skipSpace(text, 0);
-    if (text.charCodeAt(i) !== OPEN_BRACE) return decode(text);
+    if (text.charCodeAt(i) !== OPEN_BRACE) return otherwise();
     const out: Record<string, unknown> = {};
     let found = 0;
     i = skipSpace(text, i + 1);
@@ -94,9 +97,11 @@ export function decodeHeader(text: string): unknown {
       const keyEnd = stringEnd(text, i);
       const key = text.slice(i + 1, keyEnd - 1);
       i = skipSpace(text, keyEnd);
-      if (text.charCodeAt(i) !== COLON) return decode(text);
+      if (text.charCodeAt(i) !== COLON) return otherwise();
       const start = skipSpace(text, i + 1);
       const end = valueEnd(text, start);
+      // A value reaching the end of a prefix may go on past it (a number, a cut character).
+      if (!whole && end >= text.length) return INCOMPLETE;
       if (HEADER_KEYS.has(key)) {
         out[key] = JSON.parse(text.slice(start, end)) as unknown;
         if (++found === HEADER_KEYS.size) return out;
@@ -105,10 +110,47 @@ export function decodeHeader(text: string): unknown {
       if (text.charCodeAt(i) !== COMMA) break;
       i = skipSpace(text, i + 1);
     }
-    return out;
+    return whole ? out : INCOMPLETE;
   } catch {
-    return decode(text);
+    return otherwise();
   }
+}
+
+/**
+ * `apiVersion`, `kind` and `metadata` of a JSON object's text, the other members skipped unparsed
+ * (and the scan stopped once the three are found); the whole body decoded as `decode` does when the
+ * text is not an object.
+ */
+export function decodeHeader(text: string): unknown {
+  return scanHeader(text, true);
+}
+
+/**
+ * How many bytes of a body `decodeHeaderOf` decodes first: the API server writes `apiVersion`, `kind`
+ * and `metadata` first, and the metadata of a report or an Event is well under this.
+ */
+const HEADER_PREFIX_BYTES = 4096;
+
+/** The text of a body read as chunks (`readChunks`). */
+export function textOf(chunks: readonly Buffer[]): string {
+  if (chunks.length === 1) return (chunks[0] as Buffer).toString("utf8");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * `decodeHeader` of a body read as chunks, decoding only its first bytes to text when they hold the
+ * header (an answer to a write is the whole object: a report's results are most of its bytes).
+ */
+export function decodeHeaderOf(chunks: readonly Buffer[]): unknown {
+  const first = chunks[0];
+  if (first !== undefined && first.length > HEADER_PREFIX_BYTES) {
+    const header = scanHeader(first.toString("utf8", 0, HEADER_PREFIX_BYTES), false);
+    if (header !== INCOMPLETE) return header;
+  } else if (first !== undefined && chunks.length > 1) {
+    const header = scanHeader(first.toString("utf8"), false);
+    if (header !== INCOMPLETE) return header;
+  }
+  return decodeHeader(textOf(chunks));
 }
 
 /** A body as JSON; the text itself when it is not JSON; undefined when empty. */
@@ -122,7 +164,13 @@ export function decode(text: string): unknown {
 }
 
 /** Reads a whole body, giving up after `timeoutMs` or when the connection is lost. */
-export function readBody(res: Readable, timeoutMs: number): Promise<string | ApiFailure> {
+export async function readBody(res: Readable, timeoutMs: number): Promise<string | ApiFailure> {
+  const chunks = await readChunks(res, timeoutMs);
+  return Array.isArray(chunks) ? textOf(chunks) : chunks;
+}
+
+/** Reads a whole body as the chunks it came in (`readBody` undecoded). */
+export function readChunks(res: Readable, timeoutMs: number): Promise<Buffer[] | ApiFailure> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let failure: ApiFailure | undefined;
@@ -140,7 +188,7 @@ export function readBody(res: Readable, timeoutMs: number): Promise<string | Api
     });
     res.on("close", () => {
       clearTimeout(timer);
-      if (ended) resolve(Buffer.concat(chunks).toString("utf8"));
+      if (ended) resolve(chunks);
       else resolve(failure ?? clientFailure(0, "Unreachable", "connection lost while reading the response"));
     });
   });
@@ -158,7 +206,27 @@ export function answerOf(
   if (typeof text !== "string") return text;
   const status = head.status;
   const ok = status >= 200 && status < 300;
-  const body = ok && decoding === "header" ? decodeHeader(text) : decode(text);
+  return settled(head, ok && decoding === "header" ? decodeHeader(text) : decode(text));
+}
+
+/**
+ * `answerOf` of a body read as chunks (`readChunks`): a 2xx answer whose header only is wanted is
+ * decoded from its first bytes when they hold it (`decodeHeaderOf`), the rest never made a string.
+ */
+export function answerOfChunks(
+  head: ResponseHead,
+  chunks: Buffer[] | ApiFailure,
+  decoding: "object" | "header" = "object",
+): ApiResult<unknown> {
+  if (!Array.isArray(chunks)) return chunks;
+  const status = head.status;
+  if (status >= 200 && status < 300 && decoding === "header") return settled(head, decodeHeaderOf(chunks));
+  return answerOf(head, textOf(chunks), decoding);
+}
+
+/** The result of a response whose body is decoded. */
+function settled(head: ResponseHead, body: unknown): ApiResult<unknown> {
+  const status = head.status;
   if (status < 200 || status >= 300) return failureFromResponse(status, body);
   if (typeof body === "string")
     return clientFailure(status, "BadResponse", `the response is not JSON: ${body.slice(0, 200)}`);

@@ -13,7 +13,14 @@ import * as https from "node:https";
 import type { Readable } from "node:stream";
 import type { Credentials } from "./credentials.js";
 import { clientFailure, failureFromError, failureFromResponse } from "./failure.js";
-import { answerOf, decode, readBody, readLines, type StreamSink } from "./transport-body.js";
+import {
+  answerOfChunks,
+  decode,
+  readBody,
+  readChunks,
+  readLines,
+  type StreamSink,
+} from "./transport-body.js";
 import { createH2Sessions, type H2TlsOptions, h2Head, type ResponseHead } from "./transport-h2.js";
 import type { ApiFailure, ApiResult } from "./types.js";
 
@@ -321,7 +328,9 @@ export function createTransport(
           req,
           "application/json",
           (head, res) =>
-            void readBody(res, req.timeoutMs).then((text) => resolve(answerOf(head, text, req.decode))),
+            void readChunks(res, req.timeoutMs).then((chunks) =>
+              resolve(answerOfChunks(head, chunks, req.decode)),
+            ),
           resolve,
         );
       });
