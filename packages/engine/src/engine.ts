@@ -7,12 +7,13 @@ import { compilePolicy } from "./compile/compile.js";
 import { internalView } from "./compile/compiled.js";
 import type { CompiledPolicy, CompileResult, Engine, EngineOptions, EngineRequest } from "./engine-types.js";
 import { createEngineMemo, precompilePatterns } from "./evaluation/memo.js";
-import { requestTimestamp } from "./evaluation/request-cache.js";
+import { cacheState, requestTimestamp } from "./evaluation/request-cache.js";
 import { generateHandler } from "./handlers/generate.js";
 import { mutateHandler } from "./handlers/mutate.js";
 import { mutateExistingHandler } from "./handlers/mutate-existing.js";
 import { validateHandler } from "./handlers/validate.js";
 import { createJmespath } from "./jmespath/index.js";
+import type { PolicyEvalEnv } from "./pipeline/env.js";
 import type { RuleHandler } from "./pipeline/handler.js";
 import { runRules } from "./pipeline/rule-loop.js";
 import type { PolicyResponse } from "./response/types.js";
@@ -72,9 +73,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
   ): PolicyResponse {
     const policy = internalView(compiled);
     if (!policy) throw new TypeError("the engine needs a policy returned by compile()");
-    const env = {
+    const contextLoader = request.contextLoader ?? loader;
+    // The policies of one request share their env (one object per request, not per policy).
+    const state = cacheState(request);
+    const last = state?.env;
+    if (
+      last !== undefined &&
+      last.jp === jp &&
+      last.loader === contextLoader &&
+      last.deadline === request.deadline
+    )
+      return runRules(policy, request, last, HANDLERS[kind]);
+    const env: PolicyEvalEnv = {
       jp,
-      loader: request.contextLoader ?? loader,
+      loader: contextLoader,
       now: requestTimestamp(request, readNow),
       namespaceLabels,
       exceptionNamespaces,
@@ -84,6 +96,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       deadline: request.deadline,
       readNow,
     };
+    if (state !== undefined) state.env = env;
     return runRules(policy, request, env, HANDLERS[kind]);
   }
 }

@@ -2,6 +2,7 @@ import type { KubeObject, Policy, Rule } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
 import { createEngine } from "../engine.js";
 import type { EngineOptions, EngineRequest } from "../engine-types.js";
+import { createRequestCache } from "../evaluation/request-cache.js";
 import { createBudget, DEFAULT_EVALUATION_LIMITS, evaluationLimits } from "./budget.js";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");
@@ -97,6 +98,20 @@ describe("evaluation budgets", () => {
       message: "evaluation budget exceeded: more than 5000 pattern nodes in one rule",
     });
     expect(evaluate(rule, podWith(100)).rules[0]?.status).toBe("pass");
+  });
+
+  it("keeps each engine's limits when two engines evaluate requests sharing one request cache", () => {
+    const clock = { now: () => NOW };
+    const bounded = createEngine({ clock, limits: { foreachElements: 1000 } });
+    const unbounded = createEngine({ clock });
+    const b = bounded.compile(policy([nestedForeach]));
+    const u = unbounded.compile(policy([nestedForeach]));
+    if (!b.ok || !u.ok) throw new Error("policy did not compile");
+    const request: EngineRequest = { resource: podWith(40), cache: createRequestCache() };
+    for (let i = 0; i < 2; i++) {
+      expect(unbounded.validate(u.policy, request).rules[0]?.status).toBe("pass");
+      expect(bounded.validate(b.policy, request).rules[0]?.status).toBe("error");
+    }
   });
 
   it("stops a JMESPath expression that projects too much", () => {

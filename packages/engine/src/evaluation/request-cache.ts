@@ -8,6 +8,7 @@
 import type { EngineRequest, RequestCache } from "../engine-types.js";
 import type { Jmespath, JmespathMeter, JmespathResult } from "../jmespath/index.js";
 import type { MatchRequest, RequestKind } from "../match/index.js";
+import type { PolicyEvalEnv } from "../pipeline/env.js";
 import type { ResourceRef } from "../response/types.js";
 import type { JsonContext } from "./json-context.js";
 import { requestContext } from "./request-context.js";
@@ -79,6 +80,11 @@ export interface RequestCacheState extends RequestCache {
   timestamp: number | undefined;
   /** The request facts last computed (see `requestFactsOf`). */
   facts: CachedFacts | undefined;
+  /**
+   * The evaluation env last built for the request (`engine.ts`), reused while the engine (its `jp`),
+   * context loader and deadline are the same.
+   */
+  env?: PolicyEvalEnv | undefined;
 }
 
 /**
@@ -92,6 +98,7 @@ export function createRequestCache(): RequestCache {
     built: [],
     timestamp: undefined,
     facts: undefined,
+    env: undefined,
   };
   return state;
 }

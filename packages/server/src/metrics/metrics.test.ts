@@ -177,4 +177,35 @@ describe("admission metrics", () => {
     expect(text).toMatch(/kyverno_policy_results_total\{[^}]*resource_namespace="a"[^}]*\} 2/);
     expect(text).not.toContain('resource_namespace="b"');
   });
+  it("counts requests in the series of their own labels when label sets alternate or repeat", async () => {
+    const metrics = createAdmissionMetrics({ version: "x" });
+    const request = (namespace: string, allowed: boolean) => ({
+      resourceKind: "Pod",
+      resourceNamespace: namespace,
+      operation: "CREATE",
+      allowed,
+      webhook: "ValidatingWebhookConfiguration" as const,
+    });
+    for (const [ns, allowed] of [
+      ["a", true],
+      ["a", true],
+      ["b", true],
+      ["a", false],
+      ["a", true],
+    ] as const)
+      metrics.admissionRequest(request(ns, allowed), 0.001);
+    for (const url of ["/validate/fail", "/validate/fail", "/mutate/fail", "/validate/fail"])
+      metrics.httpRequest("POST", url, 0.001);
+    const text = await metrics.render();
+    const admission = (ns: string, allowed: boolean) =>
+      `kyverno_admission_requests_total{resource_kind="Pod",resource_namespace="${ns}",resource_request_operation="create",request_allowed="${allowed}",request_webhook="ValidatingWebhookConfiguration"}`;
+    expect(text).toContain(`${admission("a", true)} 3`);
+    expect(text).toContain(`${admission("a", false)} 1`);
+    expect(text).toContain(`${admission("b", true)} 1`);
+    expect(text).toMatch(
+      /kyverno_admission_review_duration_seconds_count\{[^}]*resource_namespace="a"[^}]*request_allowed="true"[^}]*\} 3/,
+    );
+    expect(text).toMatch(/kyverno_http_requests_total\{[^}]*"\/validate\/fail"[^}]*\} 3/);
+    expect(text).toMatch(/kyverno_http_requests_total\{[^}]*"\/mutate\/fail"[^}]*\} 1/);
+  });
 });

@@ -21,10 +21,12 @@ import {
 } from "./exposition.js";
 import {
   type CollectedSample,
+  type CounterSeries,
   createCollectedFamily,
   createCounterFamily,
   createHistogramFamily,
   type FamilyLimits,
+  type HistogramSeries,
 } from "./family.js";
 import {
   OFFLOAD_REASONS,
@@ -296,6 +298,9 @@ function ruleInfoRows(rules: readonly RuleInfoLabels[]): string[][] {
   ]);
 }
 
+/** The series of the last label set recorded (`R`: the labels compared), kept only when both exist. */
+type LastSeries<R> = R & { count: CounterSeries; duration: HistogramSeries };
+
 /** Creates the metrics; nothing is shared between two instances. */
 export function createAdmissionMetrics(options: AdmissionMetricsOptions): AdmissionMetrics {
   const config = options.config ?? defaultMetricsConfig();
@@ -303,6 +308,16 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
   seedSeries(f);
   const acceptNamespace = namespaceFilter(config);
   const recorders = createRecorderCache(f.policyResults, f.policyExecution, acceptNamespace);
+  let lastAdmission:
+    | LastSeries<{
+        kind: string;
+        namespace: string;
+        operation: string;
+        allowed: boolean;
+        webhook: WebhookKind;
+      }>
+    | undefined;
+  let lastHttp: LastSeries<{ method: string; url: string }> | undefined;
 
   return {
     ...createExposition(() => f.all),
@@ -313,6 +328,21 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
     },
     ruleResults: (request) => recorders.get(request),
     admissionRequest(l, seconds) {
+      // Requests in a row mostly share their labels: the last label set's series are kept and reused
+      // (series are never removed), which saves building and hashing the key of each request.
+      const last = lastAdmission;
+      if (
+        last !== undefined &&
+        last.kind === l.resourceKind &&
+        last.namespace === l.resourceNamespace &&
+        last.operation === l.operation &&
+        last.allowed === l.allowed &&
+        last.webhook === l.webhook
+      ) {
+        last.count.inc();
+        last.duration.observe(seconds);
+        return;
+      }
       if (!acceptNamespace(l.resourceNamespace)) return;
       const key = `${l.resourceKind}\u0000${l.resourceNamespace}\u0000${l.operation}\u0000${l.allowed}\u0000${l.webhook}`;
       const values = () => [
@@ -322,8 +352,22 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
         String(l.allowed),
         l.webhook,
       ];
-      f.admissionRequests.series(key, values)?.inc();
-      f.admissionReview.series(key, values)?.observe(seconds);
+      const count = f.admissionRequests.series(key, values);
+      const duration = f.admissionReview.series(key, values);
+      count?.inc();
+      duration?.observe(seconds);
+      lastAdmission =
+        count && duration
+          ? {
+              kind: l.resourceKind,
+              namespace: l.resourceNamespace,
+              operation: l.operation,
+              allowed: l.allowed,
+              webhook: l.webhook,
+              count,
+              duration,
+            }
+          : undefined;
     },
     celPolicyExecution(l, seconds) {
       if (!acceptNamespace(l.resourceNamespace)) return;
@@ -333,10 +377,20 @@ export function createAdmissionMetrics(options: AdmissionMetricsOptions): Admiss
       f.celExecution[l.type].series(key, () => celExecutionValues(l))?.observe(seconds);
     },
     httpRequest(method, url, seconds) {
+      // As admissionRequest: the last method and route's series are reused.
+      const last = lastHttp;
+      if (last !== undefined && last.method === method && last.url === url) {
+        last.count.inc();
+        last.duration.observe(seconds);
+        return;
+      }
       const key = `${method} ${url}`;
       const values = () => [method, url];
-      f.httpRequests.series(key, values)?.inc();
-      f.httpDuration.series(key, values)?.observe(seconds);
+      const count = f.httpRequests.series(key, values);
+      const duration = f.httpDuration.series(key, values);
+      count?.inc();
+      duration?.observe(seconds);
+      lastHttp = count && duration ? { method, url, count, duration } : undefined;
     },
     policyChange(policy, change) {
       const values = [...policyValues(policy), change];

@@ -113,8 +113,18 @@ export function createRecorderCache(
       },
     };
   };
+  // The last request's labels and recorder: requests in a row mostly share them.
+  let last: (RequestRuleLabels & { recorder: RuleResultRecorder }) | undefined;
   return {
     get(req) {
+      if (
+        last !== undefined &&
+        last.resourceKind === req.resourceKind &&
+        last.resourceNamespace === req.resourceNamespace &&
+        last.operation === req.operation &&
+        last.dryRun === req.dryRun
+      )
+        return last.recorder;
       const key = `${req.resourceKind}\u0000${req.resourceNamespace}\u0000${req.operation}\u0000${req.dryRun}`;
       let recorder = recorders.get(key);
       if (recorder === undefined) {
@@ -122,6 +132,13 @@ export function createRecorderCache(
         if (recorders.size >= MAX_RECORDERS) recorders.clear();
         recorders.set(key, recorder);
       }
+      last = {
+        resourceKind: req.resourceKind,
+        resourceNamespace: req.resourceNamespace,
+        operation: req.operation,
+        dryRun: req.dryRun,
+        recorder,
+      };
       return recorder;
     },
   };
