@@ -64,6 +64,16 @@ export interface ScanContext {
   clear(): void;
 }
 
+/** The scan context `createScanContext` makes: it can also answer without a promise. */
+export interface ImmediateScanContext extends ScanContext {
+  /**
+   * `evaluate` without a promise when its first round read no context entry that is not fetched yet
+   * (most evaluations): `{ value }` then, else `{ later }`, the promise of the rounds that follow.
+   * A scan evaluating every policy for every resource would otherwise wait for a promise each time.
+   */
+  evaluateNow<T>(evaluate: () => T, signal: AbortSignal): { value: T } | { later: Promise<T> };
+}
+
 interface Cached {
   result: LoadResult;
   at: number;
@@ -120,7 +130,7 @@ function createAnswerCache(bounds: {
 }
 
 /** Creates the loader and its cache; nothing is fetched until an evaluation asks. */
-export function createScanContext(options: ScanContextOptions): ScanContext {
+export function createScanContext(options: ScanContextOptions): ImmediateScanContext {
   const limits: FetchLimits = {
     client: options.client,
     maxBytes: options.maxResponseBytes ?? 2_000_000,
@@ -159,30 +169,58 @@ export function createScanContext(options: ScanContextOptions): ScanContext {
     globalReference: (name) => answer({ type: "globalReference", name }),
   };
 
+  /** The requests the last round missed (undefined: none). */
+  let lastMissed: Map<string, Request> | undefined;
+  /** One round of an evaluation: the loader answers from the cache and notes what it missed. */
+  const round = <T>(evaluate: () => T): T => {
+    missed = undefined;
+    evaluating = true;
+    try {
+      return evaluate();
+    } finally {
+      evaluating = false;
+      lastMissed = missed;
+      missed = undefined;
+    }
+  };
+  /** Whether the `done`-th round, which missed `misses`, is the last. */
+  const last = (misses: Map<string, Request> | undefined, done: number, signal: AbortSignal): boolean =>
+    misses === undefined || done >= maxRounds || signal.aborted;
+  /** The rounds after the `done`-th (whose value is `value`, which missed `misses`), until one is the last. */
+  const rounds = async <T>(
+    evaluate: () => T,
+    signal: AbortSignal,
+    value: T,
+    misses: Map<string, Request> | undefined,
+    done: number,
+  ): Promise<T> => {
+    let current = value;
+    let missing = misses;
+    for (let n = done; !last(missing, n, signal); n++) {
+      const fetched = await Promise.all(
+        [...(missing as Map<string, Request>)].map(
+          async ([key, request]) => [key, await fetchRequest(limits, request, signal)] as const,
+        ),
+      );
+      // Cut short (the controller stops): do not cache "aborted" as the answer.
+      if (signal.aborted) return current;
+      for (const [key, result] of fetched) cache.store(key, result);
+      current = round(evaluate);
+      missing = lastMissed;
+    }
+    return current;
+  };
+
   return {
     loader,
     async evaluate(evaluate, signal) {
-      for (let round = 1; ; round++) {
-        missed = undefined;
-        evaluating = true;
-        let value: ReturnType<typeof evaluate>;
-        try {
-          value = evaluate();
-        } finally {
-          evaluating = false;
-        }
-        const misses = missed as Map<string, Request> | undefined;
-        missed = undefined;
-        if (misses === undefined || round >= maxRounds || signal.aborted) return value;
-        const fetched = await Promise.all(
-          [...misses].map(
-            async ([key, request]) => [key, await fetchRequest(limits, request, signal)] as const,
-          ),
-        );
-        // Cut short (the controller stops): do not cache "aborted" as the answer.
-        if (signal.aborted) return value;
-        for (const [key, result] of fetched) cache.store(key, result);
-      }
+      const value = round(evaluate);
+      return rounds(evaluate, signal, value, lastMissed, 1);
+    },
+    evaluateNow(evaluate, signal) {
+      const value = round(evaluate);
+      const misses = lastMissed;
+      return last(misses, 1, signal) ? { value } : { later: rounds(evaluate, signal, value, misses, 1) };
     },
     clear: () => cache.clear(),
   };

@@ -14,7 +14,7 @@ import {
 } from "@kyverno-ts/engine";
 import type { ApiResult, KubeClient, ReconcileContext, ReconcileResult } from "@kyverno-ts/kube";
 import type { PolicyEvents } from "../../events/policy-events.js";
-import type { ScanContext } from "../../external-data/scan-context.js";
+import type { ImmediateScanContext } from "../../external-data/scan-context.js";
 import type { Logger } from "../../logger.js";
 import type { CachedPolicy, PolicyCache } from "../../policycache/policy-cache.js";
 import { buildResourceReport, mergeResults, type ReportLimits } from "../../reports/report-builder.js";
@@ -35,7 +35,7 @@ import { createScanSlicer, type ScanSlicer } from "./scan-slicer.js";
 export interface ReconcilerDeps {
   engine: Engine;
   /** Answers the context entries (configMap, apiCall, globalReference) the engine's loader is asked for. */
-  context: ScanContext;
+  context: ImmediateScanContext;
   cache: PolicyCache;
   informers: ResourceInformers;
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
@@ -174,7 +174,8 @@ export function createReconciler(
       // Yields once the scan held the loop for a slice (no promise per policy otherwise).
       if (slicer.due()) await slicer.pause();
       let elapsed = 0;
-      const response = await deps.context.evaluate(() => {
+      // Without waiting for a promise when the policy reads no context entry not fetched yet.
+      const evaluation = deps.context.evaluateNow(() => {
         const started = deps.monotonic();
         const evaluated = engine.validate(p.compiled, {
           resource: object,
@@ -187,6 +188,7 @@ export function createReconciler(
         elapsed = deps.monotonic() - started;
         return evaluated;
       }, signal);
+      const response = "value" in evaluation ? evaluation.value : await evaluation.later;
       const seconds = elapsed / 1000 / Math.max(1, response.rules.length);
       for (const rule of response.rules) {
         metrics?.ruleResult(
