@@ -15,6 +15,15 @@ describe("matchWildcard", () => {
     ["kube-*", "kube-system", true],
     ["plain", "plain", true],
     ["plain", "plainer", false],
+    ["", "", true],
+    ["", "x", false],
+    ["x", "", false],
+    ["?", "", false],
+    ["*", "", true],
+    ["a?", "a?", true],
+    ["?b", "ab", true],
+    ["b*", "ab", false],
+    ["*b", "ab", true],
   ])("%s vs %s → %s", (pattern, value, expected) => {
     expect(matchWildcard(pattern, value)).toBe(expected);
   });

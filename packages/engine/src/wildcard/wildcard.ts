@@ -4,8 +4,12 @@
  * Use `hasWildcard` to decide whether a plain equality check is enough.
  */
 export function matchWildcard(pattern: string, value: string): boolean {
-  if (pattern === "*") return true;
-  if (!hasWildcard(pattern)) return pattern === value;
+  if (pattern === "*" || pattern === value) return true;
+  // Most calls compare unequal names: a literal first character the value does not start with
+  // decides at once, without scanning the pattern for glob characters.
+  const first = pattern.charCodeAt(0);
+  if (first !== STAR && first !== QUESTION && first !== value.charCodeAt(0)) return false;
+  if (!hasWildcard(pattern)) return false;
   // Iterative glob match with backtracking on the last star: linear in practice, no regex built.
   let p = 0;
   let v = 0;
@@ -29,6 +33,9 @@ export function matchWildcard(pattern: string, value: string): boolean {
   while (pattern[p] === "*") p++;
   return p === pattern.length;
 }
+
+const STAR = 42; // "*"
+const QUESTION = 63; // "?"
 
 /** True when the string contains a `*` or `?` glob character. */
 export function hasWildcard(s: string): boolean {
