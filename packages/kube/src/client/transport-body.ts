@@ -143,11 +143,9 @@ export function textOf(chunks: readonly Buffer[]): string {
  */
 export function decodeHeaderOf(chunks: readonly Buffer[]): unknown {
   const first = chunks[0];
-  if (first !== undefined && first.length > HEADER_PREFIX_BYTES) {
-    const header = scanHeader(first.toString("utf8", 0, HEADER_PREFIX_BYTES), false);
-    if (header !== INCOMPLETE) return header;
-  } else if (first !== undefined && chunks.length > 1) {
-    const header = scanHeader(first.toString("utf8"), false);
+  // A prefix: the first bytes of a long first chunk, or the whole first chunk of several.
+  if (first !== undefined && (first.length > HEADER_PREFIX_BYTES || chunks.length > 1)) {
+    const header = scanHeader(first.toString("utf8", 0, Math.min(first.length, HEADER_PREFIX_BYTES)), false);
     if (header !== INCOMPLETE) return header;
   }
   return decodeHeader(textOf(chunks));

@@ -12,28 +12,14 @@ const SLOTS = RESULTS.length * 2 * RULE_TYPES.length;
 /** Recorders kept (one per resource kind, namespace, operation and dry-run); emptied when full. */
 const MAX_RECORDERS = 256;
 
-/** A result's index in `RESULTS` (-1 if none), by comparison instead of a search per rule. */
-function resultIndex(result: string): number {
-  switch (result) {
-    case "pass":
-      return 0;
-    case "fail":
-      return 1;
-    case "warn":
-      return 2;
-    case "error":
-      return 3;
-    case "skip":
-      return 4;
-    default:
-      return -1;
-  }
-}
+/** Each result's and rule type's index in its table (looked up per rule, not searched). */
+const RESULT_INDEX: ReadonlyMap<string, number> = new Map(RESULTS.map((result, i) => [result, i]));
+const RULE_TYPE_INDEX: ReadonlyMap<string, number> = new Map(RULE_TYPES.map((type, i) => [type, i]));
 
 function slotOf(result: string, mode: "enforce" | "audit", ruleType: string): number {
-  const r = resultIndex(result);
-  const t = ruleType === "validate" ? 0 : ruleType === "mutate" ? 1 : ruleType === "generate" ? 2 : -1;
-  if (r < 0 || t < 0) return -1;
+  const r = RESULT_INDEX.get(result);
+  const t = RULE_TYPE_INDEX.get(ruleType);
+  if (r === undefined || t === undefined) return -1;
   return (r * 2 + (mode === "enforce" ? 0 : 1)) * RULE_TYPES.length + t;
 }
 

@@ -1,6 +1,12 @@
 import type { KubeObject } from "@kyverno-ts/api";
 import { describe, expect, it } from "vitest";
-import { compactObject, parseObject, takeJson, takeObject } from "./compact-object.js";
+import { type CompactObject, compactObject, parseObject, takeJson } from "./compact-object.js";
+
+/** The cached object, decoded, as a scan that evaluates takes it. */
+function takeObject(compact: CompactObject): KubeObject | undefined {
+  const json = takeJson(compact);
+  return json === undefined ? undefined : parseObject(json);
+}
 
 const pod: KubeObject = {
   apiVersion: "v1",

@@ -18,7 +18,7 @@ export interface CompactObject {
     readonly uid?: string;
     readonly resourceVersion?: string;
   };
-  /** The whole object as the API server sent it; undefined once a scan took it (`takeObject`). */
+  /** The whole object as the API server sent it; undefined once a scan took it (`takeJson`). */
   json: string | undefined;
 }
 
@@ -57,13 +57,4 @@ export function takeJson(compact: CompactObject): string | undefined {
 /** The resource of a text `takeJson` gave (a fresh object the caller may keep or drop). */
 export function parseObject(json: string): KubeObject {
   return JSON.parse(json) as KubeObject;
-}
-
-/**
- * The resource itself, decoded from the cached text, which the cache then lets go (a fresh object the
- * caller may keep or drop); undefined when a scan took it already.
- */
-export function takeObject(compact: CompactObject): KubeObject | undefined {
-  const json = takeJson(compact);
-  return json === undefined ? undefined : parseObject(json);
 }
