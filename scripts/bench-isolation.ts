@@ -1,8 +1,8 @@
 // Isolation benchmark (not a test): does one expensive admission review stall the others?
 // Starts `kyverno-ts admission --standalone` (the CLI's built bin) with an ordinary ClusterPolicy on
 // Pods and a tenant's namespaced Policy with a nested foreach (containers × containers), then sends
-// ordinary Pod reviews (namespace default) at a fixed rate (open loop, latency from the scheduled send
-// time) and probes /health/liveness every 50 ms, in two phases:
+// ordinary Pod reviews (namespace default) at a fixed rate (open loop: sends never wait for answers;
+// latency from each send, whose lateness against the schedule is printed apart) and probes /health/liveness every 50 ms, in two phases:
 //   1. quiet: ordinary traffic only (also after phase 2; the quieter of the two is the baseline);
 //   2. hostile: the same, while one pathological review (a Pod of --containers containers in the
 //      tenant's namespace: a --containers² foreach) is always in flight (re-sent as soon as answered).
@@ -21,6 +21,12 @@
 //                       (quiet, hostile, quiet, hostile, ..., quiet); each round's ratio takes the
 //                       quieter of its two neighbours as its baseline, and the verdict takes the
 //                       median round (a load spike from elsewhere in one phase decides nothing);
+//   --floor             also runs, per kind, the floor of its hostile phase: the same bodies (a Pod
+//                       of --containers containers) sent to /validate/fail in a namespace with no
+//                       tenant policy, at the pace the pathological reviews were answered in that
+//                       kind's configuration with workers. Everything the hostile phase costs except
+//                       the pathological evaluation itself: sending, receiving and parsing the bodies
+//                       (and the ordinary ClusterPolicy on them). Its ratio is printed, not judged.
 // The pathological reviews are sent from a worker thread of this process, so that writing their
 // large bodies never delays the ordinary reviews' sends or timestamps on this thread (in a cluster
 // the API server sends them; the webhook's latency is what is measured, not the load generator's).
@@ -58,6 +64,7 @@ const timeoutSeconds = flag("timeout", 10);
 const workerCounts = (option("workers") ?? "0,2").split(",").map(Number);
 const rounds = flag("rounds", 3);
 const beforeBin = option("before");
+const floor = process.argv.includes("--floor");
 type Kind = "classic" | "cel";
 const kinds = (option("kinds") ?? "classic,cel").split(",").map((k) => {
   if (k !== "classic" && k !== "cel") throw new Error(`--kinds takes classic and/or cel, got "${k}"`);
@@ -238,11 +245,28 @@ function call(
   });
 }
 
+/** What the hostile phase sends, besides the ordinary reviews. */
+interface HostileLoad {
+  path: string;
+  namespace: string;
+  /** Least time between two sends (ms); 0: the next as soon as the last is answered. */
+  intervalMs: number;
+}
+
+/** The pathological review of a kind: its tenant's namespace, on the kind's webhook, always in flight. */
+const pathological = (kind: Kind): HostileLoad => ({
+  path: HOSTILE_PATH[kind],
+  namespace: "tenant-a",
+  intervalMs: 0,
+});
+
+/** Namespace of the floor's bodies: no tenant policy there (the ordinary ClusterPolicy applies). */
+const FLOOR_NAMESPACE = "bench-floor";
+
 /** What the hostile sender (a worker thread) is told. */
-interface HostileJob {
+interface HostileJob extends HostileLoad {
   port: number;
   ca: string;
-  path: string;
   containers: number;
 }
 
@@ -250,7 +274,7 @@ interface HostileJob {
 async function sendHostile(job: HostileJob): Promise<void> {
   const agent = new Agent({ keepAlive: true, ca: job.ca, maxSockets: 1 });
   const target = { port: job.port, agent, probeAgent: agent };
-  const heavy = review("pathological", "tenant-a", job.containers);
+  const heavy = review("pathological", job.namespace, job.containers);
   let stop = false;
   parentPort?.once("message", () => {
     stop = true;
@@ -263,14 +287,16 @@ async function sendHostile(job: HostileJob): Promise<void> {
       /"message":"([^"]{0,160})/.exec(answer)?.[1] ??
       (answer.includes('"allowed":true') ? "allowed" : answer.slice(0, 120));
     answers.push(`${Math.round(performance.now() - sent)} ms: ${message.replace(/\\n/g, " ").trim()}`);
+    const wait = sent + job.intervalMs - performance.now();
+    if (wait > 0 && !stop) await new Promise((r) => setTimeout(r, wait));
   }
   agent.destroy();
   parentPort?.postMessage(answers);
 }
 
 /** Starts the hostile sender in a worker thread; `stop` answers how the pathological reviews were answered. */
-function startHostile(server: Server, kind: Kind): { stop: () => Promise<string[]> } {
-  const job: HostileJob = { port: server.port, ca: server.ca, path: HOSTILE_PATH[kind], containers };
+function startHostile(server: Server, load: HostileLoad): { stop: () => Promise<string[]> } {
+  const job: HostileJob = { ...load, port: server.port, ca: server.ca, containers };
   const worker = new Worker(new URL(import.meta.url), { workerData: job });
   const answered = new Promise<string[]>((resolve, reject) => {
     worker.once("message", (answers: string[]) => resolve(answers));
@@ -293,6 +319,8 @@ function percentile(values: number[], p: number): number {
 
 interface Phase {
   ordinary: number[];
+  /** How late (ms; negative: early) each ordinary review was sent against its schedule. */
+  lateness: number[];
   liveness: number[];
   errors: number;
   pathological: string[];
@@ -301,9 +329,10 @@ interface Phase {
 }
 
 /** One phase: ordinary reviews at `rate` for `seconds`, liveness every 50 ms, and optionally the hostile loop. */
-async function phase(server: Server, hostile: Kind | undefined): Promise<Phase> {
+async function phase(server: Server, hostile: HostileLoad | undefined): Promise<Phase> {
   const result: Phase = {
     ordinary: [],
+    lateness: [],
     liveness: [],
     errors: 0,
     pathological: [],
@@ -332,11 +361,15 @@ async function phase(server: Server, hostile: Kind | undefined): Promise<Phase> 
     if (at > end) break;
     const now = performance.now();
     if (at > now) await new Promise((r) => setTimeout(r, at - now));
+    // Latency from the send itself: a timer fires up to a millisecond early or late, which is the
+    // load generator's doing (its lateness is printed), not the webhook's.
+    const sent = performance.now();
+    result.lateness.push(sent - at);
     pending.push(
       call(server, "POST", "/validate/fail", body).then(
         (answer) => {
           if (!answer.includes('"allowed":true')) result.errors++;
-          result.ordinary.push(performance.now() - at);
+          result.ordinary.push(performance.now() - sent);
         },
         () => void result.errors++,
       ),
@@ -355,7 +388,17 @@ const ms = (v: number): string => `${v.toFixed(1)} ms`;
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-isolation-"));
   writeFileSync(join(dir, "policies.yaml"), POLICIES);
-  const configs: Array<{ name: string; bin: string; args: string[]; kind: Kind }> = [];
+  /** `floor`: the same bodies as the kind's pathological reviews, paced as those were answered. */
+  const configs: Array<{
+    name: string;
+    bin: string;
+    args: string[];
+    kind: Kind;
+    /** `--evaluationWorkers` (undefined for `--before`, which gets none). */
+    workers?: number;
+    floor?: true;
+  }> = [];
+  const floorWorkers = workerCounts.find((n) => n > 0) ?? 2;
   for (const kind of kinds) {
     if (beforeBin !== undefined)
       configs.push({ name: `${kind}, before (previous build)`, bin: beforeBin, args: [], kind });
@@ -365,8 +408,19 @@ async function main(): Promise<void> {
         bin: cliBin,
         args: ["--evaluationWorkers", String(n)],
         kind,
+        workers: n,
+      });
+    if (floor)
+      configs.push({
+        name: `${kind}, floor: the same bodies without their evaluation, --evaluationWorkers ${floorWorkers}`,
+        bin: cliBin,
+        args: ["--evaluationWorkers", String(floorWorkers)],
+        kind,
+        floor: true,
       });
   }
+  /** Pathological reviews answered per second in each kind's last configuration with workers. */
+  const answeredPerSecond = new Map<Kind, number>();
   const load = (): string =>
     loadavg()
       .map((l) => l.toFixed(1))
@@ -377,6 +431,15 @@ async function main(): Promise<void> {
   const verdicts: string[] = [];
   try {
     for (const config of configs) {
+      let hostileLoad = pathological(config.kind);
+      if (config.floor) {
+        const perSecond = answeredPerSecond.get(config.kind);
+        if (perSecond === undefined) {
+          console.log(`\n${config.name}: skipped (no configuration with workers measured the pace)`);
+          continue;
+        }
+        hostileLoad = { path: "/validate/fail", namespace: FLOOR_NAMESPACE, intervalMs: 1000 / perSecond };
+      }
       const server = await start(config.bin, config.args, dir);
       try {
         // Warm-up: the JIT and the workers' first evaluations.
@@ -392,7 +455,7 @@ async function main(): Promise<void> {
         const hostiles: Phase[] = [];
         for (let round = 0; round < rounds; round++) {
           const before = phases[phases.length - 1]?.phase as Phase;
-          const hostile = await phase(server, config.kind);
+          const hostile = await phase(server, hostileLoad);
           const after = await phase(server, undefined);
           phases.push({ label: "hostile", phase: hostile }, { label: "quiet  ", phase: after });
           hostiles.push(hostile);
@@ -402,7 +465,7 @@ async function main(): Promise<void> {
         console.log(`\n${config.name}`);
         for (const { label, phase: r } of phases)
           console.log(
-            `  ${label} ordinary n=${r.ordinary.length} p50 ${ms(percentile(r.ordinary, 50))} p99 ${ms(percentile(r.ordinary, 99))} max ${ms(Math.max(...r.ordinary))} | liveness p50 ${ms(percentile(r.liveness, 50))} p99 ${ms(percentile(r.liveness, 99))} max ${ms(Math.max(...r.liveness))} | errors ${r.errors} | load generator's loop delay p99 ${ms(r.clientDelay.p99)} max ${ms(r.clientDelay.max)}`,
+            `  ${label} ordinary n=${r.ordinary.length} p50 ${ms(percentile(r.ordinary, 50))} p99 ${ms(percentile(r.ordinary, 99))} max ${ms(Math.max(...r.ordinary))} | liveness p50 ${ms(percentile(r.liveness, 50))} p99 ${ms(percentile(r.liveness, 99))} max ${ms(Math.max(...r.liveness))} | errors ${r.errors} | load generator's loop delay p99 ${ms(r.clientDelay.p99)} max ${ms(r.clientDelay.max)}, sends late p99 ${ms(percentile(r.lateness, 99))}`,
           );
         const ratio = percentile(ratios, 50);
         const livenessMax = Math.max(...hostiles.flatMap((h) => h.liveness));
@@ -411,7 +474,12 @@ async function main(): Promise<void> {
           `  ordinary p99 hostile/quiet per round ${ratios.map((r) => `${r.toFixed(2)}x`).join(", ")}; median ${ratio.toFixed(2)}x (goal <= 2x: ${ratio <= 2 ? "met" : "MISSED"}); liveness max while hostile ${ms(livenessMax)} (goal < 100 ms: ${livenessMax < 100 ? "met" : "MISSED"})`,
         );
         const answers = hostiles.flatMap((h) => h.pathological);
-        console.log(`  pathological reviews answered: ${answers.length}; first: ${answers[0] ?? "none"}`);
+        const perSecond = answers.length / (rounds * seconds);
+        console.log(
+          `  ${config.floor ? "floor bodies" : "pathological reviews"} answered: ${answers.length} (${perSecond.toFixed(1)}/s); first: ${answers[0] ?? "none"}`,
+        );
+        if (!config.floor && config.workers !== undefined && config.workers > 0)
+          answeredPerSecond.set(config.kind, perSecond);
         const held = ratio <= 2 && livenessMax < 100 && errors === 0;
         verdicts.push(
           `VERDICT ${config.name} at ${rate}/s: ${held ? "PASS" : "FAIL"} (ordinary p99 hostile/quiet, median of ${rounds} round(s): ${ratio.toFixed(2)}x [${ratios.map((r) => r.toFixed(2)).join(", ")}], goal <= 2x; liveness max ${ms(livenessMax)}, goal < 100 ms; errors ${errors}; load average ${load()})`,
@@ -429,7 +497,7 @@ async function main(): Promise<void> {
   console.log("");
   for (const line of verdicts) console.log(line);
   // The goal is the isolation of the workers; `--evaluationWorkers 0` and `--before` are for contrast.
-  const judged = verdicts.filter((v) => !/--evaluationWorkers 0 |before/.test(v));
+  const judged = verdicts.filter((v) => !/--evaluationWorkers 0 |before|floor/.test(v));
   const pass = judged.length > 0 && judged.every((v) => v.includes(": PASS"));
   console.log(
     `VERDICT: ${pass ? "PASS" : "FAIL"} (${judged.length} configuration(s) with evaluation workers; load average ${load()} on ${availableParallelism()} cores${loadavg()[0] > availableParallelism() ? ": the machine is loaded, re-run on a quiet one before judging" : ""})`,
