@@ -29,5 +29,9 @@ export default defineConfig({
     // busy 2-core machine take several times their quiet duration (vitest's default is 5 s).
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Admission servers started by the tests keep their evaluation workers at a lower nice value
+    // instead of SCHED_IDLE (--evaluationWorkerScheduling): with no cgroup of their own, idle workers
+    // would wait for every busy test thread of the run, past their requests' deadlines.
+    env: { KYVERNO_TS_EVALUATION_WORKER_SCHEDULING: "nice" },
   },
 });

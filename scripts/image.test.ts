@@ -278,6 +278,9 @@ describe.skipIf(skipReason !== "")(`the kyverno-ts image${skipReason}`, () => {
       expect(cmdline.stdout.split("\0")).toEqual(
         expect.arrayContaining(["--max-semi-space-size=4", "--no-allocation-site-pretenuring", "admission"]),
       );
+      // The evaluation workers' chrt (--evaluationWorkerScheduling=idle) runs as the non-root user.
+      const chrt = await server.exec(["/usr/bin/chrt", "--pid", "1"]);
+      expect(chrt.stdout).toContain("current scheduling policy: SCHED_OTHER");
       await expectReadOnlyRoot(server);
     } finally {
       await server.remove();

@@ -192,6 +192,7 @@ export async function runAdmissionCommand(options: AdmissionCommandOptions): Pro
         workers: args.evaluationWorkers,
         limits: args.evaluationLimits,
         inlineMs: args.evaluationInlineMs,
+        workerScheduling: args.evaluationWorkerScheduling,
         forceFailurePolicyIgnore: args.forceFailurePolicyIgnore,
       },
     });

@@ -1,13 +1,14 @@
 /** Command-line flags of `kyverno-ts admission`, read through the flag table (`../flags/catalog.ts`). */
 import { hostname } from "node:os";
 import type { EvaluationLimits } from "@kyverno-ts/engine";
+import type { RequestedScheduling } from "../evaluation-pool/idle-scheduling.js";
 import { type EventSettings, eventSettings } from "../events/cluster-events.js";
 import { parseFlags } from "../flags/parse.js";
 import type { LogSettings } from "../logging/log-lines.js";
 import { type ExceptionSettings, exceptionSettings } from "../policycache/exception-settings.js";
 import { parseEnableReporting, type ReportingSettings } from "../reports/reporting.js";
 import { logFlags } from "./controller-start.js";
-import { evaluationFlags, inlineTimeFlag } from "./evaluation-flags.js";
+import { evaluationFlags, inlineTimeFlag, workerSchedulingFlag } from "./evaluation-flags.js";
 
 /** Parsed flags of the admission command. */
 export interface AdmissionArgs {
@@ -68,6 +69,8 @@ export interface AdmissionArgs {
   evaluationLimits: Partial<EvaluationLimits>;
   /** `--evaluationInlineTime` in milliseconds. */
   evaluationInlineMs: number;
+  /** `--evaluationWorkerScheduling`: how the workers yield the CPU to the serving thread. */
+  evaluationWorkerScheduling: RequestedScheduling;
   /** `--forceFailurePolicyIgnore`: every policy is treated as `failurePolicy: Ignore`. */
   forceFailurePolicyIgnore: boolean;
   /** Cluster mode: `--omitEvents`, `--maxQueuedEvents`, `--eventsRateLimitQPS`, `--eventsRateLimitBurst`. */
@@ -154,6 +157,8 @@ export function parseAdmissionArgs(
   if (!budgets.ok) return budgets;
   const inline = inlineTimeFlag(f);
   if (!inline.ok) return inline;
+  const scheduling = workerSchedulingFlag(f);
+  if (!scheduling.ok) return scheduling;
   const timeout = f.int("webhookTimeout");
   if (timeout < 1 || timeout > 30)
     return { ok: false, message: "--webhookTimeout must be a whole number of seconds from 1 to 30" };
@@ -205,6 +210,7 @@ export function parseAdmissionArgs(
       evaluationWorkers: workers,
       evaluationLimits: budgets.limits,
       evaluationInlineMs: inline.ms,
+      evaluationWorkerScheduling: scheduling.scheduling,
       forceFailurePolicyIgnore: f.bool("forceFailurePolicyIgnore"),
       events: events.settings,
       reporting: reporting.settings,

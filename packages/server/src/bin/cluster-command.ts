@@ -95,6 +95,7 @@ export async function runClusterMode(context: ClusterCommandContext): Promise<nu
         workers: args.evaluationWorkers,
         limits: args.evaluationLimits,
         inlineMs: args.evaluationInlineMs,
+        workerScheduling: args.evaluationWorkerScheduling,
         forceFailurePolicyIgnore: args.forceFailurePolicyIgnore,
       },
       // The reports controller runs in its own process: results cross over as ephemeral reports.

@@ -58,3 +58,19 @@ describe("evaluation budget flags", () => {
     expect(bad.ok === false && bad.message).toContain("--evaluationPatternNodes must be a whole number");
   });
 });
+
+describe("--evaluationWorkerScheduling", () => {
+  it("defaults to idle, takes nice from the flag or its environment variable, and names the flag when wrong", () => {
+    const parsed = admission([]);
+    expect(parsed.ok && parsed.args.evaluationWorkerScheduling).toBe("idle");
+    const given = admission(["--evaluationWorkerScheduling=nice"]);
+    expect(given.ok && given.args.evaluationWorkerScheduling).toBe("nice");
+    const fromEnv = parseAdmissionArgs([], { KYVERNO_TS_EVALUATION_WORKER_SCHEDULING: "nice" });
+    expect(fromEnv.ok && fromEnv.args.evaluationWorkerScheduling).toBe("nice");
+    const wrong = admission(["--evaluationWorkerScheduling=fifo"]);
+    expect(wrong).toEqual({
+      ok: false,
+      message: '--evaluationWorkerScheduling takes idle or nice, got "fifo"',
+    });
+  });
+});

@@ -1,9 +1,11 @@
 /**
  * The evaluation budget flags (`--evaluationForeachElements`, `--evaluationPatternNodes`,
  * `--evaluationJMESPathSteps`, `--evaluationCELCost`) and the inline-first time
- * (`--evaluationInlineTime`): parsed and validated once for the controllers that take them.
+ * (`--evaluationInlineTime`) and the workers' scheduling (`--evaluationWorkerScheduling`): parsed and
+ * validated once for the controllers that take them.
  */
 import type { EvaluationLimits } from "@kyverno-ts/engine";
+import { REQUESTED_SCHEDULING, type RequestedScheduling } from "../evaluation-pool/idle-scheduling.js";
 import type { ParsedFlags } from "../flags/parse.js";
 
 /** Each limit's flag. */
@@ -52,4 +54,18 @@ export function inlineTimeFlag(f: ParsedFlags): { ok: true; ms: number } | { ok:
       message: `--evaluationInlineTime must be at most ${MAX_INLINE_MS}ms (0s sends every request to the workers), got ${f.string("evaluationInlineTime")}`,
     };
   return { ok: true, ms };
+}
+
+/** `--evaluationWorkerScheduling` (validated), for the admission controller. */
+export function workerSchedulingFlag(
+  f: ParsedFlags,
+): { ok: true; scheduling: RequestedScheduling } | { ok: false; message: string } {
+  const value = f.string("evaluationWorkerScheduling");
+  const scheduling = REQUESTED_SCHEDULING.find((known) => known === value);
+  if (scheduling === undefined)
+    return {
+      ok: false,
+      message: `--evaluationWorkerScheduling takes ${REQUESTED_SCHEDULING.join(" or ")}, got "${value}"`,
+    };
+  return { ok: true, scheduling };
 }

@@ -86,6 +86,8 @@ export interface PoolState {
   failedStarts: number;
   /** Set once workers failed to start `MAX_FAILED_STARTS` times in a row: no more are started. */
   startsFailed: boolean;
+  /** Whether how the workers are scheduled was logged (once, by the first worker to get ready). */
+  schedulingLogged: boolean;
 }
 
 /** The job leaves its slot: its timer stops and its tenant runs one job less. */

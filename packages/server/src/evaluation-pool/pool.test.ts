@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { platform } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../clock.js";
 import type { StepJob } from "../controllers/admission/step.js";
@@ -82,6 +84,25 @@ describe("createEvaluationPool", { timeout: 60_000 }, () => {
     expect(result.outcome.allowed).toBe(true);
     // While the first worker was busy, a spare started (one at a time, up to the size).
     expect(p.stats()).toMatchObject({ workers: 2, started: 2, running: 0, abandoned: 0 });
+  });
+
+  it("says once how its workers are scheduled: SCHED_IDLE when asked and chrt can set it", async () => {
+    const logger = recordingLogger();
+    const p = createEvaluationPool({
+      size: 1,
+      clock: systemClock(),
+      logger,
+      settings: { exceptionNamespaces: [], scheduling: "idle" },
+      workerUrl: SOURCE_WORKER_URL,
+      execArgv: SOURCE_WORKER_EXEC_ARGV,
+    });
+    pool = p;
+    expect((await p.evaluate(job(30_000), "a")).outcome.allowed).toBe(true);
+    const said = logger.lines.filter((line) => /evaluation workers/.test(line.message));
+    expect(said).toHaveLength(1);
+    if (platform() === "linux" && existsSync("/usr/bin/chrt"))
+      expect(said[0]).toMatchObject({ level: "info", fields: { scheduling: "idle" } });
+    else expect(said[0]).toMatchObject({ level: "warn" });
   });
 
   it("stops a worker that stayed idle", async () => {

@@ -120,6 +120,7 @@ function poolState(options: EvaluationPoolOptions): PoolState {
     closed: false,
     failedStarts: 0,
     startsFailed: false,
+    schedulingLogged: false,
   };
 }
 

@@ -8,6 +8,7 @@ import type { EvaluationLimits } from "@kyverno-ts/engine";
 import type { CelJob, CelJobResult } from "../controllers/admission/cel-step.js";
 import type { ReviewParse } from "../controllers/admission/review.js";
 import type { StepJob, StepResult } from "../controllers/admission/step.js";
+import type { RequestedScheduling, WorkerScheduling } from "./idle-scheduling.js";
 
 /** A large review's text to parse into its shell (see review-shell.ts); `policies` is empty. */
 export interface ParseJob {
@@ -24,6 +25,8 @@ export interface WorkerSettings {
   limits?: Partial<EvaluationLimits>;
   /** `--forceFailurePolicyIgnore`: the workers' caches treat every policy as `Ignore`. */
   forceFailurePolicyIgnore?: boolean;
+  /** How a worker yields the CPU to the serving thread (default `nice`; see idle-scheduling.ts). */
+  scheduling?: RequestedScheduling;
 }
 
 /** Main thread → worker. */
@@ -44,7 +47,8 @@ export type ToWorker =
 
 /** Worker → main thread. */
 export type FromWorker =
-  | { type: "ready" }
+  /** Answers `ping`; `scheduling` is what the worker's thread got. */
+  | { type: "ready"; scheduling: WorkerScheduling }
   | { type: "result"; id: number; result: StepResult }
   | { type: "celResult"; id: number; result: CelJobResult }
   | { type: "parsed"; id: number; result: ReviewParse }

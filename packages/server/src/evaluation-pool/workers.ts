@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { assignJobs } from "./assign.js";
+import type { WorkerScheduling } from "./idle-scheduling.js";
 import { giveUp, type Pending, type PoolState, release, type Slot } from "./pool-state.js";
 import type { FromWorker, ToWorker } from "./protocol.js";
 
@@ -60,11 +61,33 @@ export function spawn(s: PoolState): void {
   s.slots.push(slot);
 }
 
+/** Says once how the workers yield the CPU to the serving thread, and when they got less than asked. */
+function logScheduling(s: PoolState, got: WorkerScheduling | undefined): void {
+  const asked = s.settings.scheduling ?? "nice";
+  if (got === "idle") {
+    s.logger.info(
+      { scheduling: got },
+      "evaluation workers run under SCHED_IDLE: only on CPU the serving thread leaves",
+    );
+  } else if (asked === "idle") {
+    s.logger.warn(
+      { scheduling: got },
+      "evaluation workers could not be put under SCHED_IDLE (no chrt, or not Linux): they run at a lower priority (nice) only",
+    );
+  } else {
+    s.logger.debug({ scheduling: got }, "evaluation workers run at a lower priority (nice)");
+  }
+}
+
 /** The worker got ready, or answered its job. */
 function onMessage(s: PoolState, slot: Slot, message: FromWorker): void {
   if (message.type === "ready") {
     slot.ready = true;
     s.failedStarts = 0;
+    if (!s.schedulingLogged) {
+      s.schedulingLogged = true;
+      logScheduling(s, message.scheduling);
+    }
     dispatch(s);
     if (slot.job === undefined) idle(s, slot);
     return;

@@ -13,6 +13,7 @@ import {
   type UserInfo,
 } from "@kyverno-ts/engine";
 import type { ServerClock } from "../../clock.js";
+import type { RequestedScheduling } from "../../evaluation-pool/idle-scheduling.js";
 import { mirrorCelToPool, mirrorToPool } from "../../evaluation-pool/mirror.js";
 import { createEvaluationPool, type EvaluationPool } from "../../evaluation-pool/pool.js";
 import type { PolicyEvents } from "../../events/policy-events.js";
@@ -101,6 +102,12 @@ export interface EvaluationSettings {
    * `failurePolicy: Ignore`, in the workers too, and its webhooks registered as `Ignore`.
    */
   forceFailurePolicyIgnore?: boolean;
+  /**
+   * `--evaluationWorkerScheduling`: how the workers yield the CPU to the serving thread, `idle`
+   * (`SCHED_IDLE` where `chrt` can set it, else as `nice`) or `nice` (a lower nice value only, the
+   * default here); see evaluation-pool/idle-scheduling.ts.
+   */
+  workerScheduling?: RequestedScheduling;
   /** The worker module and its `execArgv` (tests run the TypeScript sources). */
   workerUrl?: URL;
   execArgv?: string[];
@@ -145,6 +152,7 @@ export function createAdmissionCore(options: AdmissionCoreOptions): AdmissionCor
             exceptionNamespaces,
             forceFailurePolicyIgnore,
             ...(evaluation.limits ? { limits: evaluation.limits } : {}),
+            ...(evaluation.workerScheduling ? { scheduling: evaluation.workerScheduling } : {}),
           },
           ...(evaluation.workerUrl ? { workerUrl: evaluation.workerUrl } : {}),
           ...(evaluation.execArgv ? { execArgv: evaluation.execArgv } : {}),
