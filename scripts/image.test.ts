@@ -152,7 +152,9 @@ describe.skipIf(skipReason !== "")(`the kyverno-ts image${skipReason}`, () => {
       const entries = layerEntries(archive, digest);
       return entries.filter((e) => !e.mode.startsWith("d")).map((e) => e.path);
     });
-    expect(parts[0]!.filter((p) => !/^(usr\/local\/bin\/node|lib\/|lib64\/|etc\/)/.test(p))).toEqual([]);
+    expect(
+      parts[0]!.filter((p) => !/^(usr\/local\/bin\/node|usr\/bin\/chrt|lib\/|lib64\/|etc\/)/.test(p)),
+    ).toEqual([]);
     expect(
       parts[1]!.filter(
         (p) => !p.startsWith("app/node_modules/") || p.startsWith("app/node_modules/@kyverno-ts/"),

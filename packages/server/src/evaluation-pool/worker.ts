@@ -1,9 +1,9 @@
 /**
  * An evaluation worker (a `node:worker_threads` thread of the admission server). It lowers its
  * priority first, and that of V8's platform threads, which run its garbage collection
- * (platform-threads.ts), moves itself under `SCHED_IDLE` when asked to (idle-scheduling.ts), then
- * starts its job loop (`worker-jobs.ts`): the engine's modules and the policies' compilation of a
- * worker started while requests are served already run at the lower priority.
+ * (platform-threads.ts), loads its job loop (`worker-jobs.ts`), moves itself under `SCHED_IDLE` when
+ * asked to (idle-scheduling.ts), and starts the loop: the engine's modules and the policies'
+ * compilation of a worker started while requests are served already run at the lower priority.
  */
 import { getPriority, setPriority } from "node:os";
 import { workerData } from "node:worker_threads";
@@ -24,9 +24,11 @@ try {
 } catch {
   // not permitted (or not Linux): same priority as the serving thread
 }
+const { startJobLoop } = await import("./worker-jobs.js");
+// After the modules are loaded (at the lower nice value): under SCHED_IDLE a thread gets a tiny
+// share of a core its group keeps busy, and loading the engine takes a few hundred ms of CPU.
 if ((workerData as WorkerSettings).scheduling === "idle") {
   const tid = currentThreadId();
   if (tid !== undefined && scheduleIdle(tid)) scheduling = "idle";
 }
-const { startJobLoop } = await import("./worker-jobs.js");
 startJobLoop(scheduling);
