@@ -6,9 +6,10 @@
  * under `SCHED_IDLE` gives way as soon as another thread of its group wants the core, and a core that
  * runs only such threads counts as free when a waking thread is placed.
  *
- * `bench:isolation` (2 cores, one pathological review always in flight), the same runs alternating:
- * ordinary reviews' p99 while hostile was 1.24–1.84x their quiet p99 with the workers under
- * `SCHED_IDLE`, against 1.52–2.60x at nice 5 (better in 6 of 7 pairs; means 1.57x and 2.06x).
+ * `bench:isolation` (2 cores, one pathological review always in flight; 4 runs, each alternating a
+ * build with nice 5 only and this one): the ordinary reviews' p99 while hostile was 1.28–1.60x (classic)
+ * and 1.08–1.54x (CEL) their quiet p99 with the workers under `SCHED_IDLE`, against 1.45–2.01x and
+ * 1.59–1.97x at nice 5 (goal ≤ 2x).
  *
  * The cost: under `SCHED_IDLE` a worker runs only on CPU its group leaves unused. In a pod the group
  * is the container's cgroup, so the workers yield only to the serving thread (the containers share

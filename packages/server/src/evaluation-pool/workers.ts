@@ -61,22 +61,20 @@ export function spawn(s: PoolState): void {
   s.slots.push(slot);
 }
 
-/** Says once how the workers yield the CPU to the serving thread, and when they got less than asked. */
-function logScheduling(s: PoolState, got: WorkerScheduling | undefined): void {
-  const asked = s.settings.scheduling ?? "nice";
-  if (got === "idle") {
-    s.logger.info(
-      { scheduling: got },
-      "evaluation workers run under SCHED_IDLE: only on CPU the serving thread leaves",
-    );
-  } else if (asked === "idle") {
-    s.logger.warn(
-      { scheduling: got },
-      "evaluation workers could not be put under SCHED_IDLE (no chrt, or not Linux): they run at a lower priority (nice) only",
-    );
-  } else {
-    s.logger.debug({ scheduling: got }, "evaluation workers run at a lower priority (nice)");
-  }
+/** How the workers yield the CPU, by what their threads got, as the log says it. */
+const SCHEDULING_SAID: Readonly<Record<WorkerScheduling, string>> = {
+  idle: "under SCHED_IDLE: only on CPU the serving thread leaves",
+  nice: "at a lower priority (nice) than the serving thread",
+  unchanged: "at the serving thread's priority (not permitted to lower it)",
+};
+
+/** Says once how the workers yield the CPU to the serving thread; a warning when they got less than asked. */
+function logScheduling(s: PoolState, got: WorkerScheduling): void {
+  const said = `evaluation workers run ${SCHEDULING_SAID[got]}`;
+  if (got === "idle") s.logger.info({ scheduling: got }, said);
+  else if ((s.settings.scheduling ?? "nice") === "idle")
+    s.logger.warn({ scheduling: got }, `${said}: SCHED_IDLE could not be set (no chrt, or not Linux)`);
+  else s.logger.debug({ scheduling: got }, said);
 }
 
 /** The worker got ready, or answered its job. */

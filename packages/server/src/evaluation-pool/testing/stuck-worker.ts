@@ -3,8 +3,10 @@
  * stuck in an evaluation would: the pool must replace it at the job's deadline.
  */
 import { parentPort } from "node:worker_threads";
+import type { FromWorker } from "../protocol.js";
 
 parentPort?.on("message", (message: { type: string }) => {
-  if (message.type === "ping") parentPort?.postMessage({ type: "ready" });
+  if (message.type === "ping")
+    parentPort?.postMessage({ type: "ready", scheduling: "unchanged" } satisfies FromWorker);
   if (message.type === "evaluate") for (;;);
 });
