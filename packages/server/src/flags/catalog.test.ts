@@ -22,6 +22,9 @@ describe("the flag table", () => {
     for (const f of FLAGS) {
       for (const c of f.implemented) expect(f.controllers, f.name).toContain(c);
       if (f.implemented.length < f.controllers.length) expect(f.reason, f.name).toBeTruthy();
+      // The help's value name in angle brackets: without them commander takes the flag for a switch
+      // and drops its default from --help.
+      if (f.value !== undefined) expect(f.value, f.name).toMatch(/^<[^<>]+>$/);
       // Each default and inert value is one the flag's own parser takes.
       for (const value of [f.default, f.inert].filter((v) => v !== undefined && v !== ""))
         expect(parseFlags(f.controllers[0] as ControllerName, [`--${f.name}=${value}`], {}).ok, f.name).toBe(
