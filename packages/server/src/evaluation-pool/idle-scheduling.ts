@@ -11,12 +11,13 @@
  * and 1.08–1.54x (CEL) their quiet p99 with the workers under `SCHED_IDLE`, against 1.45–2.01x and
  * 1.59–1.97x at nice 5 (goal ≤ 2x).
  *
- * The cost: under `SCHED_IDLE` a worker runs only on CPU its group leaves unused. In a pod the group
- * is the container's cgroup, so the workers yield only to the serving thread (the containers share
- * the node by their cgroups): when the serving thread is saturated, the workers' requests wait until
- * their deadline and are answered per failure policy, and ordinary requests keep being answered.
- * Outside a container, with no cgroup of its own (tests running many servers on shared cores), every
- * busy thread of the session takes the CPU first, so the default there is `nice`.
+ * The cost: under `SCHED_IDLE` a worker runs almost only on CPU its group leaves unused (its weight
+ * is 3 against a normal thread's 1,024). In a pod the group is the container's cgroup, so the workers
+ * give way only to the serving thread (the containers share the node by their cgroups): when the
+ * serving thread is saturated, the workers' requests wait until their deadline and are answered per
+ * failure policy, and ordinary requests keep being answered. Outside a container, with no cgroup of
+ * its own (tests running many servers on shared cores), every busy thread of the session comes first,
+ * so the tests run their workers at `nice` (vitest.config.ts).
  *
  * Node.js has no binding for `sched_setscheduler`, and native addons are not used, so util-linux's
  * `chrt` sets it (a thread may always move itself to `SCHED_IDLE`, with no capability; the image
