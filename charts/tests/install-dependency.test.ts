@@ -10,10 +10,8 @@ import {
   clusterUnavailable,
   errorsOf,
   eventually,
-  leaseRefusedDuringUninstall,
   REPO_ROOT,
-  reportWriteRefusedDuringUninstall,
-  revokedByUninstallHook,
+  refusedDuringUninstall,
   startTestCluster,
   type TestCluster,
 } from "./cluster/cluster.ts";
@@ -137,19 +135,10 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
       expect(uninstall.code).toBe(0);
       const left = await cluster.kubectl(["get", "deployments,services,clusterroles", "-A", "-o", "name"]);
       expect(left.stdout).not.toContain("policy-reporter");
-      // After the hook revoked the admission controller's binding, its 403s are the design; so is a
-      // terminating replica's last lease renewal after Helm deleted its Role.
-      expect(
-        cluster
-          .forbiddenLines()
-          .filter(
-            (l) =>
-              !before.has(l) &&
-              !revokedByUninstallHook(l) &&
-              !leaseRefusedDuringUninstall(l) &&
-              !reportWriteRefusedDuringUninstall(l),
-          ),
-      ).toEqual([]);
+      // The 403s the uninstall causes by design (refusedDuringUninstall), and no other.
+      expect(cluster.forbiddenLines().filter((l) => !before.has(l) && !refusedDuringUninstall(l))).toEqual(
+        [],
+      );
     });
   },
 );

@@ -16,10 +16,8 @@ import {
   clusterUnavailable,
   errorsOf,
   eventually,
-  leaseRefusedDuringUninstall,
   REPO_ROOT,
-  reportWriteRefusedDuringUninstall,
-  revokedByUninstallHook,
+  refusedDuringUninstall,
   startTestCluster,
   type TestCluster,
 } from "./cluster/cluster.ts";
@@ -177,18 +175,8 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
         },
         60000,
       );
-      // Once the hook revoked the admission controller's binding, its 403s are the design; so is a
-      // terminating replica's last lease renewal after Helm deleted its Role (none were there before).
-      expect(
-        cluster
-          .forbiddenLines()
-          .filter(
-            (l) =>
-              !revokedByUninstallHook(l) &&
-              !leaseRefusedDuringUninstall(l) &&
-              !reportWriteRefusedDuringUninstall(l),
-          ),
-      ).toEqual([]);
+      // The 403s the uninstall causes by design (refusedDuringUninstall; none were there before).
+      expect(cluster.forbiddenLines().filter((l) => !refusedDuringUninstall(l))).toEqual([]);
     });
   },
 );

@@ -16,10 +16,8 @@ import {
   clusterUnavailable,
   errorsOf,
   eventually,
-  leaseRefusedDuringUninstall,
   REPO_ROOT,
-  reportWriteRefusedDuringUninstall,
-  revokedByUninstallHook,
+  refusedDuringUninstall,
   startTestCluster,
   type TestCluster,
 } from "./cluster/cluster.ts";
@@ -471,11 +469,8 @@ describe.skipIf(unavailable !== undefined && process.env.CI !== "true")(
         "name",
       ]);
       expect(secrets.stdout).toBe("");
-      // Once the hook revoked the admission controller's binding, its 403s are the design; so is a
-      // terminating replica's last lease renewal after Helm deleted its Role. Nothing else.
-      const duringUninstall = (l: string) =>
-        !beforeUninstall.has(l) &&
-        (revokedByUninstallHook(l) || leaseRefusedDuringUninstall(l) || reportWriteRefusedDuringUninstall(l));
+      // The 403s the uninstall causes by design (refusedDuringUninstall). Nothing else.
+      const duringUninstall = (l: string) => !beforeUninstall.has(l) && refusedDuringUninstall(l);
       expect(cluster.forbiddenLines().filter((l) => !acknowledged.has(l) && !duringUninstall(l))).toEqual([]);
       // A failed list is retried by the next pass (a loaded machine); anything else is a kubelet bug.
       expect(cluster.kubeletErrors.filter((e) => !e.startsWith("reconcile: list "))).toEqual([]);

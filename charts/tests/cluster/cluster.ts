@@ -27,7 +27,7 @@ export const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
  * RoleBindings, so a replica still in its termination grace period is refused its last renewal. Expected
  * during an uninstall, and only then.
  */
-export function leaseRefusedDuringUninstall(line: string): boolean {
+function leaseRefusedDuringUninstall(line: string): boolean {
   return (
     /^kyverno\/kyverno-[a-z-]+-controller-/.test(line) &&
     /system:serviceaccount:kyverno:kyverno-[a-z-]+-controller/.test(line) &&
@@ -43,7 +43,7 @@ export function leaseRefusedDuringUninstall(line: string): boolean {
  * report left without results is deleted) is refused its last report writes (seen once in CI, on a
  * busy 2-core machine). Expected during an uninstall, and only then.
  */
-export function reportWriteRefusedDuringUninstall(line: string): boolean {
+function reportWriteRefusedDuringUninstall(line: string): boolean {
   return (
     line.startsWith("kyverno/kyverno-reports-controller-") &&
     line.includes("system:serviceaccount:kyverno:kyverno-reports-controller") &&
@@ -58,10 +58,23 @@ export function reportWriteRefusedDuringUninstall(line: string): boolean {
  * ClusterRoleBinding (by design, so no replica recreates a webhook configuration): expected then, and
  * only then.
  */
-export function revokedByUninstallHook(line: string): boolean {
+function revokedByUninstallHook(line: string): boolean {
   return (
     line.startsWith("kyverno/kyverno-admission-controller-") &&
     line.includes("system:serviceaccount:kyverno:kyverno-admission-controller")
+  );
+}
+
+/**
+ * Whether a 403 line is one `helm uninstall` causes by design: the admission controller's after the
+ * pre-delete hook revoked its binding, a terminating replica's last lease renewal, or the reports
+ * controller's last report writes after Helm deleted the RBAC without waiting for its Pods.
+ */
+export function refusedDuringUninstall(line: string): boolean {
+  return (
+    revokedByUninstallHook(line) ||
+    leaseRefusedDuringUninstall(line) ||
+    reportWriteRefusedDuringUninstall(line)
   );
 }
 

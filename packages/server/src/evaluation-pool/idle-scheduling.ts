@@ -26,11 +26,11 @@
 import { execFileSync } from "node:child_process";
 import { readlinkSync } from "node:fs";
 
-/** What `--evaluationWorkerScheduling` asks for. */
-export type RequestedScheduling = "idle" | "nice";
-
 /** The values of `--evaluationWorkerScheduling`, in the order the help lists them. */
-export const REQUESTED_SCHEDULING: readonly RequestedScheduling[] = ["idle", "nice"];
+export const REQUESTED_SCHEDULING = ["idle", "nice"] as const;
+
+/** What `--evaluationWorkerScheduling` asks for. */
+export type RequestedScheduling = (typeof REQUESTED_SCHEDULING)[number];
 
 /** What a worker's thread got (reported in its `ready` message). */
 export type WorkerScheduling =
